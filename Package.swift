@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+//
+// SilentShard for Swift: threshold-signature (MPC) wallets, ECDSA/secp256k1 (DKLs23) and
+// EdDSA/Ed25519 (FROST). Only the toolchain and C libraries from the system are used; the
+// C libraries come in as system-library targets, each behind a thin module map.
+import PackageDescription
+
+let package = Package(
+    name: "SilentShard",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "duo", targets: ["duo"]),
+        .library(name: "trio", targets: ["trio"]),
+        .library(name: "MPCCrypto", targets: ["MPCCrypto"]),
+        .executable(name: "silentshard", targets: ["silentshard"]),
+        .executable(name: "silentshard-bench", targets: ["silentshard-bench"]),
+    ],
+    targets: [
+        // MARK: C libraries (system packages; see scripts/setup)
+        .systemLibrary(
+            name: "CSecp256k1",
+            pkgConfig: "libsecp256k1",
+            providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+
+        // MARK: Primitives
+        .target(
+            name: "MPCCrypto",
+            dependencies: ["CSecp256k1", "CSodium", "COpenSSL"]
+        ),
+
+        // MARK: SDK
+        .target(name: "SilentShardCore", dependencies: ["MPCCrypto"]),
+        .target(name: "duo", dependencies: ["SilentShardCore"]),
+        .target(name: "trio", dependencies: ["SilentShardCore"]),
+
+        // MARK: Executables
+        .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "SilentShardCore"]),
+        .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto"]),
+        // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
+        .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto"]),
+
+        // MARK: Tests
+        .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
