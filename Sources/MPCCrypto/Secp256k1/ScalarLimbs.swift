@@ -23,23 +23,29 @@ enum Limbs {
     }()
 
     static func fromBigEndian<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Value {
-        var limbs: [UInt64] = [0, 0, 0, 0]
-        for (offset, byte) in bytes.enumerated() {
-            let limb = 3 - offset / 8
-            limbs[limb] = (limbs[limb] << 8) | UInt64(byte)
+        if let value = bytes.withContiguousStorageIfAvailable({ fromBigEndian(buffer: UnsafeRawBufferPointer($0)) }) {
+            return value
         }
-        return (limbs[0], limbs[1], limbs[2], limbs[3])
+        return Array(bytes).withUnsafeBytes { fromBigEndian(buffer: $0) }
+    }
+
+    /// Reads 32 big-endian bytes (the caller checked the length).
+    static func fromBigEndian(buffer: UnsafeRawBufferPointer) -> Value {
+        func limb(_ offset: Int) -> UInt64 {
+            UInt64(bigEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        return (limb(24), limb(16), limb(8), limb(0))
     }
 
     static func bigEndianBytes(_ value: Value) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        let limbs = [value.3, value.2, value.1, value.0]
-        for (index, limb) in limbs.enumerated() {
-            for k in 0..<8 {
-                out[index * 8 + k] = UInt8(truncatingIfNeeded: limb >> UInt64(56 - 8 * k))
-            }
+        [UInt8](unsafeUninitializedCapacity: 32) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: value.3.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: value.2.bigEndian, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: value.1.bigEndian, toByteOffset: 16, as: UInt64.self)
+            raw.storeBytes(of: value.0.bigEndian, toByteOffset: 24, as: UInt64.self)
+            initialized = 32
         }
-        return out
     }
 
     /// a + b + carry → (sum, carry out), carry ∈ {0, 1}.

@@ -10,7 +10,9 @@ public enum CryptoError: Error, Equatable, Sendable {
     case invalidPointEncoding
     /// The identity point appeared where it is not allowed (it has no encoding on secp256k1).
     case identityPoint
-    /// An Ed25519 point is of small order or outside the prime-order subgroup.
+    /// An Ed25519 encoding is not a canonical encoding of a point of the prime-order subgroup: not
+    /// on the curve, non-canonical, of small order, or with a torsion component (libsodium's
+    /// `crypto_core_ed25519_is_valid_point` does not say which).
     case pointNotInPrimeOrderSubgroup
     /// An AEAD tag did not verify: the ciphertext, the associated data or the key is wrong.
     case authenticationFailed
