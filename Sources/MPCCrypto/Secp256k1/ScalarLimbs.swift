@@ -48,29 +48,38 @@ enum Limbs {
         }
     }
 
+    // Carries and borrows are computed with bit arithmetic, never through `Bool`: with
+    // `overflow ? 1 : 0` the compiler emitted conditional jumps on secret carries (seen in the
+    // disassembly of a release build). `scripts/check-constant-time` (run by `scripts/test`)
+    // fails if a conditional branch comes back into the scalar arithmetic.
+
     /// a + b + carry → (sum, carry out), carry ∈ {0, 1}.
     @inline(__always)
     static func addCarry(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
-        let (s1, c1) = a.addingReportingOverflow(b)
-        let (s2, c2) = s1.addingReportingOverflow(carry)
-        return (s2, (c1 ? 1 : 0) | (c2 ? 1 : 0))
+        let sum1 = a &+ b
+        let carry1 = ((a & b) | ((a | b) & ~sum1)) >> 63
+        let sum2 = sum1 &+ carry
+        let carry2 = ((sum1 & carry) | ((sum1 | carry) & ~sum2)) >> 63
+        return (sum2, carry1 | carry2)
     }
 
     /// a − b − borrow → (difference, borrow out), borrow ∈ {0, 1}.
     @inline(__always)
     static func subBorrow(_ a: UInt64, _ b: UInt64, _ borrow: UInt64) -> (UInt64, UInt64) {
-        let (d1, b1) = a.subtractingReportingOverflow(b)
-        let (d2, b2) = d1.subtractingReportingOverflow(borrow)
-        return (d2, (b1 ? 1 : 0) | (b2 ? 1 : 0))
+        let difference1 = a &- b
+        let borrow1 = ((~a & b) | (~(a ^ b) & difference1)) >> 63
+        let difference2 = difference1 &- borrow
+        let borrow2 = ((~difference1 & borrow) | (~(difference1 ^ borrow) & difference2)) >> 63
+        return (difference2, borrow1 | borrow2)
     }
 
     /// acc + a·b + carry → (low, high); cannot overflow 128 bits.
     @inline(__always)
     static func multiplyAdd(_ acc: UInt64, _ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
         let (high, low) = a.multipliedFullWidth(by: b)
-        let (l1, c1) = low.addingReportingOverflow(acc)
-        let (l2, c2) = l1.addingReportingOverflow(carry)
-        return (l2, high &+ (c1 ? 1 : 0) &+ (c2 ? 1 : 0))
+        let (low1, carry1) = addCarry(low, acc, 0)
+        let (low2, carry2) = addCarry(low1, carry, 0)
+        return (low2, high &+ carry1 &+ carry2)
     }
 
     @inline(__always)
