@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "duo", targets: ["duo"]),
         .library(name: "trio", targets: ["trio"]),
         .library(name: "MPCCrypto", targets: ["MPCCrypto"]),
+        .library(name: "MPCProtocols", targets: ["MPCProtocols"]),
         .executable(name: "silentshard", targets: ["silentshard"]),
         .executable(name: "silentshard-bench", targets: ["silentshard-bench"]),
     ],
@@ -39,8 +40,11 @@ let package = Package(
             dependencies: ["CSecp256k1", "CSodium", "COpenSSL"]
         ),
 
+        // MARK: Protocols (pure state machines: messages in, messages out, no I/O)
+        .target(name: "MPCProtocols", dependencies: ["MPCCrypto"]),
+
         // MARK: SDK
-        .target(name: "SilentShardCore", dependencies: ["MPCCrypto"]),
+        .target(name: "SilentShardCore", dependencies: ["MPCProtocols"]),
         .target(name: "duo", dependencies: ["SilentShardCore"]),
         .target(name: "trio", dependencies: ["SilentShardCore"]),
 
@@ -52,6 +56,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
+        .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
