@@ -165,7 +165,20 @@ extension Secp256k1 {
             return result
         }
 
-        /// `ifTrue` when `condition`, else `ifFalse`, selected with a mask.
+        /// `ifOne` when the low bit of `bit` is 1, else `ifZero`: a mask built arithmetically from the
+        /// bit, for secret bits (no `Bool` is formed, so the compiler has nothing to branch on).
+        public static func select(_ ifOne: Scalar, _ ifZero: Scalar, bit: UInt64) -> Scalar {
+            let r = Limbs.select(ifOne.limbs, ifZero.limbs, mask: 0 &- (bit & 1))
+            return Scalar(montgomery: r.0, r.1, r.2, r.3)
+        }
+
+        /// `self` when the low bit of `bit` is 1, else zero (constant time).
+        public func masked(by bit: UInt64) -> Scalar {
+            Scalar.select(self, .zero, bit: bit)
+        }
+
+        /// `ifTrue` when `condition`, else `ifFalse`, selected with a mask. For public conditions;
+        /// use `select(_:_:bit:)` for secret ones.
         public static func select(_ ifTrue: Scalar, _ ifFalse: Scalar, condition: Bool) -> Scalar {
             let mask = 0 &- UInt64(condition ? 1 : 0)
             return Scalar(montgomery: (ifTrue.l0 & mask) | (ifFalse.l0 & ~mask),

@@ -1,0 +1,58 @@
+import MPCCrypto
+
+/// The hash functions of the DKLs23 spec §5, all framed under the label "SilentShard-DKLs23-v1".
+///
+/// Assumptions: SHA-256 and SHA-512 behave as random oracles; PRG is SHA-256 in counter mode (a PRF in
+/// the seed); the OT extension's correlation-robust hash is `Hq("ote/out"; …)`.
+enum DKLsHash {
+    static let domain = DomainHash(protocolLabel: "SilentShard-DKLs23-v1")
+
+    /// H(tag; fields): 32 bytes.
+    static func h(_ tag: String, _ fields: [UInt8]...) -> [UInt8] {
+        domain.hash(tag, fields: fields)
+    }
+
+    /// H512(tag; fields): 64 bytes.
+    static func h512(_ tag: String, _ fields: [UInt8]...) -> [UInt8] {
+        domain.hash512(tag, fields: fields)
+    }
+
+    /// Hq(tag; fields): a scalar by wide reduction.
+    static func hq(_ tag: String, _ fields: [UInt8]...) -> Secp256k1.Scalar {
+        domain.hashToScalar(tag, fields: fields)
+    }
+
+    /// PRG(seed, label, count).
+    static func prg(seed: [UInt8], label: [UInt8], count: Int) -> [UInt8] {
+        domain.prg(seed: seed, label: label, count: count)
+    }
+
+    /// H2C(tag, msg): try-and-increment onto the even-y point with x = H(tag; msg, u32(c)).
+    /// Variable time: only ever applied to public inputs.
+    static func hashToCurve(_ tag: String, _ message: [UInt8]) throws(ProtocolError) -> Secp256k1.Point {
+        for counter in UInt32(0)..<256 {
+            let x = h(tag, message, u32(counter))
+            if let point = try? Secp256k1.Point(compressed: [0x02] + x) { return point }
+        }
+        throw .abort(party: nil, reason: .identityPoint)
+    }
+
+    static func u8(_ value: UInt8) -> [UInt8] { [value] }
+
+    static func u32(_ value: UInt32) -> [UInt8] {
+        var out: [UInt8] = []
+        DomainHash.appendUInt32(value, to: &out)
+        return out
+    }
+
+    /// enc(S) = u8(#S) ‖ indices ascending.
+    static func encode(set: [PartyIndex]) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: set.count)] + set.sorted()
+    }
+
+    /// enc(P) for a point that is never the identity by construction; the identity aborts.
+    static func enc(_ point: Secp256k1.Point) throws(ProtocolError) -> [UInt8] {
+        guard let bytes = try? point.compressed() else { throw .abort(party: nil, reason: .identityPoint) }
+        return bytes
+    }
+}

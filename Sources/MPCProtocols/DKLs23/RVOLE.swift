@@ -1,0 +1,104 @@
+import MPCCrypto
+
+/// Random vector OLE, DKLs23 Protocol 5.2 with ℓ = 2, ρ = 1 (spec §10): Bob gets a random χ, Alice
+/// inputs (a_0, a_1); afterwards c_k + d_k = a_k·χ with c at Alice and d at Bob.
+enum RVOLE {
+    static let otCount = KOS.usedColumns
+    static let messageSize = otCount * 3 * 32 + 32 + 64
+
+    /// g_j = Hq("rvole/gadget"; u32(j)), a public constant.
+    static let gadget: [Secp256k1.Scalar] = (0..<otCount).map { DKLsHash.hq("rvole/gadget", DKLsHash.u32(UInt32($0))) }
+
+    /// Bob's state after sampling (round 1): β, χ and the KOS columns t_j.
+    struct BobState: Sendable {
+        let choices: [UInt8]
+        let chi: Secp256k1.Scalar
+        let columns: [GF256]
+    }
+
+    /// Bob samples β and χ = Σ β_j g_j, and runs the KOS receiver: returns the KOS message.
+    static func sample<R: RandomNumberGenerator>(setup: KOS.ReceiverSetup, prgId: [UInt8], using rng: inout R)
+        -> (BobState, [UInt8]) {
+        let choices = rng.randomBytes(count: otCount / 8)
+        var chi = Secp256k1.Scalar.zero
+        for j in 0..<otCount { chi += gadget[j].masked(by: Bits.bit(choices, j)) }
+        let (columns, message) = KOS.receive(setup: setup, prgId: prgId, choices: choices, using: &rng)
+        return (BobState(choices: choices, chi: chi, columns: columns), message)
+    }
+
+    /// Alice: KOS sender check on Bob's message, then the multiplication with input (a_0, a_1).
+    /// Returns (c_0, c_1) and the RVOLE message ã ‖ η ‖ μ.
+    ///
+    /// `cheatingRow` (tests only) makes a malicious Alice: ã of that OT row is perturbed before θ and μ
+    /// are derived, the classic selective-failure probe on Bob's choice bit.
+    static func multiply<R: RandomNumberGenerator>(
+        setup: KOS.SenderSetup, prgId: [UInt8], outId: [UInt8], vsid: [UInt8], kosMessage: [UInt8],
+        from bob: PartyIndex, inputs: (Secp256k1.Scalar, Secp256k1.Scalar), using rng: inout R,
+        cheatingRow: Int? = nil
+    ) throws(ProtocolError) -> (c: (Secp256k1.Scalar, Secp256k1.Scalar), message: [UInt8]) {
+        let q = try KOS.send(setup: setup, prgId: prgId, message: kosMessage, from: bob)
+        let delta = GF256(littleEndian: setup.delta)
+        let aHat = Secp256k1.Scalar.random(using: &rng)
+        let a = [inputs.0, inputs.1, aHat]
+        var c0 = Secp256k1.Scalar.zero, c1 = Secp256k1.Scalar.zero
+        var aTilde: [UInt8] = []
+        aTilde.reserveCapacity(otCount * 96)
+        var alphaZero: [[Secp256k1.Scalar]] = []
+        alphaZero.reserveCapacity(otCount)
+        for j in 0..<otCount {
+            let alpha0 = KOS.output(outId: outId, index: j, column: q[j])
+            let alpha1 = KOS.output(outId: outId, index: j, column: q[j] ^ delta)
+            c0 -= gadget[j] * alpha0[0]
+            c1 -= gadget[j] * alpha0[1]
+            let perturbation: Secp256k1.Scalar = j == cheatingRow ? .one : .zero
+            for k in 0..<3 { aTilde.append(contentsOf: (alpha0[k] - alpha1[k] + a[k] + perturbation).bytes) }
+            alphaZero.append(alpha0)
+        }
+        let (theta0, theta1) = thetas(vsid: vsid, aTilde: aTilde)
+        let eta = aHat + theta0 * inputs.0 + theta1 * inputs.1
+        var muInput: [UInt8] = []
+        muInput.reserveCapacity(otCount * 32)
+        for alpha0 in alphaZero {
+            muInput.append(contentsOf: (alpha0[2] + theta0 * alpha0[0] + theta1 * alpha0[1]).bytes)
+        }
+        let mu = DKLsHash.h512("rvole/mu", vsid, muInput)
+        return ((c0, c1), aTilde + eta.bytes + mu)
+    }
+
+    /// Bob: completes with Alice's RVOLE message; returns (d_0, d_1). A failed μ check is
+    /// AbortAndBan(Alice): whether it fails depends on Bob's secret β.
+    static func complete(state: BobState, outId: [UInt8], vsid: [UInt8], message: [UInt8], from alice: PartyIndex)
+        throws(ProtocolError) -> (Secp256k1.Scalar, Secp256k1.Scalar) {
+        guard message.count == messageSize else { throw .abort(party: alice, reason: .malformedMessage) }
+        var reader = ByteReader(message, from: alice)
+        var aTilde: [Secp256k1.Scalar] = []
+        aTilde.reserveCapacity(otCount * 3)
+        for _ in 0..<(otCount * 3) { aTilde.append(try reader.readSecp256k1Scalar()) }
+        let eta = try reader.readSecp256k1Scalar()
+        let mu = try reader.read(64)
+        try reader.finish()
+        let (theta0, theta1) = thetas(vsid: vsid, aTilde: Array(message[0..<(otCount * 96)]))
+        var d0 = Secp256k1.Scalar.zero, d1 = Secp256k1.Scalar.zero
+        var muInput: [UInt8] = []
+        muInput.reserveCapacity(otCount * 32)
+        for j in 0..<otCount {
+            let beta = Bits.bit(state.choices, j)
+            let gamma = KOS.output(outId: outId, index: j, column: state.columns[j])
+            let dDot0 = gamma[0] + aTilde[3 * j].masked(by: beta)
+            let dDot1 = gamma[1] + aTilde[3 * j + 1].masked(by: beta)
+            let dDot2 = gamma[2] + aTilde[3 * j + 2].masked(by: beta)
+            muInput.append(contentsOf: (dDot2 + theta0 * dDot0 + theta1 * dDot1 - eta.masked(by: beta)).bytes)
+            d0 += gadget[j] * dDot0
+            d1 += gadget[j] * dDot1
+        }
+        guard Bits.equal(DKLsHash.h512("rvole/mu", vsid, muInput), mu) else {
+            throw .abortAndBan(party: alice, reason: .multiplicationCheckFailed)
+        }
+        return (d0, d1)
+    }
+
+    private static func thetas(vsid: [UInt8], aTilde: [UInt8]) -> (Secp256k1.Scalar, Secp256k1.Scalar) {
+        let digest = DKLsHash.h("rvole/atilde", vsid, aTilde)
+        return (DKLsHash.hq("rvole/theta", digest, [0]), DKLsHash.hq("rvole/theta", digest, [1]))
+    }
+}

@@ -1,0 +1,216 @@
+import MPCCrypto
+import Testing
+@testable import MPCProtocols
+
+/// Known answers of the DKLs23 spec, Appendix A, and the algebra of §6.6.
+@Suite("DKLs23 building blocks: known answers")
+struct DKLsKnownAnswerTests {
+    @Test func gf256() {
+        var x255 = [UInt8](repeating: 0, count: 32)
+        x255[31] = 0x80
+        var x1 = [UInt8](repeating: 0, count: 32)
+        x1[0] = 0x02
+        let product = GF256.multiply(publicFactor: GF256(littleEndian: x255), secret: GF256(littleEndian: x1))
+        #expect(product.bytes == hex("2504000000000000000000000000000000000000000000000000000000000000"))
+        let a = GF256(littleEndian: DKLsHash.h("kat", Array("gf-a".utf8)))
+        let b = GF256(littleEndian: DKLsHash.h("kat", Array("gf-b".utf8)))
+        #expect(a.bytes == hex("fe67b966c0d1204158e8e24b4c5e2f55b538a87826cc19d38b6d8ac92667ea4e"))
+        #expect(b.bytes == hex("c12b665fde8ab03a082144b3b88d72b8d1e8058c5a3ac150bf00ec9d0fb204ff"))
+        #expect(GF256.multiply(publicFactor: a, secret: b).bytes
+                == hex("a9b015c01200ecde3bc2f97618a0a156807da942d2d64d6174529dfc7e61f8e3"))
+    }
+
+    @Test func gf256FieldLaws() {
+        var rng = DeterministicRandom(seed: 7)
+        func random() -> GF256 { GF256(littleEndian: rng.randomBytes(count: 32)) }
+        for _ in 0..<30 {
+            let a = random(), b = random(), c = random()
+            #expect(GF256.multiply(publicFactor: a, secret: b) == GF256.multiply(publicFactor: b, secret: a))
+            #expect(GF256.multiply(publicFactor: a, secret: b ^ c)
+                    == GF256.multiply(publicFactor: a, secret: b) ^ GF256.multiply(publicFactor: a, secret: c))
+            let ab = GF256.multiply(publicFactor: a, secret: b)
+            let bc = GF256.multiply(publicFactor: b, secret: c)
+            #expect(GF256.multiply(publicFactor: ab, secret: c) == GF256.multiply(publicFactor: a, secret: bc))
+        }
+    }
+
+    @Test func gadgetAndKOSChallengesAndOutputs() {
+        #expect(RVOLE.gadget[0].bytes == hex("7a2839a9c943bd7a9ae35d89f09997d7d42992add140fe4d33c3bb22b186d222"))
+        #expect(RVOLE.gadget[511].bytes == hex("f75c383459fb543689d78fce248950265f1cf44d53b18159215b698ecddec212"))
+        let chi = KOS.challenges(prgId: [UInt8](repeating: 0, count: 32), matrix: [UInt8](repeating: 0, count: 28672)[...])
+        #expect(chi[0].bytes == hex("662a33f6c201fec262251e8b3bca057897d7df1ad01e951b07530e2e2d0b79ae"))
+        #expect(chi[895].bytes == hex("619deb9cfc6a1220f879b377843d6de7215a79412dece7b251b8b8892afa15b4"))
+        let out = KOS.output(outId: [UInt8](repeating: 0, count: 32), index: 0, column: GF256(l0: 1, l1: 0, l2: 0, l3: 0))
+        #expect(out.map(\.bytes) == [
+            hex("24427b381c4b66a389e6545b0a8a629186e53dc22fd9197abd3572647beddbad"),
+            hex("604b36d6781c870a3b157aa707907e8c4284e881acb9bae26386b60797c79c0a"),
+            hex("1440973aeb555308a113ba62d5fcd5552f6778cfe5634237754c461fb8f31325"),
+        ])
+    }
+
+    @Test func hashToCurve() throws {
+        let pathBytes = hex("058000002c8000003c800000000000000000000005")
+        let point = try DKLsHash.hashToCurve("hd/h2c", Secp256k1.Point.generator.compressed() + pathBytes)
+        #expect(try point.compressed() == hex("022bb389d277468e64cce80070cd0180b08b8696e1576693514400b5ece2876b90"))
+    }
+
+    @Test func bitMatrixTranspose() {
+        var rng = DeterministicRandom(seed: 8)
+        let rows = (0..<256).map { _ in rng.randomBytes(count: 112) }
+        let columns = Bits.columns(ofRows: rows, columnCount: 896)
+        for (b, j) in [(0, 0), (5, 17), (63, 64), (64, 63), (200, 895), (255, 511), (128, 300)] {
+            let fromRow = Bits.bit(rows[b], j)
+            let fromColumn = Bits.bit(columns[j].bytes, b)
+            #expect(fromRow == fromColumn)
+        }
+    }
+}
+
+@Suite("DKLs23 building blocks: OT, OT extension, RVOLE")
+struct DKLsOTTests {
+    @Test func endemicOTGivesTheChosenKeys() throws {
+        var rng = DeterministicRandom(seed: 20)
+        let choices = rng.randomBytes(count: 32)
+        let popf = rng.randomBytes(count: 32), keyContext = rng.randomBytes(count: 32)
+        let (receiver, message1) = try EndemicOT.Receiver.start(popfContext: popf, choices: choices, using: &rng)
+        #expect(message1.count == 16_896)
+        let (sender, message2) = try EndemicOT.Sender.respond(popfContext: popf, message1: message1, from: 1, using: &rng)
+        #expect(message2.count == 8_448)
+        let aliceKeys = try receiver.keys(keyContext: keyContext, message2: message2, from: 0)
+        let bobKeys = try sender.keys(keyContext: keyContext)
+        for j in 0..<256 {
+            let chosen = Bits.bit(choices, j) == 1 ? bobKeys.one[j] : bobKeys.zero[j]
+            let other = Bits.bit(choices, j) == 1 ? bobKeys.zero[j] : bobKeys.one[j]
+            #expect(aliceKeys[j] == chosen)
+            #expect(aliceKeys[j] != other)
+        }
+        // A different POPF context on Bob's side breaks the correlation.
+        let (wrongSender, wrongMessage2) = try EndemicOT.Sender.respond(popfContext: keyContext, message1: message1, from: 1, using: &rng)
+        let wrongBob = try wrongSender.keys(keyContext: keyContext)
+        let wrongAlice = try receiver.keys(keyContext: keyContext, message2: wrongMessage2, from: 0)
+        #expect(wrongAlice[0] != wrongBob.zero[0] && wrongAlice[0] != wrongBob.one[0])
+    }
+
+    @Test func endemicOTRejectsMalformedMessages() throws {
+        var rng = DeterministicRandom(seed: 21)
+        let popf = rng.randomBytes(count: 32)
+        let (_, message1) = try EndemicOT.Receiver.start(popfContext: popf, choices: rng.randomBytes(count: 32), using: &rng)
+        #expect(throws: ProtocolError.abort(party: 4, reason: .malformedMessage)) {
+            try EndemicOT.Sender.respond(popfContext: popf, message1: Array(message1.dropLast()), from: 4, using: &rng)
+        }
+        var badPoint = message1
+        badPoint[33] = 0x05
+        #expect(throws: ProtocolError.abort(party: 4, reason: .malformedMessage)) {
+            try EndemicOT.Sender.respond(popfContext: popf, message1: badPoint, from: 4, using: &rng)
+        }
+    }
+
+    @Test func kosCorrelationAndCheck() throws {
+        var rng = DeterministicRandom(seed: 22)
+        let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+        let prgId = rng.randomBytes(count: 32)
+        let choices = rng.randomBytes(count: 64)
+        let (t, message) = KOS.receive(setup: bobSetup, prgId: prgId, choices: choices, using: &rng)
+        #expect(message.count == 28_736)
+        let q = try KOS.send(setup: aliceSetup, prgId: prgId, message: message, from: 1)
+        let delta = GF256(littleEndian: aliceSetup.delta)
+        for j in 0..<512 {
+            #expect(q[j] == t[j] ^ delta.masked(by: Bits.bit(choices, j)))
+        }
+        // A flipped bit of x̃ is caught and classified as abort-and-ban.
+        var tampered = message
+        tampered[28_672] ^= 1
+        #expect(throws: ProtocolError.abortAndBan(party: 1, reason: .otConsistencyCheckFailed)) {
+            try KOS.send(setup: aliceSetup, prgId: prgId, message: tampered, from: 1)
+        }
+    }
+
+    @Test func kosCatchesInconsistentChoiceRowsExactlyWhenDeltaBitIsSet() throws {
+        // A malicious Bob uses a different choice bit in one base-OT row (x̃, t̃ consistent with the
+        // honest choices): Alice's check fails exactly when her Δ bit for that row is 1.
+        var rng = DeterministicRandom(seed: 23)
+        var outcomes: Set<String> = []
+        for _ in 0..<12 {
+            let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+            let prgId = rng.randomBytes(count: 32)
+            let row = Int(rng.next() % 256)
+            let (_, message) = KOS.receive(setup: bobSetup, prgId: prgId, choices: rng.randomBytes(count: 64),
+                                           using: &rng, cheatingRow: row)
+            let result = Result { () throws(ProtocolError) in try KOS.send(setup: aliceSetup, prgId: prgId, message: message, from: 1) }
+            switch (result, Bits.bit(aliceSetup.delta, row)) {
+            case (.failure(let error), 1):
+                #expect(error == .abortAndBan(party: 1, reason: .otConsistencyCheckFailed))
+                outcomes.insert("caught")
+            case (.success, 0): outcomes.insert("undetected")
+            default: Issue.record("outcome does not follow Δ bit of the row")
+            }
+        }
+        #expect(outcomes == ["caught", "undetected"])
+    }
+
+    @Test func rvoleProducesAdditiveSharesOfTheProducts() throws {
+        var rng = DeterministicRandom(seed: 24)
+        let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+        let prgId = rng.randomBytes(count: 32), outId = rng.randomBytes(count: 32), vsid = rng.randomBytes(count: 32)
+        let (bob, kosMessage) = RVOLE.sample(setup: bobSetup, prgId: prgId, using: &rng)
+        let a0 = Secp256k1.Scalar.random(using: &rng), a1 = Secp256k1.Scalar.random(using: &rng)
+        let (c, message) = try RVOLE.multiply(setup: aliceSetup, prgId: prgId, outId: outId, vsid: vsid,
+                                              kosMessage: kosMessage, from: 0, inputs: (a0, a1), using: &rng)
+        #expect(message.count == 49_248)
+        let d = try RVOLE.complete(state: bob, outId: outId, vsid: vsid, message: message, from: 1)
+        #expect(c.0 + d.0 == a0 * bob.chi)
+        #expect(c.1 + d.1 == a1 * bob.chi)
+    }
+
+    @Test func rvoleCheatingAliceIsCaughtExactlyWhenBobsChoiceBitIsSet() throws {
+        // Alice perturbs one OT row of ã (θ and μ derived consistently): Bob's μ check fails exactly
+        // when his β_j = 1 (selective failure, hence the ban); otherwise the products stay correct.
+        var rng = DeterministicRandom(seed: 25)
+        var outcomes: Set<String> = []
+        for _ in 0..<12 {
+            let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+            let prgId = rng.randomBytes(count: 32), outId = rng.randomBytes(count: 32), vsid = rng.randomBytes(count: 32)
+            let (bob, kosMessage) = RVOLE.sample(setup: bobSetup, prgId: prgId, using: &rng)
+            let a0 = Secp256k1.Scalar.random(using: &rng), a1 = Secp256k1.Scalar.random(using: &rng)
+            let row = Int(rng.next() % 512)
+            let (c, message) = try RVOLE.multiply(setup: aliceSetup, prgId: prgId, outId: outId, vsid: vsid,
+                                                  kosMessage: kosMessage, from: 0, inputs: (a0, a1), using: &rng,
+                                                  cheatingRow: row)
+            let result = Result { () throws(ProtocolError) in
+                try RVOLE.complete(state: bob, outId: outId, vsid: vsid, message: message, from: 1)
+            }
+            switch (result, Bits.bit(bob.choices, row)) {
+            case (.failure(let error), 1):
+                #expect(error == .abortAndBan(party: 1, reason: .multiplicationCheckFailed))
+                outcomes.insert("caught")
+            case (.success(let d), 0):
+                #expect(c.0 + d.0 == a0 * bob.chi)
+                outcomes.insert("undetected")
+            default: Issue.record("outcome does not follow β_j")
+            }
+        }
+        #expect(outcomes == ["caught", "undetected"])
+    }
+
+    @Test func rvoleRejectsTamperedMessages() throws {
+        var rng = DeterministicRandom(seed: 26)
+        let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+        let prgId = rng.randomBytes(count: 32), outId = rng.randomBytes(count: 32), vsid = rng.randomBytes(count: 32)
+        let (bob, kosMessage) = RVOLE.sample(setup: bobSetup, prgId: prgId, using: &rng)
+        let (_, message) = try RVOLE.multiply(setup: aliceSetup, prgId: prgId, outId: outId, vsid: vsid, kosMessage: kosMessage,
+                                              from: 0, inputs: (.one, .one), using: &rng)
+        var flippedMu = message
+        flippedMu[message.count - 1] ^= 1
+        #expect(throws: ProtocolError.abortAndBan(party: 1, reason: .multiplicationCheckFailed)) {
+            try RVOLE.complete(state: bob, outId: outId, vsid: vsid, message: flippedMu, from: 1)
+        }
+        var outOfRange = message
+        outOfRange.replaceSubrange(0..<32, with: [UInt8](repeating: 0xFF, count: 32))
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            try RVOLE.complete(state: bob, outId: outId, vsid: vsid, message: outOfRange, from: 1)
+        }
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            try RVOLE.complete(state: bob, outId: outId, vsid: vsid, message: Array(message.dropLast()), from: 1)
+        }
+    }
+}
