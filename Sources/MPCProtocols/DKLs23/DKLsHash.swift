@@ -55,4 +55,12 @@ enum DKLsHash {
         guard let bytes = try? point.compressed() else { throw .abort(party: nil, reason: .identityPoint) }
         return bytes
     }
+
+    /// The concatenated encodings of several points.
+    static func enc(_ points: [Secp256k1.Point]) throws(ProtocolError) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(33 * points.count)
+        for point in points { out += try enc(point) }
+        return out
+    }
 }
