@@ -7,7 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "SilentShard",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "duo", targets: ["duo"]),
         .library(name: "trio", targets: ["trio"]),
