@@ -38,6 +38,19 @@ struct Harness {
         return Result(name: name, nanosecondsPerOperation: perOperation[perOperation.count / 2], bytesPerOperation: bytes)
     }
 
+    /// Times `runs` single calls of `body(k)` (for operations that consume their input, such as a
+    /// presignature's finish) and reports the median.
+    func measureEach(_ name: String, runs: Int, _ body: (Int) -> Void) -> Result {
+        var times: [Double] = []
+        for k in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            body(k)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start))
+        }
+        times.sort()
+        return Result(name: name, nanosecondsPerOperation: times[times.count / 2], bytesPerOperation: nil)
+    }
+
     private func time(_ iterations: Int, _ body: () -> Void) -> UInt64 {
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<iterations { body() }

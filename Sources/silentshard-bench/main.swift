@@ -1,4 +1,5 @@
 import Foundation
+import MPCCrypto
 
 // `silentshard-bench primitives`: release-mode benchmarks (run via `scripts/bench`).
 let arguments = CommandLine.arguments.dropFirst()
@@ -13,8 +14,16 @@ do {
     case "primitives":
         print("# silentshard-bench primitives (medians of 15 samples, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         try PrimitiveBenchmarks.run(harness: Harness())
+    case "dkls":
+        print("# silentshard-bench dkls (medians of 21 runs, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        try DKLsBenchmarks.run(harness: Harness())
+    case "dkls-sign-loop":
+        // For profilers (perf record): 100 two-party signatures, nothing else.
+        var rng = SecureRandom()
+        let duo = try DKLsBenchmarks.keygen(n: 2, t: 2, using: &rng)
+        for _ in 0..<100 { blackHole(try DKLsBenchmarks.sign(duo, hash: [UInt8](repeating: 7, count: 32), using: &rng)) }
     default:
-        FileHandle.standardError.write(Data("usage: silentshard-bench primitives\n".utf8))
+        FileHandle.standardError.write(Data("usage: silentshard-bench primitives|dkls\n".utf8))
         exit(2)
     }
 } catch {

@@ -90,6 +90,24 @@ extension Secp256k1 {
             Limbs.bigEndianBytes(canonical)
         }
 
+        /// Appends the 32-byte big-endian encoding to `output` (no intermediate array).
+        public func appendBytes(to output: inout [UInt8]) {
+            let value = canonical
+            withUnsafeBytes(of: value.3.bigEndian) { output.append(contentsOf: $0) }
+            withUnsafeBytes(of: value.2.bigEndian) { output.append(contentsOf: $0) }
+            withUnsafeBytes(of: value.1.bigEndian) { output.append(contentsOf: $0) }
+            withUnsafeBytes(of: value.0.bigEndian) { output.append(contentsOf: $0) }
+        }
+
+        /// Decodes 32 big-endian bytes from raw memory, reducing modulo n (for hash outputs).
+        public init(reducingWide buffer: UnsafeRawBufferPointer) throws(CryptoError) {
+            guard buffer.count == 64 else { throw .invalidLength(expected: 64, actual: buffer.count) }
+            let high = Limbs.reduceOnce(Limbs.fromBigEndian(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<32])))
+            let low = Limbs.reduceOnce(Limbs.fromBigEndian(buffer: UnsafeRawBufferPointer(rebasing: buffer[32..<64])))
+            let sum = Limbs.addModN(Limbs.montgomeryMultiply(low, Limbs.r2ModN), Limbs.montgomeryMultiply(high, Limbs.r3ModN))
+            self.init(montgomery: sum.0, sum.1, sum.2, sum.3)
+        }
+
         /// The value in normal (non-Montgomery) form.
         var canonical: Limbs.Value {
             Limbs.montgomeryMultiply((l0, l1, l2, l3), (1, 0, 0, 0))

@@ -25,6 +25,16 @@ public struct DomainHash: Sendable {
         return out
     }
 
+    /// The constant start of every frame for `tag` with `fieldCount` fields: lp(protocol) ‖ lp(tag) ‖
+    /// u32(k). Hot loops feed it to a `SHA2Context`, followed by each field as u32(len) ‖ bytes.
+    public func frameHeader(_ tag: String, fieldCount: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        Self.appendLengthPrefixed(protocolLabel, to: &out)
+        Self.appendLengthPrefixed(Array(tag.utf8), to: &out)
+        Self.appendUInt32(UInt32(fieldCount), to: &out)
+        return out
+    }
+
     /// H: SHA-256 of the frame (32 bytes).
     public func hash(_ tag: String, _ fields: [UInt8]...) -> [UInt8] {
         SHA256.hash(frame(tag, fields))

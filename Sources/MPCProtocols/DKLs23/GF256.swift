@@ -50,36 +50,52 @@ struct GF256: Equatable, Sendable {
     /// The product `publicFactor ⊗ secret`. The loop branches on the bits of `publicFactor` only (in
     /// KOS the challenges χ are public), so the time is independent of `secret`.
     static func multiply(publicFactor: GF256, secret: GF256) -> GF256 {
-        // Windowed: a table of the 16 products of `secret` with 4-bit polynomials, indexed by the
-        // public factor's nibbles.
-        var table = [(UInt64, UInt64, UInt64, UInt64, UInt64)](repeating: (0, 0, 0, 0, 0), count: 16)
-        table[1] = (secret.l0, secret.l1, secret.l2, secret.l3, 0)
-        for k in 2..<16 {
-            if k & 1 == 0 {
-                let h = table[k / 2]
-                table[k] = (h.0 << 1, (h.1 << 1) | (h.0 >> 63), (h.2 << 1) | (h.1 >> 63),
-                            (h.3 << 1) | (h.2 >> 63), (h.4 << 1) | (h.3 >> 63))
-            } else {
-                let a = table[k - 1]
-                table[k] = (a.0 ^ secret.l0, a.1 ^ secret.l1, a.2 ^ secret.l2, a.3 ^ secret.l3, a.4)
+        var accumulator = ProductAccumulator()
+        accumulator.add(publicFactor: publicFactor, secret: secret)
+        return accumulator.reduced()
+    }
+
+    /// Σ publicFactor_j ⊗ secret_j, reduced once at the end (carry-less products are linear).
+    struct ProductAccumulator {
+        private var r0: UInt64 = 0, r1: UInt64 = 0, r2: UInt64 = 0, r3: UInt64 = 0
+        private var r4: UInt64 = 0, r5: UInt64 = 0, r6: UInt64 = 0, r7: UInt64 = 0
+
+        /// Adds the unreduced carry-less product: a 4-bit window over the public factor, with a table
+        /// of the 16 multiples of the secret (indexed by public nibbles only).
+        mutating func add(publicFactor: GF256, secret: GF256) {
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16 * 5) { table in
+                table.initialize(repeating: 0)
+                table[5] = secret.l0; table[6] = secret.l1; table[7] = secret.l2; table[8] = secret.l3
+                for k in 2..<16 {
+                    let row = 5 * k
+                    if k & 1 == 0 {
+                        let half = 5 * (k / 2)
+                        table[row] = table[half] << 1
+                        for limb in 1..<5 { table[row + limb] = (table[half + limb] << 1) | (table[half + limb - 1] >> 63) }
+                    } else {
+                        let previous = row - 5
+                        for limb in 0..<5 { table[row + limb] = table[previous + limb] ^ table[5 + limb] }
+                    }
+                }
+                var a0: UInt64 = 0, a1: UInt64 = 0, a2: UInt64 = 0, a3: UInt64 = 0
+                var a4: UInt64 = 0, a5: UInt64 = 0, a6: UInt64 = 0, a7: UInt64 = 0
+                for word in [publicFactor.l3, publicFactor.l2, publicFactor.l1, publicFactor.l0] {
+                    for nibble in stride(from: 60, through: 0, by: -4) {
+                        a7 = (a7 << 4) | (a6 >> 60); a6 = (a6 << 4) | (a5 >> 60); a5 = (a5 << 4) | (a4 >> 60)
+                        a4 = (a4 << 4) | (a3 >> 60); a3 = (a3 << 4) | (a2 >> 60); a2 = (a2 << 4) | (a1 >> 60)
+                        a1 = (a1 << 4) | (a0 >> 60); a0 = a0 << 4
+                        let row = 5 * Int((word >> UInt64(nibble)) & 0xF)
+                        a0 ^= table[row]; a1 ^= table[row + 1]; a2 ^= table[row + 2]; a3 ^= table[row + 3]
+                        a4 ^= table[row + 4]
+                    }
+                }
+                r0 ^= a0; r1 ^= a1; r2 ^= a2; r3 ^= a3; r4 ^= a4; r5 ^= a5; r6 ^= a6; r7 ^= a7
             }
         }
-        // 512-bit accumulator, most significant nibble of the public factor first.
-        var r0: UInt64 = 0, r1: UInt64 = 0, r2: UInt64 = 0, r3: UInt64 = 0
-        var r4: UInt64 = 0, r5: UInt64 = 0, r6: UInt64 = 0, r7: UInt64 = 0
-        let factor = [publicFactor.l0, publicFactor.l1, publicFactor.l2, publicFactor.l3]
-        for limb in (0..<4).reversed() {
-            let word = factor[limb]
-            for nibble in (0..<16).reversed() {
-                // acc <<= 4
-                r7 = (r7 << 4) | (r6 >> 60); r6 = (r6 << 4) | (r5 >> 60); r5 = (r5 << 4) | (r4 >> 60)
-                r4 = (r4 << 4) | (r3 >> 60); r3 = (r3 << 4) | (r2 >> 60); r2 = (r2 << 4) | (r1 >> 60)
-                r1 = (r1 << 4) | (r0 >> 60); r0 = r0 << 4
-                let entry = table[Int((word >> UInt64(4 * nibble)) & 0xF)]
-                r0 ^= entry.0; r1 ^= entry.1; r2 ^= entry.2; r3 ^= entry.3; r4 ^= entry.4
-            }
+
+        func reduced() -> GF256 {
+            GF256.reduce(low: (r0, r1, r2, r3), high: (r4, r5, r6, r7))
         }
-        return reduce(low: (r0, r1, r2, r3), high: (r4, r5, r6, r7))
     }
 
     /// low ⊕ high·X^256 mod f, with X^256 ≡ X^10 + X^5 + X^2 + 1.

@@ -25,9 +25,9 @@ enum KOS {
     }
 
     /// χ_j for j ∈ [0, m′): PRG(H("ote/U"; prg_id, U), "ote/chi", 32·m′) cut into GF(2^256) elements.
-    static func challenges(prgId: [UInt8], matrix: ArraySlice<UInt8>) -> [GF256] {
+    static func challenges(prgId: [UInt8], matrix: ArraySlice<UInt8>, prg: PRGHasher = PRGHasher()) -> [GF256] {
         let seed = DKLsHash.h("ote/U", prgId, Array(matrix))
-        let stream = DKLsHash.prg(seed: seed, label: Array("ote/chi".utf8), count: 32 * columnCount)
+        let stream = prg.bytes(seed: seed, label: Array("ote/chi".utf8), count: 32 * columnCount)
         return (0..<columnCount).map { GF256(littleEndian: stream[(32 * $0)..<(32 * $0 + 32)]) }
     }
 
@@ -42,24 +42,25 @@ enum KOS {
         message.reserveCapacity(messageSize)
         var zeroRows: [[UInt8]] = []
         zeroRows.reserveCapacity(rowCount)
+        let prg = PRGHasher()
         for b in 0..<rowCount {
-            let t0 = DKLsHash.prg(seed: setup.zeroSeeds[b], label: prgId, count: rowBytes)
-            let t1 = DKLsHash.prg(seed: setup.oneSeeds[b], label: prgId, count: rowBytes)
+            let t0 = prg.bytes(seed: setup.zeroSeeds[b], label: prgId, count: rowBytes)
+            let t1 = prg.bytes(seed: setup.oneSeeds[b], label: prgId, count: rowBytes)
             let flip: UInt8 = b == cheatingRow ? 1 : 0
             message.append(t0[0] ^ t1[0] ^ extended[0] ^ flip)
             for k in 1..<rowBytes { message.append(t0[k] ^ t1[k] ^ extended[k]) }
             zeroRows.append(t0)
         }
         let t = Bits.columns(ofRows: zeroRows, columnCount: columnCount)
-        let chi = challenges(prgId: prgId, matrix: message[...])
+        let chi = challenges(prgId: prgId, matrix: message[...], prg: prg)
         var xTilde = GF256.zero
-        var tTilde = GF256.zero
+        var tTilde = GF256.ProductAccumulator()
         for j in 0..<columnCount {
             xTilde ^= chi[j].masked(by: Bits.bit(extended, j))
-            tTilde ^= GF256.multiply(publicFactor: chi[j], secret: t[j])
+            tTilde.add(publicFactor: chi[j], secret: t[j])
         }
         message.append(contentsOf: xTilde.bytes)
-        message.append(contentsOf: tTilde.bytes)
+        message.append(contentsOf: tTilde.reduced().bytes)
         return (Array(t[0..<usedColumns]), message)
     }
 
@@ -69,8 +70,9 @@ enum KOS {
         guard message.count == messageSize else { throw .abort(party: bob, reason: .malformedMessage) }
         var rows: [[UInt8]] = []
         rows.reserveCapacity(rowCount)
+        let prg = PRGHasher()
         for b in 0..<rowCount {
-            let seeded = DKLsHash.prg(seed: setup.chosenSeeds[b], label: prgId, count: rowBytes)
+            let seeded = prg.bytes(seed: setup.chosenSeeds[b], label: prgId, count: rowBytes)
             let mask = UInt8(truncatingIfNeeded: 0 &- Bits.bit(setup.delta, b))
             var row = seeded
             let offset = b * rowBytes
@@ -78,9 +80,10 @@ enum KOS {
             rows.append(row)
         }
         let q = Bits.columns(ofRows: rows, columnCount: columnCount)
-        let chi = challenges(prgId: prgId, matrix: message[0..<matrixBytes])
-        var qTilde = GF256.zero
-        for j in 0..<columnCount { qTilde ^= GF256.multiply(publicFactor: chi[j], secret: q[j]) }
+        let chi = challenges(prgId: prgId, matrix: message[0..<matrixBytes], prg: prg)
+        var accumulator = GF256.ProductAccumulator()
+        for j in 0..<columnCount { accumulator.add(publicFactor: chi[j], secret: q[j]) }
+        let qTilde = accumulator.reduced()
         let xTilde = GF256(littleEndian: message[matrixBytes..<(matrixBytes + 32)])
         let tTilde = GF256(littleEndian: message[(matrixBytes + 32)..<(matrixBytes + 64)])
         let delta = GF256(littleEndian: setup.delta)
@@ -92,6 +95,7 @@ enum KOS {
     }
 
     /// OTout(col) = (Hq("ote/out"; out_id, u32(j), u8(k), gf(col)))_{k=0,1,2} (spec §9.4).
+    /// Hot loops use `OTOutputHasher` directly; this is the plain definition.
     static func output(outId: [UInt8], index: Int, column: GF256) -> [Secp256k1.Scalar] {
         let j = DKLsHash.u32(UInt32(index))
         let encoded = column.bytes

@@ -43,15 +43,18 @@ enum RVOLE {
         var c0 = Secp256k1.Scalar.zero, c1 = Secp256k1.Scalar.zero
         var aTilde: [UInt8] = []
         aTilde.reserveCapacity(otCount * 96)
-        var alphaZero: [[Secp256k1.Scalar]] = []
+        var alphaZero: [(Secp256k1.Scalar, Secp256k1.Scalar, Secp256k1.Scalar)] = []
         alphaZero.reserveCapacity(otCount)
+        let hasher = OTOutputHasher(outId: outId)
         for j in 0..<otCount {
-            let alpha0 = KOS.output(outId: outId, index: j, column: q[j])
-            let alpha1 = KOS.output(outId: outId, index: j, column: q[j] ^ delta)
-            c0 -= gadget[j] * alpha0[0]
-            c1 -= gadget[j] * alpha0[1]
+            let alpha0 = hasher.output(index: j, column: q[j])
+            let alpha1 = hasher.output(index: j, column: q[j] ^ delta)
+            c0 -= gadget[j] * alpha0.0
+            c1 -= gadget[j] * alpha0.1
             let perturbation: Secp256k1.Scalar = j == cheatingRow ? .one : .zero
-            for k in 0..<3 { aTilde.append(contentsOf: (alpha0[k] - alpha1[k] + a[k] + perturbation).bytes) }
+            (alpha0.0 - alpha1.0 + a[0] + perturbation).appendBytes(to: &aTilde)
+            (alpha0.1 - alpha1.1 + a[1] + perturbation).appendBytes(to: &aTilde)
+            (alpha0.2 - alpha1.2 + a[2] + perturbation).appendBytes(to: &aTilde)
             alphaZero.append(alpha0)
         }
         let (theta0, theta1) = thetas(vsid: vsid, aTilde: aTilde)
@@ -59,7 +62,7 @@ enum RVOLE {
         var muInput: [UInt8] = []
         muInput.reserveCapacity(otCount * 32)
         for alpha0 in alphaZero {
-            muInput.append(contentsOf: (alpha0[2] + theta0 * alpha0[0] + theta1 * alpha0[1]).bytes)
+            (alpha0.2 + theta0 * alpha0.0 + theta1 * alpha0.1).appendBytes(to: &muInput)
         }
         let mu = DKLsHash.h512("rvole/mu", vsid, muInput)
         return ((c0, c1), aTilde + eta.bytes + mu)
@@ -81,13 +84,14 @@ enum RVOLE {
         var d0 = Secp256k1.Scalar.zero, d1 = Secp256k1.Scalar.zero
         var muInput: [UInt8] = []
         muInput.reserveCapacity(otCount * 32)
+        let hasher = OTOutputHasher(outId: outId)
         for j in 0..<otCount {
             let beta = Bits.bit(state.choices, j)
-            let gamma = KOS.output(outId: outId, index: j, column: state.columns[j])
-            let dDot0 = gamma[0] + aTilde[3 * j].masked(by: beta)
-            let dDot1 = gamma[1] + aTilde[3 * j + 1].masked(by: beta)
-            let dDot2 = gamma[2] + aTilde[3 * j + 2].masked(by: beta)
-            muInput.append(contentsOf: (dDot2 + theta0 * dDot0 + theta1 * dDot1 - eta.masked(by: beta)).bytes)
+            let gamma = hasher.output(index: j, column: state.columns[j])
+            let dDot0 = gamma.0 + aTilde[3 * j].masked(by: beta)
+            let dDot1 = gamma.1 + aTilde[3 * j + 1].masked(by: beta)
+            let dDot2 = gamma.2 + aTilde[3 * j + 2].masked(by: beta)
+            (dDot2 + theta0 * dDot0 + theta1 * dDot1 - eta.masked(by: beta)).appendBytes(to: &muInput)
             d0 += gadget[j] * dDot0
             d1 += gadget[j] * dDot1
         }
