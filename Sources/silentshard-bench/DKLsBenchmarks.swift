@@ -49,95 +49,40 @@ enum DKLsBenchmarks {
 
     // MARK: In-process runs
 
-    static func deliver(_ sent: [ProtocolMessage], to party: PartyIndex) -> [ProtocolMessage] {
-        sent.filter { $0.from != party && ($0.to == nil || $0.to == party) }
+    static func keygen<R: RandomNumberGenerator>(n: Int, t: Int, using rng: inout R) throws -> [DKLsKeyshare] {
+        try DKLsInProcess.keygen(partyCount: n, threshold: t, using: &rng)
     }
 
-    static func keygen<R: RandomNumberGenerator>(n: Int, t: Int, using rng: inout R,
-                                                 traffic: ((ProtocolMessage, Int) -> Void)? = nil) throws -> [DKLsKeyshare] {
-        let instance = rng.randomBytes(count: 32), setup = rng.randomBytes(count: 32)
-        var round1: [DKLsDKG.Round1State] = [], sent: [ProtocolMessage] = []
-        for i in 0..<n {
-            let parameters = try DKLsDKG.Parameters(partyCount: n, threshold: t, partyIndex: PartyIndex(i),
-                                                    instanceId: instance, setupHash: setup)
-            let (state, out) = try DKLsDKG.start(parameters, using: &rng)
-            round1.append(state)
-            sent += out
-        }
-        sent.forEach { traffic?($0, n - 1) }
-        var round2: [DKLsDKG.Round2State] = [], sent2: [ProtocolMessage] = []
-        for (i, state) in round1.enumerated() {
-            let (next, out) = try state.round2(deliver(sent, to: PartyIndex(i)), using: &rng)
-            round2.append(next)
-            sent2 += out
-        }
-        sent2.forEach { traffic?($0, n - 1) }
-        var round3: [DKLsDKG.Round3State] = [], sent3: [ProtocolMessage] = []
-        for (i, state) in round2.enumerated() {
-            let (next, out) = try state.round3(deliver(sent2, to: PartyIndex(i)), using: &rng)
-            round3.append(next)
-            sent3 += out
-        }
-        sent3.forEach { traffic?($0, n - 1) }
-        return try round3.enumerated().map { i, state in try state.finish(deliver(sent3, to: PartyIndex(i))) }
+    static func presign<R: RandomNumberGenerator>(_ keyshares: [DKLsKeyshare], using rng: inout R) throws -> [DKLsPresignature] {
+        try DKLsInProcess.presign(keyshares, using: &rng)
     }
 
-    static func presign<R: RandomNumberGenerator>(_ keyshares: [DKLsKeyshare], using rng: inout R,
-                                                  traffic: ((ProtocolMessage, Int) -> Void)? = nil) throws -> [DKLsPresignature] {
-        let instance = rng.randomBytes(count: 32), setup = rng.randomBytes(count: 32)
-        let signers = keyshares.map(\.partyIndex)
-        var round1: [DKLsSign.Round1State] = [], sent: [ProtocolMessage] = []
-        for keyshare in keyshares {
-            let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instance, setupHash: setup)
-            let (state, out) = try DKLsSign.start(parameters, using: &rng)
-            round1.append(state)
-            sent += out
-        }
-        sent.forEach { traffic?($0, signers.count - 1) }
-        var round2: [DKLsSign.Round2State] = [], sent2: [ProtocolMessage] = []
-        for (position, state) in round1.enumerated() {
-            let (next, out) = try state.round2(deliver(sent, to: signers[position]), using: &rng)
-            round2.append(next)
-            sent2 += out
-        }
-        sent2.forEach { traffic?($0, signers.count - 1) }
-        return try round2.enumerated().map { position, state in try state.presignature(deliver(sent2, to: signers[position])) }
+    static func finish(_ presignatures: [DKLsPresignature], _ keyshares: [DKLsKeyshare], hash: [UInt8]) throws -> Secp256k1.ECDSASignature {
+        try DKLsInProcess.finish(presignatures, keyshares: keyshares, messageHash: hash)
     }
 
-    static func finish(_ presignatures: [DKLsPresignature], _ keyshares: [DKLsKeyshare], hash: [UInt8],
-                       traffic: ((ProtocolMessage, Int) -> Void)? = nil) throws -> Secp256k1.ECDSASignature? {
-        var states: [DKLsSign.FinishState] = [], sent: [ProtocolMessage] = []
-        for (position, presignature) in presignatures.enumerated() {
-            let (state, message) = try presignature.finish(messageHash: hash, keyshare: keyshares[position])
-            states.append(state)
-            sent.append(message)
-        }
-        sent.forEach { traffic?($0, presignatures.count - 1) }
-        var signature: Secp256k1.ECDSASignature?
-        for (position, state) in states.enumerated() {
-            signature = try state.combine(deliver(sent, to: keyshares[position].partyIndex))
-        }
-        return signature
+    static func sign<R: RandomNumberGenerator>(_ keyshares: [DKLsKeyshare], hash: [UInt8], using rng: inout R) throws -> Secp256k1.ECDSASignature {
+        try DKLsInProcess.sign(keyshares, messageHash: hash, using: &rng)
     }
 
-    static func sign<R: RandomNumberGenerator>(_ keyshares: [DKLsKeyshare], hash: [UInt8], using rng: inout R,
-                                               traffic: ((ProtocolMessage, Int) -> Void)? = nil) throws -> Secp256k1.ECDSASignature? {
-        try finish(try presign(keyshares, using: &rng, traffic: traffic), keyshares, hash: hash, traffic: traffic)
+    /// Payload bytes party 0 sends (a broadcast counted once per recipient).
+    static func bytesSentByFirstParty(recipients: Int, _ run: (DKLsInProcess.Observe) throws -> Void) rethrows -> Int {
+        var sent = 0
+        try run { message in
+            if message.from == 0 { sent += message.payload.count * (message.isBroadcast ? recipients : 1) }
+        }
+        return sent
     }
 
     static func keygenTraffic<R: RandomNumberGenerator>(n: Int, t: Int, using rng: inout R) throws -> Int {
-        var sent = 0
-        _ = try keygen(n: n, t: t, using: &rng) { message, recipients in
-            if message.from == 0 { sent += message.payload.count * (message.isBroadcast ? recipients : 1) }
+        try bytesSentByFirstParty(recipients: n - 1) { observe in
+            _ = try DKLsInProcess.keygen(partyCount: n, threshold: t, using: &rng, observe: observe)
         }
-        return sent
     }
 
     static func signTraffic<R: RandomNumberGenerator>(_ keyshares: [DKLsKeyshare], hash: [UInt8], using rng: inout R) throws -> Int {
-        var sent = 0
-        _ = try sign(keyshares, hash: hash, using: &rng) { message, recipients in
-            if message.from == 0 { sent += message.payload.count * (message.isBroadcast ? recipients : 1) }
+        try bytesSentByFirstParty(recipients: keyshares.count - 1) { observe in
+            _ = try DKLsInProcess.sign(keyshares, messageHash: hash, using: &rng, observe: observe)
         }
-        return sent
     }
 }

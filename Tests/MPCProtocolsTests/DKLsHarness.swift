@@ -1,11 +1,10 @@
 import MPCCrypto
 @testable import MPCProtocols
 
-/// Runs protocols among several in-process parties, delivering every message to its receivers.
+/// Test conveniences over `DKLsInProcess`: seeded runs and test-only reconstruction.
 enum DKLsHarness {
-    /// The messages `party` receives out of everything sent in a round.
     static func inbox(of party: PartyIndex, _ sent: [ProtocolMessage]) -> [ProtocolMessage] {
-        sent.filter { $0.from != party && ($0.to == nil || $0.to == party) }
+        DKLsInProcess.inbox(of: party, sent)
     }
 
     static func parameters(n: Int, t: Int, instance: [UInt8]) throws -> [DKLsDKG.Parameters] {
@@ -17,31 +16,9 @@ enum DKLsHarness {
 
     /// A full keygen; `tamper` may rewrite the messages of any round before delivery.
     static func keygen(n: Int, t: Int, seed: UInt64,
-                       tamper: (Int, [ProtocolMessage]) -> [ProtocolMessage] = { $1 }) throws -> [DKLsKeyshare] {
+                       tamper: @escaping DKLsInProcess.Tamper = { $1 }) throws -> [DKLsKeyshare] {
         var rng = DeterministicRandom(seed: seed)
-        let instance = rng.randomBytes(count: 32)
-        var round1: [DKLsDKG.Round1State] = [], sent1: [ProtocolMessage] = []
-        for p in try parameters(n: n, t: t, instance: instance) {
-            let (state, out) = try DKLsDKG.start(p, using: &rng)
-            round1.append(state)
-            sent1 += out
-        }
-        sent1 = tamper(1, sent1)
-        var round2: [DKLsDKG.Round2State] = [], sent2: [ProtocolMessage] = []
-        for (i, state) in round1.enumerated() {
-            let (next, out) = try state.round2(inbox(of: PartyIndex(i), sent1), using: &rng)
-            round2.append(next)
-            sent2 += out
-        }
-        sent2 = tamper(2, sent2)
-        var round3: [DKLsDKG.Round3State] = [], sent3: [ProtocolMessage] = []
-        for (i, state) in round2.enumerated() {
-            let (next, out) = try state.round3(inbox(of: PartyIndex(i), sent2), using: &rng)
-            round3.append(next)
-            sent3 += out
-        }
-        sent3 = tamper(3, sent3)
-        return try round3.enumerated().map { i, state in try state.finish(inbox(of: PartyIndex(i), sent3)) }
+        return try DKLsInProcess.keygen(partyCount: n, threshold: t, using: &rng, tamper: tamper)
     }
 
     /// Test-only: interpolates the secret from t shares (never done in production code).

@@ -100,12 +100,13 @@ public enum DKLsDKG {
             let directs = try RoundInbox(tag: DKLsTag.dkgRound1Direct, broadcast: false, receiver: i,
                                          senders: Set(parameters.peers)).collect(messages)
             var nonces: [PartyIndex: [UInt8]] = [i: nonce], commitments: [PartyIndex: [UInt8]] = [i: commitment]
-            for (j, payload) in broadcasts {
+            for j in parameters.peers {
+                let payload = broadcasts[j] ?? []
                 guard payload.count == round1BroadcastSize else { throw .abort(party: j, reason: .malformedMessage) }
                 nonces[j] = Array(payload[0..<32])
                 commitments[j] = Array(payload[32..<64])
             }
-            for (j, payload) in directs where payload.count != round1DirectSize {
+            for j in parameters.peers where (directs[j] ?? []).count != round1DirectSize {
                 throw .abort(party: j, reason: .malformedMessage)
             }
             var fsidInput: [UInt8] = []
