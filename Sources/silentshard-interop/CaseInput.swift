@@ -49,6 +49,19 @@ struct CaseInput: Sendable {
         return number
     }
 
+    /// The required field `key`: an array of integers, each in `range`.
+    func ints(_ key: String, in range: ClosedRange<Int>) throws(InteropError) -> [Int] {
+        guard let member = try member(key) else { throw .missingField(key) }
+        guard case .array(let elements) = member else { throw .wrongType(field: key, expected: "array") }
+        var out: [Int] = []
+        for element in elements {
+            guard case .int(let number) = element else { throw .wrongType(field: key, expected: "array of integers") }
+            guard range.contains(number) else { throw .outOfRange(field: key) }
+            out.append(number)
+        }
+        return out
+    }
+
     /// The required field `key`: an array of hex strings, decoded.
     func byteArrays(_ key: String) throws(InteropError) -> [[UInt8]] {
         guard let member = try member(key) else { throw .missingField(key) }
