@@ -93,6 +93,30 @@ struct DKLsDKGTests {
                 }
             }
         }
+        // A wrong proof of knowledge (the proofs are outside the commitment): Abort(2, invalidProof).
+        #expect(throws: ProtocolError.abort(party: 2, reason: .invalidProof)) {
+            _ = try DKLsHarness.keygen(n: 3, t: 2, seed: 8) { round, messages in
+                guard round == 2 else { return messages }
+                return messages.map { m in
+                    guard m.from == 2, m.isBroadcast else { return m }
+                    var payload = m.payload
+                    payload[66 + 40] ^= 1   // inside π^x (after Atx = 2 × 33 bytes), in the response z
+                    return ProtocolMessage(tag: m.tag, from: m.from, to: m.to, payload: payload)
+                }
+            }
+        }
+        // An invalid base-OT response (a z_j that is not a point): Abort(1, malformedMessage).
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            _ = try DKLsHarness.keygen(n: 2, t: 2, seed: 9) { round, messages in
+                guard round == 2 else { return messages }
+                return messages.map { m in
+                    guard m.from == 1, !m.isBroadcast else { return m }
+                    var payload = m.payload
+                    payload[128 + 33 * 5] = 0x05   // prefix of z_5
+                    return ProtocolMessage(tag: m.tag, from: m.from, to: m.to, payload: payload)
+                }
+            }
+        }
         // A wrong transcript hash in round 3.
         #expect(throws: ProtocolError.abort(party: 1, reason: .transcriptMismatch)) {
             _ = try DKLsHarness.keygen(n: 2, t: 2, seed: 3) { round, messages in
