@@ -49,7 +49,8 @@ extension FROST {
 
         /// Checks: 2 ≤ t ≤ n, i < n, 32-byte gen and cc, PK and all Y_k valid non-identity points,
         /// s_i·B = Y_i, and every Y_k lies on the degree t − 1 polynomial through Y_0 … Y_{t−1} whose
-        /// constant is PK.
+        /// constant is PK, and that polynomial has degree exactly t − 1. `generation` and `chainCode`
+        /// cannot be checked from the share itself: integrity at rest comes from the storage AEAD.
         func validate() throws(ProtocolError) {
             let bad = ProtocolError.invalidInput(.invalidKeyshare)
             guard threshold >= 2, threshold <= parties, party < parties,
@@ -60,6 +61,12 @@ extension FROST {
             var constant = Point.identity
             for (k, id) in base.enumerated() { constant += (try FROST.lagrange(id, over: base)) * verifyingShares[k] }
             guard constant == publicKey else { throw bad }
+            // Degree exactly t − 1: t − 1 shares must not already determine PK (a t-of-n key relabelled
+            // with a larger t would pass the check above). An honest DKG fails this with probability ≈ 2^−252.
+            let lower = Array(base.dropLast())
+            var lowerConstant = Point.identity
+            for (k, id) in lower.enumerated() { lowerConstant += (try FROST.lagrange(id, over: lower)) * verifyingShares[k] }
+            guard lowerConstant != publicKey else { throw bad }
             for k in Int(threshold)..<Int(parties) {
                 let x = Identifier(party: PartyIndex(k)).scalar
                 var y = Point.identity
