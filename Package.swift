@@ -50,9 +50,9 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "SilentShardCore"]),
-        .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "CSecp256k1"]),
+        .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
-        .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto"]),
+        .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols"]),
 
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),

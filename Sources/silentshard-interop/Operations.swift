@@ -24,6 +24,8 @@ enum Operations {
         "hmac-sha512": HashOperations.hmacSHA512,
         "aes-prg": HashOperations.aesPRG,
         "domain-hash": HashOperations.domainHash,
+        "frost-sign": FROSTOperations.sign,
+        "frost-derive": FROSTOperations.derive,
     ]
 
     /// Runs every case of a request through the named operation.
