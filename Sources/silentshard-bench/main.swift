@@ -13,8 +13,11 @@ do {
     case "primitives":
         print("# silentshard-bench primitives (medians of 15 samples, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         try PrimitiveBenchmarks.run(harness: Harness())
+    case "frost":
+        print("# silentshard-bench frost (medians of 15 samples, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        try FROSTBenchmarks.run(harness: Harness())
     default:
-        FileHandle.standardError.write(Data("usage: silentshard-bench primitives\n".utf8))
+        FileHandle.standardError.write(Data("usage: silentshard-bench primitives | frost\n".utf8))
         exit(2)
     }
 } catch {
