@@ -128,7 +128,12 @@ extension FROST {
             }
         }
 
-        public static func == (a: Keyshare, b: Keyshare) -> Bool { a.encoded == b.encoded }
+        /// Public fields compared normally, the secret share in constant time.
+        public static func == (a: Keyshare, b: Keyshare) -> Bool {
+            a.party == b.party && a.threshold == b.threshold && a.parties == b.parties && a.publicKey == b.publicKey
+                && a.keyId == b.keyId && a.generation == b.generation && a.chainCode == b.chainCode
+                && a.verifyingShares == b.verifyingShares && a.secretShare == b.secretShare
+        }
 
         /// Public fields only.
         public var description: String {
