@@ -106,11 +106,12 @@ extension FROST {
 
     /// Σ φ_k x^k for Feldman commitments φ_k = a_k·B (public; not constant time in x, which is public).
     static func evaluate(commitments: [Point], at x: Scalar) -> Point {
-        var acc = Point.identity
+        guard let first = commitments.first else { return .identity }
+        var acc = first   // x^0 = 1: no multiplication
         var power = Scalar.one
-        for commitment in commitments {
-            acc += power * commitment
+        for commitment in commitments.dropFirst() {
             power *= x
+            acc += power * commitment
         }
         return acc
     }
