@@ -34,4 +34,11 @@ struct FROSTMessageSizeTests {
             }
         }
     }
+
+    /// Tags follow session.md §3.7's convention: the low byte is 01 for BCAST and 02 for P2P.
+    @Test func tagsMatchDelivery() {
+        let tags = FROST.MessageTag.allCases
+        #expect(Set(tags.map(\.rawValue)).count == tags.count)
+        for tag in tags { #expect(tag.isPointToPoint == (tag.rawValue & 0xff == 0x02)) }
+    }
 }

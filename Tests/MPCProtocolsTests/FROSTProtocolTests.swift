@@ -64,6 +64,11 @@ struct FROSTProtocolTests {
             #expect(Self.verify(derived.publicKey, signature, [7, 7]))
             if !path.isEmpty { #expect(!Self.verify(shares[0].publicKey, signature, [7, 7])) }
         }
+        // 3-of-5 with every party signing along a path.
+        let wide = try FROST.LocalRun.keygen(threshold: 3, parties: 5, using: &rng)
+        let derived = try FROST.derivePublicKey(wide[4], path: [3, 1])
+        let signature = try FROST.LocalRun.sign(wide, signers: [0, 1, 2, 3, 4], message: [1], path: [3, 1], using: &rng)
+        #expect(Self.verify(derived.publicKey, signature, [1]))
         #expect(throws: ProtocolError.invalidInput(.invalidDerivationPath)) {
             try FROST.derivePublicKey(shares[0], path: [1, 0x8000_0000])
         }
