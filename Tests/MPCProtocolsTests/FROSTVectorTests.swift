@@ -40,6 +40,12 @@ struct FROSTVectorTests {
             commitments.append(c)
         }
         let package = try FROST.SigningPackage(groupKey: groupKey, commitments: commitments, message: message)
+        // The shortcut for a signer's own term gives the same group commitment.
+        for c in commitments {
+            let fast = try FROST.SigningPackage(groupKey: groupKey, commitments: commitments, message: message,
+                                                ownNonces: (c.identifier, try #require(nonces[c.identifier.value])))
+            #expect(fast.groupCommitment == package.groupCommitment)
+        }
         for (index, entry) in round1.enumerated() {
             let id = try identifier(entry["identifier"])
             #expect(package.transcriptPrefix + id.scalar.bytes == (try hex(entry["binding_factor_input"])))

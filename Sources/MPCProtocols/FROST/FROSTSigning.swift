@@ -81,8 +81,9 @@ extension FROST {
         public mutating func round2() throws(ProtocolError) -> [UInt8] {
             guard hasAllRound1 else { throw .abort(party: nil, reason: .missingMessages) }
             guard package == nil else { throw .invalidInput(.stateAlreadyConsumed) }
-            let p = try SigningPackage(groupKey: derivation.publicKey, commitments: Array(commitments.values), message: message)
             let nonces = try presignature.take()
+            let p = try SigningPackage(groupKey: derivation.publicKey, commitments: Array(commitments.values), message: message,
+                                       ownNonces: (keyshare.identifier, nonces))
             let z = try p.signatureShare(identifier: keyshare.identifier,
                                          secretShare: keyshare.secretShare + derivation.tweak, nonces: nonces)
             package = p
