@@ -19,7 +19,7 @@ struct FROSTBadMessageTests {
 
     @Test func invalidElementVectorIsRejected() throws {
         let v = try FROSTVectors.load("elements.json")
-        let bytes = try hex((v["elements"] as? [String: Any])?["invalid_element"])
+        let bytes = try frostHex((v["elements"] as? [String: Any])?["invalid_element"])
         #expect(throws: CryptoError.self) { try Ed25519.Point(bytes: bytes) }
     }
 

@@ -15,11 +15,11 @@ struct FROSTKeyManagementTests {
         var secret = Ed25519.Scalar.zero
         for k in ids {
             let p = try #require(parties[k])
-            let id = try identifier(p["identifier"])
-            let coefficients = [try scalarHex(p["signing_key"]), try scalarHex(p["coefficient"])]
-            let commitments = try #require(p["vss_commitments"] as? [Any]).map { try pointHex($0) }
+            let id = try frostIdentifier(p["identifier"])
+            let coefficients = [try frostScalar(p["signing_key"]), try frostScalar(p["coefficient"])]
+            let commitments = try #require(p["vss_commitments"] as? [Any]).map { try frostPoint($0) }
             #expect(FROST.DKG.commitments(coefficients) == commitments)
-            let proof = try hex(p["proof_of_knowledge"])
+            let proof = try frostHex(p["proof_of_knowledge"])
             let r = try Ed25519.Point(bytes: proof[0..<32])
             let mu = try Ed25519.Scalar(bytes: proof[32..<64])
             #expect(FROST.DKG.verifyProofOfKnowledge(r: r, mu: mu, identifier: id, commitment: commitments[0], context: []))
@@ -33,26 +33,26 @@ struct FROSTKeyManagementTests {
             group += commitments[0]
             secret += coefficients[0]
         }
-        #expect(group == (try pointHex(inputs["verifying_key"])))
+        #expect(group == (try frostPoint(inputs["verifying_key"])))
         #expect(Ed25519.Point(base: secret) == group)
         for k in ids {
             let p = try #require(parties[k])
-            let id = try identifier(p["identifier"])
-            var share = FROST.DKG.share([try scalarHex(p["signing_key"]), try scalarHex(p["coefficient"])], for: id)
+            let id = try frostIdentifier(p["identifier"])
+            var share = FROST.DKG.share([try frostScalar(p["signing_key"]), try frostScalar(p["coefficient"])], for: id)
             // `signing_shares[j]` in party k's entry is what k received from j: f_j(x_k).
             let received = try #require(p["signing_shares"] as? [String: Any])
             for j in ids where j != k {
                 let sender = try #require(parties[j])
-                let coefficients = [try scalarHex(sender["signing_key"]), try scalarHex(sender["coefficient"])]
-                let commitments = try #require(sender["vss_commitments"] as? [Any]).map { try pointHex($0) }
-                let value = try scalarHex(received[j])
+                let coefficients = [try frostScalar(sender["signing_key"]), try frostScalar(sender["coefficient"])]
+                let commitments = try #require(sender["vss_commitments"] as? [Any]).map { try frostPoint($0) }
+                let value = try frostScalar(received[j])
                 #expect(FROST.DKG.share(coefficients, for: id) == value)
                 #expect(FROST.DKG.verifyShare(value, for: id, commitments: commitments))
                 #expect(!FROST.DKG.verifyShare(value + .one, for: id, commitments: commitments))
                 share += value
             }
-            #expect(share == (try scalarHex(p["signing_share"])))
-            #expect(Ed25519.Point(base: share) == (try pointHex(p["verifying_share"])))
+            #expect(share == (try frostScalar(p["signing_share"])))
+            #expect(Ed25519.Point(base: share) == (try frostPoint(p["verifying_share"])))
         }
     }
 
@@ -60,11 +60,11 @@ struct FROSTKeyManagementTests {
     @Test func repairShareVector() throws {
         let v = try FROSTVectors.load("repair-share.json")
         let generation = try #require(v["scalar_generation"] as? [String: Any])
-        let randoms = try (1...3).map { try scalarHex(generation["random_scalar_\($0)"]) }
-        #expect(FROST.Repair.sum(randoms) == (try scalarHex(generation["random_scalar_sum"])))
+        let randoms = try (1...3).map { try frostScalar(generation["random_scalar_\($0)"]) }
+        #expect(FROST.Repair.sum(randoms) == (try frostScalar(generation["random_scalar_sum"])))
         let sigmaGeneration = try #require(v["sigma_generation"] as? [String: Any])
-        let sigmas = try (1...4).map { try scalarHex(sigmaGeneration["sigma_\($0)"]) }
-        #expect(FROST.Repair.sum(sigmas) == (try scalarHex(sigmaGeneration["sigma_sum"])))
+        let sigmas = try (1...4).map { try frostScalar(sigmaGeneration["sigma_\($0)"]) }
+        #expect(FROST.Repair.sum(sigmas) == (try frostScalar(sigmaGeneration["sigma_sum"])))
     }
 
     @Test(arguments: [(UInt8(2), UInt8(3), UInt8(1)), (3, 5, 4), (2, 4, 0)])

@@ -22,7 +22,7 @@ struct FROSTProtocolTests {
             #expect(s.encoded.count == FROST.Keyshare.encodedSize(parties: Int(n)))
         }
         // Every t-subset signs.
-        for subset in subsets(of: Array(0..<n), size: Int(t)) {
+        for subset in frostSubsets(of: Array(0..<n), size: Int(t)) {
             let message = FROST.randomBytes(Int(rng.next() % 100), using: &rng)
             let signature = try FROST.LocalRun.sign(shares, signers: subset, message: message, using: &rng)
             #expect(Self.verify(shares[0].publicKey, signature, message), "signers \(subset)")
@@ -82,9 +82,9 @@ struct FROSTProtocolTests {
     }
 }
 
-func subsets<T>(of items: [T], size: Int) -> [[T]] {
+func frostSubsets<T>(of items: [T], size: Int) -> [[T]] {
     if size == 0 { return [[]] }
     guard let first = items.first else { return [] }
     let rest = Array(items.dropFirst())
-    return subsets(of: rest, size: size - 1).map { [first] + $0 } + subsets(of: rest, size: size)
+    return frostSubsets(of: rest, size: size - 1).map { [first] + $0 } + frostSubsets(of: rest, size: size)
 }

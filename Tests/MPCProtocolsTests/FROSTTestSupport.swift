@@ -22,21 +22,21 @@ enum FROSTVectors {
     enum VectorError: Error { case shape(String) }
 }
 
-func hex(_ value: Any?) throws -> [UInt8] {
+func frostHex(_ value: Any?) throws -> [UInt8] {
     guard let text = value as? String else { throw FROSTVectors.VectorError.shape("not a string") }
     return try Hex.decode(text)
 }
 
-func scalarHex(_ value: Any?) throws -> Ed25519.Scalar { try Ed25519.Scalar(bytes: hex(value)) }
-func pointHex(_ value: Any?) throws -> Ed25519.Point { try Ed25519.Point(bytes: hex(value)) }
+func frostScalar(_ value: Any?) throws -> Ed25519.Scalar { try Ed25519.Scalar(bytes: frostHex(value)) }
+func frostPoint(_ value: Any?) throws -> Ed25519.Point { try Ed25519.Point(bytes: frostHex(value)) }
 
-func intValue(_ value: Any?) throws -> UInt32 {
+func frostInt(_ value: Any?) throws -> UInt32 {
     if let n = value as? Int { return UInt32(n) }
     if let s = value as? String, let n = UInt32(s) { return n }
     throw FROSTVectors.VectorError.shape("not an integer")
 }
 
-func identifier(_ value: Any?) throws -> FROST.Identifier {
-    guard let id = FROST.Identifier(value: try intValue(value)) else { throw FROSTVectors.VectorError.shape("zero id") }
+func frostIdentifier(_ value: Any?) throws -> FROST.Identifier {
+    guard let id = FROST.Identifier(value: try frostInt(value)) else { throw FROSTVectors.VectorError.shape("zero id") }
     return id
 }

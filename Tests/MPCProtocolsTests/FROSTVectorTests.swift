@@ -10,16 +10,16 @@ struct FROSTVectorTests {
     func runSigningVector(_ name: String) throws {
         let v = try FROSTVectors.load(name)
         let inputs = try #require(v["inputs"] as? [String: Any])
-        let secret = try scalarHex(inputs["group_secret_key"])
+        let secret = try frostScalar(inputs["group_secret_key"])
         let groupKeyHex = inputs["group_public_key"] ?? inputs["verifying_key_key"]
-        let groupKey = try pointHex(groupKeyHex)
+        let groupKey = try frostPoint(groupKeyHex)
         #expect(Ed25519.Point(base: secret) == groupKey)
-        let message = try hex(inputs["message"])
-        let coefficients = [secret] + (try #require(inputs["share_polynomial_coefficients"] as? [Any]).map { try scalarHex($0) })
+        let message = try frostHex(inputs["message"])
+        let coefficients = [secret] + (try #require(inputs["share_polynomial_coefficients"] as? [Any]).map { try frostScalar($0) })
         var shares: [UInt32: Ed25519.Scalar] = [:]
         for entry in try #require(inputs["participant_shares"] as? [[String: Any]]) {
-            let id = try identifier(entry["identifier"])
-            let share = try scalarHex(entry["participant_share"])
+            let id = try frostIdentifier(entry["identifier"])
+            let share = try frostScalar(entry["participant_share"])
             #expect(FROST.evaluate(coefficients, at: id.scalar) == share)
             shares[id.value] = share
         }
@@ -27,15 +27,15 @@ struct FROSTVectorTests {
         var nonces: [UInt32: FROST.SigningNonces] = [:]
         var commitments: [FROST.SigningCommitment] = []
         for entry in round1 {
-            let id = try identifier(entry["identifier"])
+            let id = try frostIdentifier(entry["identifier"])
             let share = try #require(shares[id.value] ?? (id.value > 3 ? FROST.evaluate(coefficients, at: id.scalar) : nil))
-            let n = FROST.SigningNonces(hidingRandomness: try hex(entry["hiding_nonce_randomness"]),
-                                        bindingRandomness: try hex(entry["binding_nonce_randomness"]), secret: share)
-            #expect(n.hiding.bytes == (try hex(entry["hiding_nonce"])))
-            #expect(n.binding.bytes == (try hex(entry["binding_nonce"])))
+            let n = FROST.SigningNonces(hidingRandomness: try frostHex(entry["hiding_nonce_randomness"]),
+                                        bindingRandomness: try frostHex(entry["binding_nonce_randomness"]), secret: share)
+            #expect(n.hiding.bytes == (try frostHex(entry["hiding_nonce"])))
+            #expect(n.binding.bytes == (try frostHex(entry["binding_nonce"])))
             let c = n.commitment(for: id)
-            #expect(c.hiding.bytes == (try hex(entry["hiding_nonce_commitment"])))
-            #expect(c.binding.bytes == (try hex(entry["binding_nonce_commitment"])))
+            #expect(c.hiding.bytes == (try frostHex(entry["hiding_nonce_commitment"])))
+            #expect(c.binding.bytes == (try frostHex(entry["binding_nonce_commitment"])))
             nonces[id.value] = n
             commitments.append(c)
         }
@@ -47,21 +47,21 @@ struct FROSTVectorTests {
             #expect(fast.groupCommitment == package.groupCommitment)
         }
         for (index, entry) in round1.enumerated() {
-            let id = try identifier(entry["identifier"])
-            #expect(package.transcriptPrefix + id.scalar.bytes == (try hex(entry["binding_factor_input"])))
-            #expect(package.bindingFactors[index].bytes == (try hex(entry["binding_factor"])))
+            let id = try frostIdentifier(entry["identifier"])
+            #expect(package.transcriptPrefix + id.scalar.bytes == (try frostHex(entry["binding_factor_input"])))
+            #expect(package.bindingFactors[index].bytes == (try frostHex(entry["binding_factor"])))
         }
         var sigShares: [Ed25519.Scalar] = []
         for entry in try #require((v["round_two_outputs"] as? [String: Any])?["outputs"] as? [[String: Any]]) {
-            let id = try identifier(entry["identifier"])
+            let id = try frostIdentifier(entry["identifier"])
             let share = shares[id.value] ?? FROST.evaluate(coefficients, at: id.scalar)
             let z = try package.signatureShare(identifier: id, secretShare: share, nonces: try #require(nonces[id.value]))
-            #expect(z.bytes == (try hex(entry["sig_share"])))
+            #expect(z.bytes == (try frostHex(entry["sig_share"])))
             #expect(try package.verifySignatureShare(z, identifier: id, verifyingShare: Ed25519.Point(base: share)))
             sigShares.append(z)
         }
         let signature = package.aggregate(sigShares)
-        #expect(signature == (try hex((v["final_output"] as? [String: Any])?["sig"])))
+        #expect(signature == (try frostHex((v["final_output"] as? [String: Any])?["sig"])))
         #expect(try Ed25519.VerifyingKey(bytes: groupKey.bytes).isValidSignature(signature, for: message))
     }
 
