@@ -22,8 +22,11 @@ do {
         var rng = SecureRandom()
         let duo = try DKLsBenchmarks.keygen(n: 2, t: 2, using: &rng)
         for _ in 0..<100 { blackHole(try DKLsBenchmarks.sign(duo, hash: [UInt8](repeating: 7, count: 32), using: &rng)) }
+    case "frost":
+        print("# silentshard-bench frost (medians of 15 samples, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        try FROSTBenchmarks.run(harness: Harness())
     default:
-        FileHandle.standardError.write(Data("usage: silentshard-bench primitives|dkls\n".utf8))
+        FileHandle.standardError.write(Data("usage: silentshard-bench primitives | dkls | frost\n".utf8))
         exit(2)
     }
 } catch {

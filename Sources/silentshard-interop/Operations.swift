@@ -26,6 +26,8 @@ enum Operations {
         "domain-hash": HashOperations.domainHash,
         "dkls-sign": DKLsOperations.sign,
         "bip32-ckdpub": DKLsOperations.derive,
+        "frost-sign": FROSTOperations.sign,
+        "frost-derive": FROSTOperations.derive,
     ]
 
     /// Runs every case of a request through the named operation.

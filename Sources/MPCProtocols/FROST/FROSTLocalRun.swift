@@ -1,0 +1,59 @@
+import MPCCrypto
+
+extension FROST {
+    /// Runs every party of a protocol in one process (tests, the interop oracle, benchmarks and
+    /// the CLI self-check). Not for production: the real parties live on different devices.
+    public enum LocalRun {
+        /// A full DKG among n parties (keygen, refresh or import); returns the keyshares by index.
+        public static func keyGeneration(threshold: UInt8, parties: UInt8, sessionId: [UInt8],
+                                         mode: (PartyIndex) -> KeygenMode,
+                                         using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [Keyshare] {
+            var machines: [KeyGeneration] = []
+            for i in 0..<parties {
+                machines.append(try KeyGeneration(party: i, threshold: threshold, parties: parties,
+                                                  sessionId: sessionId, mode: mode(i), using: &rng))
+            }
+            for i in 0..<Int(parties) {
+                for j in 0..<Int(parties) where i != j {
+                    try machines[j].receiveRound1(machines[i].round1Message, from: PartyIndex(i))
+                }
+            }
+            var outgoing: [[PartyIndex: [UInt8]]] = []
+            for m in machines { outgoing.append(try m.round2Messages()) }
+            for i in 0..<Int(parties) {
+                for (j, bytes) in outgoing[i] { try machines[Int(j)].receiveRound2(bytes, from: PartyIndex(i)) }
+            }
+            var out: [Keyshare] = []
+            for m in machines { out.append(try m.finish()) }
+            return out
+        }
+
+        /// A fresh t-of-n key.
+        public static func keygen(threshold: UInt8, parties: UInt8,
+                                  using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [Keyshare] {
+            let sessionId = FROST.randomBytes(32, using: &rng)
+            return try keyGeneration(threshold: threshold, parties: parties, sessionId: sessionId,
+                                     mode: { _ in .keygen }, using: &rng)
+        }
+
+        /// Signs `message` with the keyshares of `signers` (indexes into `keyshares`) along `path`.
+        public static func sign(_ keyshares: [Keyshare], signers: [PartyIndex], message: [UInt8], path: [UInt32] = [],
+                                using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [UInt8] {
+            var sessions: [SigningSession] = []
+            for k in signers {
+                let presignature = Presignature(keyshare: keyshares[Int(k)], using: &rng)
+                sessions.append(try SigningSession(keyshare: keyshares[Int(k)], signers: signers, message: message,
+                                                   path: path, presignature: presignature))
+            }
+            for (a, i) in signers.enumerated() {
+                for b in sessions.indices where b != a { try sessions[b].receiveRound1(sessions[a].round1Message, from: i) }
+            }
+            var round2: [[UInt8]] = []
+            for b in sessions.indices { round2.append(try sessions[b].round2()) }
+            for (a, i) in signers.enumerated() {
+                for b in sessions.indices where b != a { try sessions[b].receiveRound2(round2[a], from: i) }
+            }
+            return try sessions[0].signature()
+        }
+    }
+}
