@@ -63,7 +63,8 @@ struct DKLsDKGTests {
         let (_, out) = try DKLsDKG.start(parameters[0], using: &rng)
         #expect(out.filter(\.isBroadcast).map(\.payload.count) == [64])
         #expect(out.filter { !$0.isBroadcast }.map(\.payload.count) == [16_928, 16_928])
-        #expect(DKLsDKG.round2BroadcastSize(threshold: 2) == 324)
+        #expect(DKLsDKG.round2BroadcastSize(threshold: 2, mode: .keygen) == 324)
+        #expect(DKLsDKG.round2BroadcastSize(threshold: 3, mode: .keygen) == 390)
         #expect(DKLsDKG.round2DirectSize == 8_576)
         #expect(DKLsDKG.round3BroadcastSize == 160)
     }

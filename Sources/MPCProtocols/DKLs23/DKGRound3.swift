@@ -63,6 +63,19 @@ extension DKLsDKG.Round2State {
         let jointA = (0..<t).map { m in aCommitments.reduce(Secp256k1.Point.identity) { $0 + $1[m] } }
         let jointB = (0..<t).map { m in bCommitments.reduce(Secp256k1.Point.identity) { $0 + $1[m] } }
         let publicKey = jointA[0], vrfPublicKey = jointB[0]
+        let chainCode: [UInt8]
+        switch parameters.mode {
+        case .keygen:
+            chainCode = DKLsHash.h("dkg/chaincode", fsid, chainCodeParts)
+        case .refresh:
+            guard let pki, publicKey == pki.publicKey, vrfPublicKey == pki.vrfPublicKey else {
+                throw .abort(party: nil, reason: .publicKeyMismatch)
+            }
+            chainCode = pki.chainCode
+        case .importKey(_, let importedKey, let importedChainCode, _):
+            guard publicKey == importedKey else { throw .abort(party: nil, reason: .publicKeyMismatch) }
+            chainCode = importedChainCode
+        }
         let publicShares = points.map { Feldman.evaluate(jointA, at: $0) }
         let vrfPublicShares = points.map { Feldman.evaluate(jointB, at: $0) }
         guard !publicKey.isIdentity, !vrfPublicKey.isIdentity,
@@ -71,7 +84,6 @@ extension DKLsDKG.Round2State {
         guard Secp256k1.Point(base: share) == publicShares[Int(i)],
               Secp256k1.Point(base: vrfShare) == vrfPublicShares[Int(i)]
         else { throw .abort(party: nil, reason: .invalidShare) }
-        let chainCode = DKLsHash.h("dkg/chaincode", fsid, chainCodeParts)
         let encodedKey = try DKLsHash.enc(publicKey)
         let keyId = DKLsHash.h("key-id", encodedKey)
 
@@ -97,17 +109,21 @@ extension DKLsDKG.Round2State {
         return (DKLsDKG.Round3State(keyshare: keyshare), [message])
     }
 
-    /// Parses party k's round-2 broadcast and checks it against k's round-1 commitment and proofs.
+    /// Parses party k's round-2 broadcast, checks it against k's round-1 commitment and proofs, and
+    /// completes the commitments with the implied constants of the mode (spec §12.1).
     private func open(_ payload: [UInt8], from k: PartyIndex) throws(ProtocolError)
         -> (a: [Secp256k1.Point], b: [Secp256k1.Point], chainCodePart: [UInt8]) {
-        let t = round1.parameters.threshold
-        guard payload.count == DKLsDKG.round2BroadcastSize(threshold: t) else { throw .abort(party: k, reason: .malformedMessage) }
+        let t = round1.parameters.threshold, mode = round1.parameters.mode
+        guard payload.count == DKLsDKG.round2BroadcastSize(threshold: t, mode: mode) else {
+            throw .abort(party: k, reason: .malformedMessage)
+        }
+        let aCount = mode.sendsKeyConstant ? t : t - 1, bCount = mode.sendsVRFConstant ? t : t - 1
         var reader = ByteReader(payload, from: k)
-        let aEncoded = try reader.read(33 * t)
-        let proofX = try reader.read(SchnorrProof.size)
-        let bEncoded = try reader.read(33 * t)
-        let proofV = try reader.read(SchnorrProof.size)
-        let chainCodePart = try reader.read(32)
+        let aEncoded = try reader.read(33 * aCount)
+        let proofX = mode.sendsKeyConstant ? try reader.read(SchnorrProof.size) : []
+        let bEncoded = try reader.read(33 * bCount)
+        let proofV = mode.sendsVRFConstant ? try reader.read(SchnorrProof.size) : []
+        let chainCodePart = mode.isKeygen ? try reader.read(32) : []
         let salt = try reader.read(32)
         try reader.finish()
         guard let nonce = nonces[k], let commitment = commitments[k],
@@ -115,11 +131,34 @@ extension DKLsDKG.Round2State {
                          commitment)
         else { throw .abort(party: k, reason: .commitmentMismatch) }
         var pointReader = ByteReader(aEncoded + bEncoded, from: k)
-        let a = try (0..<t).map { _ throws(ProtocolError) in try pointReader.readSecp256k1Point() }
-        let b = try (0..<t).map { _ throws(ProtocolError) in try pointReader.readSecp256k1Point() }
-        try SchnorrProof.verify(proofX, context: fsid, label: [k] + Array("x".utf8), publicPoint: a[0], from: k)
-        try SchnorrProof.verify(proofV, context: fsid, label: [k] + Array("v".utf8), publicPoint: b[0], from: k)
+        var a = try (0..<aCount).map { _ throws(ProtocolError) in try pointReader.readSecp256k1Point() }
+        var b = try (0..<bCount).map { _ throws(ProtocolError) in try pointReader.readSecp256k1Point() }
+        if mode.sendsKeyConstant {
+            try SchnorrProof.verify(proofX, context: fsid, label: [k] + Array("x".utf8), publicPoint: a[0], from: k)
+        } else {
+            a.insert(try impliedConstants(of: k).key, at: 0)
+        }
+        if mode.sendsVRFConstant {
+            try SchnorrProof.verify(proofV, context: fsid, label: [k] + Array("v".utf8), publicPoint: b[0], from: k)
+        } else {
+            b.insert(try impliedConstants(of: k).vrf, at: 0)
+        }
         return (a, b, chainCodePart)
+    }
+
+    /// The commitments A_{k,0}, B_{k,0} that every party computes from public data (refresh: λ_k^H·S_k
+    /// and λ_k^H·V_k for holders, O otherwise; import: P_imp for the importer, O otherwise).
+    private func impliedConstants(of k: PartyIndex) throws(ProtocolError) -> (key: Secp256k1.Point, vrf: Secp256k1.Point) {
+        switch round1.parameters.mode {
+        case .keygen:
+            return (.identity, .identity)
+        case .refresh:
+            guard let pki, pki.holders.contains(k) else { return (.identity, .identity) }
+            let lambda = try pki.lagrange(k)
+            return (lambda * (pki.shares[k] ?? .identity), lambda * (pki.vrfShares[k] ?? .identity))
+        case .importKey(let importer, let publicKey, _, _):
+            return (k == importer ? publicKey : .identity, .identity)
+        }
     }
 }
 

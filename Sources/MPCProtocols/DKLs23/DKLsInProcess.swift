@@ -18,11 +18,21 @@ public enum DKLsInProcess {
         partyCount n: Int, threshold t: Int, using rng: inout R,
         tamper: Tamper = { $1 }, observe: Observe = { _ in }
     ) throws(ProtocolError) -> [DKLsKeyshare] {
+        try dkg(partyCount: n, threshold: t, modes: Array(repeating: .keygen, count: n), using: &rng,
+                tamper: tamper, observe: observe)
+    }
+
+    /// A whole DKG run (keygen, refresh/recovery or import) with each party's own view of the mode.
+    public static func dkg<R: RandomNumberGenerator>(
+        partyCount n: Int, threshold t: Int, modes: [DKLsDKG.Mode], using rng: inout R,
+        tamper: Tamper = { $1 }, observe: Observe = { _ in }
+    ) throws(ProtocolError) -> [DKLsKeyshare] {
+        guard modes.count == n else { throw .invalidInput(.invalidParameters) }
         let instance = rng.randomBytes(count: 32), setup = rng.randomBytes(count: 32)
         var round1: [DKLsDKG.Round1State] = [], sent1: [ProtocolMessage] = []
         for i in 0..<n {
             let parameters = try DKLsDKG.Parameters(partyCount: n, threshold: t, partyIndex: PartyIndex(i),
-                                                    instanceId: instance, setupHash: setup)
+                                                    instanceId: instance, setupHash: setup, mode: modes[i])
             let (state, out) = try DKLsDKG.start(parameters, using: &rng)
             round1.append(state)
             sent1 += out
