@@ -6,20 +6,28 @@ import MPCCrypto
 final class PRGHasher {
     private let context = SHA2Context(SHA256.self)
     private let header = DKLsHash.domain.frameHeader("prg", fieldCount: 3)
+    private var frame: [UInt8] = []
 
-    /// PRG(seed, label, count), appended to `output`.
+    /// PRG(seed, label, count), appended to `output`. The frame is built once per call and only the
+    /// counter is patched per block.
     func append(seed: [UInt8], label: [UInt8], count: Int, to output: inout [UInt8]) {
+        frame.removeAll(keepingCapacity: true)
+        frame += header
+        DomainHash.appendUInt32(UInt32(seed.count), to: &frame)
+        frame += seed
+        DomainHash.appendUInt32(UInt32(label.count), to: &frame)
+        frame += label
+        DomainHash.appendUInt32(4, to: &frame)
+        let counterOffset = frame.count
+        frame += [0, 0, 0, 0]
         let target = output.count + count
         var counter: UInt32 = 0
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             while output.count < target {
-                context.update(header)
-                context.update(uint32: UInt32(seed.count))
-                context.update(seed)
-                context.update(uint32: UInt32(label.count))
-                context.update(label)
-                context.update(uint32: 4)
-                context.update(uint32: counter)
+                frame.withUnsafeMutableBytes { raw in
+                    raw.storeBytes(of: counter.bigEndian, toByteOffset: counterOffset, as: UInt32.self)
+                    context.update(UnsafeRawBufferPointer(raw))
+                }
                 context.finalize(into: digest)
                 output.append(contentsOf: digest.prefix(min(32, target - output.count)))
                 counter += 1
@@ -35,31 +43,44 @@ final class PRGHasher {
     }
 }
 
-/// OTout(col) = (Hq("ote/out"; out_id, u32(j), u8(k), gf(col)))_{k = 0,1,2} for one out_id.
+/// OTout(col) = (Hq("ote/out"; out_id, u32(j), u8(k), gf(col)))_{k = 0,1,2} for one out_id. The framed
+/// input is kept in one buffer whose variable fields are patched in place: one update per digest.
 final class OTOutputHasher {
     private let context = SHA2Context(SHA512.self)
-    private let prefix: [UInt8]
+    private var frame: [UInt8]
+    private let indexOffset: Int
+    private let branchOffset: Int
+    private let columnOffset: Int
 
     init(outId: [UInt8]) {
-        var prefix = DKLsHash.domain.frameHeader("ote/out", fieldCount: 4)
-        DomainHash.appendUInt32(UInt32(outId.count), to: &prefix)
-        prefix += outId
-        self.prefix = prefix
+        var frame = DKLsHash.domain.frameHeader("ote/out", fieldCount: 4)
+        DomainHash.appendUInt32(UInt32(outId.count), to: &frame)
+        frame += outId
+        DomainHash.appendUInt32(4, to: &frame)
+        indexOffset = frame.count
+        frame += [0, 0, 0, 0]
+        DomainHash.appendUInt32(1, to: &frame)
+        branchOffset = frame.count
+        frame.append(0)
+        DomainHash.appendUInt32(32, to: &frame)
+        columnOffset = frame.count
+        frame += [UInt8](repeating: 0, count: 32)
+        self.frame = frame
     }
 
     func output(index: Int, column: GF256) -> (Secp256k1.Scalar, Secp256k1.Scalar, Secp256k1.Scalar) {
-        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { digest in
+        let indexOffset = indexOffset, branchOffset = branchOffset, columnOffset = columnOffset
+        frame.withUnsafeMutableBytes { raw in
+            raw.storeBytes(of: UInt32(truncatingIfNeeded: index).bigEndian, toByteOffset: indexOffset, as: UInt32.self)
+            raw.storeBytes(of: column.l0.littleEndian, toByteOffset: columnOffset, as: UInt64.self)
+            raw.storeBytes(of: column.l1.littleEndian, toByteOffset: columnOffset + 8, as: UInt64.self)
+            raw.storeBytes(of: column.l2.littleEndian, toByteOffset: columnOffset + 16, as: UInt64.self)
+            raw.storeBytes(of: column.l3.littleEndian, toByteOffset: columnOffset + 24, as: UInt64.self)
+        }
+        return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { digest in
             func hq(_ k: UInt8) -> Secp256k1.Scalar {
-                context.update(prefix)
-                context.update(uint32: 4)
-                context.update(uint32: UInt32(index))
-                context.update(uint32: 1)
-                context.update(uint8: k)
-                context.update(uint32: 32)
-                withUnsafeBytes(of: column.l0.littleEndian) { context.update($0) }
-                withUnsafeBytes(of: column.l1.littleEndian) { context.update($0) }
-                withUnsafeBytes(of: column.l2.littleEndian) { context.update($0) }
-                withUnsafeBytes(of: column.l3.littleEndian) { context.update($0) }
+                frame[branchOffset] = k
+                frame.withUnsafeBytes { context.update($0) }
                 context.finalize(into: digest)
                 // A 64-byte digest always reduces.
                 return (try? Secp256k1.Scalar(reducingWide: UnsafeRawBufferPointer(digest))) ?? .zero
