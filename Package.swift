@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "trio", dependencies: ["SilentShardCore"]),
 
         // MARK: Executables
-        .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "SilentShardCore"]),
+        .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols"]),

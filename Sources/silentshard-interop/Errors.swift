@@ -19,6 +19,9 @@ enum ErrorReport {
     /// The enum case name of the error, e.g. `"invalidPointEncoding"` or `"invalidLength"`: the text
     /// of `String(describing:)` up to the first parenthesis, so associated values never change it.
     static func name(of error: any Error) -> String {
+        // An enum case with associated values reflects as one child labelled with the case name
+        // (errors with a custom `description` included); a case without values prints its name.
+        if let label = Mirror(reflecting: error).children.first?.label { return label }
         let text = String(describing: error)
         return String(text.prefix { $0 != "(" })
     }

@@ -8,8 +8,8 @@ let usage = """
     usage: silentshard <command>
 
     commands:
-      demo        the demo (for now: the primitive self-check; the duo/trio demo on an embedded
-                  local node arrives with the cloud node)
+      demo        threshold keygen and signing, ECDSA (DKLs23) and EdDSA (FROST), every party in
+                  this process (the networked duo/trio demo on an embedded node comes with the node)
       selfcheck   check the cryptographic primitives against known answers
       version     print the version
     """
@@ -17,9 +17,16 @@ let usage = """
 let command = CommandLine.arguments.dropFirst().first ?? "help"
 switch command {
 case "demo":
-    print("SilentShard demo: the duo/trio demo on an embedded local node is not built yet;")
-    print("running the primitive self-check instead.\n")
-    exit(SelfCheck.run() ? 0 : 1)
+    print("SilentShard demo: every party runs in this process; the networked demo on an embedded")
+    print("local node arrives with the cloud node.\n")
+    guard SelfCheck.run() else { exit(1) }
+    print("")
+    do {
+        try Demo.run()
+    } catch {
+        FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))
+        exit(1)
+    }
 case "selfcheck":
     exit(SelfCheck.run() ? 0 : 1)
 case "version", "--version":

@@ -51,3 +51,16 @@ public enum ProtocolError: Error, Equatable, Sendable {
         return false
     }
 }
+
+extension ProtocolError: CustomStringConvertible {
+    /// A short readable form: outcome, reason and blamed party (never secret values).
+    public var description: String {
+        func party(_ index: PartyIndex?) -> String { index.map { " (party \($0))" } ?? "" }
+        switch self {
+        case .abort(let blamed, let reason): return "abort: \(reason.rawValue)\(party(blamed))"
+        case .abortAndBan(let blamed, let reason): return "abort and ban: \(reason.rawValue)\(party(blamed))"
+        case .signingFailed(let blamed, let reason): return "signing failed: \(reason.rawValue)\(party(blamed))"
+        case .invalidInput(let reason): return "invalid input: \(reason.rawValue)"
+        }
+    }
+}
