@@ -56,7 +56,8 @@ struct FROSTKeyManagementTests {
         }
     }
 
-    /// ZcashFoundation `repair-share.json`: the step-1 summands and step-3 sums; plus a full repair.
+    /// ZcashFoundation `repair-share.json` fixes only sums of given random summands (steps 1 and 3), so this
+    /// checks the summation; full repairs are tested below.
     @Test func repairShareVector() throws {
         let v = try FROSTVectors.load("repair-share.json")
         let generation = try #require(v["scalar_generation"] as? [String: Any])

@@ -39,6 +39,9 @@ extension FROST {
         /// Signs `message` with the keyshares of `signers` (indexes into `keyshares`) along `path`.
         public static func sign(_ keyshares: [Keyshare], signers: [PartyIndex], message: [UInt8], path: [UInt32] = [],
                                 using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [UInt8] {
+            guard !signers.isEmpty, signers.allSatisfy({ Int($0) < keyshares.count }) else {
+                throw .invalidInput(.invalidParameters)
+            }
             var sessions: [SigningSession] = []
             for k in signers {
                 let presignature = Presignature(keyshare: keyshares[Int(k)], using: &rng)
@@ -53,7 +56,8 @@ extension FROST {
             for (a, i) in signers.enumerated() {
                 for b in sessions.indices where b != a { try sessions[b].receiveRound2(round2[a], from: i) }
             }
-            return try sessions[0].signature()
+            guard let first = sessions.first else { throw .invalidInput(.invalidParameters) }
+            return try first.signature()
         }
     }
 }

@@ -6,7 +6,7 @@ extension FROST {
     /// 1. Round one ahead of time: a ``Presignature`` (BCAST tag 0x1101, `enc(D) ‖ enc(E)`).
     /// 2. `receiveRound1` for each co-signer's commitments.
     /// 3. `round2()` consumes the presignature and returns the BCAST share message (tag 0x1301):
-    ///    `transcript[32] ‖ z_i[32]`, where transcript = H("sign/transcript"; enc(PK′) ‖ H4(m) ‖
+    ///    `transcript[32] ‖ z_i[32]`, where transcript = H("sign/transcript"; key_id, gen, enc(PK′) ‖ H4(m) ‖
     ///    H5(commitment list)) lets receivers detect diverging views before blaming a share.
     /// 4. `receiveRound2` for each co-signer's share, then `signature()`.
     ///
@@ -73,7 +73,9 @@ extension FROST {
         public var signingKey: Point { derivation.publicKey }
 
         private func transcript(_ p: SigningPackage) -> [UInt8] {
-            FROST.domain.hash("sign/transcript", p.transcriptPrefix)
+            // key id and generation first: co-signers on different keyshare generations (one refreshed,
+            // one not) then fail with a transcript mismatch instead of blaming an honest share.
+            FROST.domain.hash("sign/transcript", keyshare.keyId, keyshare.generation, p.transcriptPrefix)
         }
 
         /// Computes this party's share; consumes the presignature (a second session with the same

@@ -5,18 +5,18 @@ import MPCCrypto
 
 extension FROST {
     /// A signer's secret nonce pair (hiding d, binding e). Never printed.
-    public struct SigningNonces: Sendable, CustomStringConvertible {
+    public struct SigningNonces: Sendable, CustomStringConvertible, SecretReflecting {
         public let hiding: Scalar
         public let binding: Scalar
 
         /// RFC 9591 `nonce_generate` for both nonces, from explicit 32-byte randomness (test vectors).
-        public init(hidingRandomness: [UInt8], bindingRandomness: [UInt8], secret: Scalar) {
+        init(hidingRandomness: [UInt8], bindingRandomness: [UInt8], secret: Scalar) {
             hiding = FROST.h3(hidingRandomness + secret.bytes)
             binding = FROST.h3(bindingRandomness + secret.bytes)
         }
 
         /// RFC 9591 round one `commit`: fresh randomness mixed with the secret share (§4.1).
-        public init(secret: Scalar, using rng: inout some RandomNumberGenerator) {
+        init(secret: Scalar, using rng: inout some RandomNumberGenerator) {
             self.init(hidingRandomness: FROST.randomBytes(32, using: &rng),
                       bindingRandomness: FROST.randomBytes(32, using: &rng), secret: secret)
         }
@@ -102,7 +102,8 @@ extension FROST {
         }
 
         /// RFC 9591 §5.2 `sign`: z_i = d_i + e_i·ρ_i + λ_i·s_i·c.
-        public func signatureShare(identifier: Identifier, secretShare: Scalar, nonces: SigningNonces) throws(ProtocolError) -> Scalar {
+        /// Internal: only a `Presignature` (single use) may supply nonces outside tests.
+        func signatureShare(identifier: Identifier, secretShare: Scalar, nonces: SigningNonces) throws(ProtocolError) -> Scalar {
             let index = try position(of: identifier)
             let lambda = try FROST.lagrange(identifier, over: identifiers)
             return nonces.hiding + nonces.binding * bindingFactors[index] + lambda * secretShare * challenge
