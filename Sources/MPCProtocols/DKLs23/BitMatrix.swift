@@ -29,18 +29,31 @@ enum Bits {
         return difference == 0
     }
 
-    /// The columns of a matrix with `rows.count` ≤ 256 rows of `columnCount` bits each (LSB-first rows):
-    /// column j is the 256-bit value whose bit b is entry (b, j).
+    /// The columns of a matrix with `rows.count` ≤ 256 rows (a multiple of 8) of `columnCount` bits
+    /// each (LSB-first rows, `columnCount / 8` bytes each): column j is the 256-bit value whose bit b is
+    /// entry (b, j). Works on 8×8 bit blocks (three mask-and-shift steps per block).
     static func columns(ofRows rows: [[UInt8]], columnCount: Int) -> [GF256] {
+        let byteColumns = columnCount >> 3
         var limbs = [UInt64](repeating: 0, count: columnCount * 4)
-        for (rowIndex, row) in rows.enumerated() {
-            let limb = rowIndex >> 6
-            let shift = UInt64(rowIndex & 63)
-            for byteIndex in 0..<(columnCount >> 3) {
-                let byte = row[byteIndex]
-                let base = (byteIndex << 3) * 4 + limb
-                for bitIndex in 0..<8 {
-                    limbs[base + bitIndex * 4] |= UInt64((byte >> UInt8(bitIndex)) & 1) << shift
+        limbs.withUnsafeMutableBufferPointer { out in
+            for group in 0..<(rows.count >> 3) {
+                let limb = group >> 3
+                let shift = UInt64((group & 7) * 8)
+                let block = rows[(8 * group)..<(8 * group + 8)]
+                for k in 0..<byteColumns {
+                    // Byte r of x is row (8·group + r)'s byte k: bit 8r + c is entry (row r, column 8k + c).
+                    var x: UInt64 = 0
+                    for (r, row) in block.enumerated() { x |= UInt64(row[k]) << UInt64(8 * r) }
+                    // Transpose the 8×8 bit matrix: bit 8r + c moves to bit 8c + r.
+                    var t = (x ^ (x >> 7)) & 0x00AA_00AA_00AA_00AA
+                    x = x ^ t ^ (t << 7)
+                    t = (x ^ (x >> 14)) & 0x0000_CCCC_0000_CCCC
+                    x = x ^ t ^ (t << 14)
+                    t = (x ^ (x >> 28)) & 0x0000_0000_F0F0_F0F0
+                    x = x ^ t ^ (t << 28)
+                    for c in 0..<8 {
+                        out[(8 * k + c) * 4 + limb] |= ((x >> UInt64(8 * c)) & 0xFF) << shift
+                    }
                 }
             }
         }
