@@ -34,6 +34,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
+        // Linux headers Glibc does not export (eventfd), for the WebSocket transport.
+        .systemLibrary(name: "CSocketShims"),
+
         // MARK: Primitives
         .target(
             name: "MPCCrypto",
@@ -44,7 +47,7 @@ let package = Package(
         .target(name: "MPCProtocols", dependencies: ["MPCCrypto"]),
 
         // MARK: SDK
-        .target(name: "SilentShardCore", dependencies: ["MPCProtocols"]),
+        .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "COpenSSL", "CSocketShims"]),
         .target(name: "duo", dependencies: ["SilentShardCore"]),
         .target(name: "trio", dependencies: ["SilentShardCore"]),
 

@@ -1,0 +1,464 @@
+#if !canImport(Darwin)
+import Foundation
+import Glibc
+
+/// RFC 6455 client over POSIX sockets and OpenSSL.
+///
+/// One I/O thread per connection owns the socket and the `SSL*` for its whole life: it connects,
+/// performs the upgrade, then loops on `poll` (socket + `eventfd`) writing queued frames, reading
+/// and decoding, answering pings and running the closing handshake. Async callers only touch the
+/// lock-protected mailbox below and wake the thread through the `eventfd`. The thread exits, closing
+/// everything, when the connection ends; nothing stays behind after `close()` returns.
+final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
+    private struct PendingSend {
+        var id: Int
+        var frames: [[UInt8]]
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct Waiter {
+        var id: Int
+        var continuation: CheckedContinuation<WebSocketMessage, any Error>
+        var deadline: ContinuousClock.Instant
+    }
+
+    /// Data frames are at most this large on the wire, so pongs and close frames can interleave.
+    static let fragmentSize = 1 << 20
+
+    private let endpoint: NetworkEndpoint
+    private let subprotocol: String
+    private let settings: WebSocketSettings
+    private let signal: WakeSignal
+
+    // MARK: Mailbox (guarded by `lock`)
+    private let lock = NSLock()
+    private var nextID = 0
+    private var pendingSends: [PendingSend] = []
+    private var inflightSendIDs: Set<Int> = []
+    private var closeRequests: [CheckedContinuation<Void, Never>] = []
+    private var inbox: [WebSocketMessage] = []
+    private var inboxBytes = 0
+    private var waiter: Waiter?
+    /// Why the connection ended (set once); reads fail with it after the inbox is drained.
+    private var terminal: NetworkError?
+    private var abortRequested = false
+    private var finished = false
+    /// `close()` callers the I/O thread took over (touched by that thread only); resumed last.
+    private var ioCloseWaiters: [CheckedContinuation<Void, Never>] = []
+
+    private init(endpoint: NetworkEndpoint, subprotocol: String, settings: WebSocketSettings, signal: WakeSignal) {
+        self.endpoint = endpoint
+        self.subprotocol = subprotocol
+        self.settings = settings
+        self.signal = signal
+    }
+
+    /// Connects, upgrades and starts the I/O thread.
+    static func open(endpoint: NetworkEndpoint, subprotocol: String, settings: WebSocketSettings) async throws -> POSIXWebSocketConnection {
+        let connection = POSIXWebSocketConnection(endpoint: endpoint, subprotocol: subprotocol, settings: settings, signal: try WakeSignal())
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let thread = Thread { connection.run(connected: continuation) }
+                thread.name = "SilentShard.WebSocket"
+                thread.start()
+            }
+        } onCancel: {
+            connection.signal.cancel()
+        }
+        return connection
+    }
+
+    // MARK: WebSocketConnection
+
+    func send(_ message: WebSocketMessage) async throws {
+        let payload = message.data
+        guard payload.count <= settings.maximumMessageSize else {
+            throw NetworkError.messageTooLarge(limit: settings.maximumMessageSize)
+        }
+        let opcode: WebSocketOpcode
+        switch message {
+        case .text: opcode = .text
+        case .binary: opcode = .binary
+        }
+        var generator = SystemRandomNumberGenerator()
+        let frames = payload.withUnsafeBytes {
+            WebSocketFrameEncoder.message(opcode: opcode, payload: $0, fragmentSize: Self.fragmentSize) {
+                generator.next()
+            }
+        }
+        let id = lock.withLock { () -> Int in
+            nextID += 1
+            return nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let failure: (any Error)? = lock.withLock {
+                    if Task.isCancelled { return CancellationError() }
+                    if let terminal { return terminal }
+                    if finished { return NetworkError.notConnected }
+                    pendingSends.append(PendingSend(id: id, frames: frames, continuation: continuation))
+                    return nil
+                }
+                if let failure {
+                    continuation.resume(throwing: failure)
+                } else {
+                    signal.wake()
+                }
+            }
+        } onCancel: {
+            let queued: PendingSend? = lock.withLock {
+                if let index = pendingSends.firstIndex(where: { $0.id == id }) {
+                    return pendingSends.remove(at: index)
+                }
+                if inflightSendIDs.contains(id) { abortRequested = true }
+                return nil
+            }
+            queued?.continuation.resume(throwing: CancellationError())
+            signal.wake()
+        }
+    }
+
+    func receive() async throws -> WebSocketMessage {
+        let id = lock.withLock { () -> Int in
+            nextID += 1
+            return nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketMessage, any Error>) in
+                let outcome: Result<WebSocketMessage, any Error>? = lock.withLock {
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if !inbox.isEmpty {
+                        let message = inbox.removeFirst()
+                        inboxBytes -= message.data.count
+                        return .success(message)
+                    }
+                    if let terminal { return .failure(terminal) }
+                    if finished { return .failure(NetworkError.notConnected) }
+                    waiter = Waiter(id: id, continuation: continuation, deadline: .now + settings.readTimeout)
+                    return nil
+                }
+                // Wake the thread: it re-arms its poll timeout for the new deadline, or resumes
+                // reading now that the inbox has room.
+                signal.wake()
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let cancelled: Waiter? = lock.withLock {
+                guard let current = waiter, current.id == id else { return nil }
+                waiter = nil
+                return current
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = lock.withLock { () -> Bool in
+                if finished { return true }
+                closeRequests.append(continuation)
+                return false
+            }
+            if done { continuation.resume() } else { signal.wake() }
+        }
+    }
+
+    // MARK: The I/O thread
+
+    private enum Phase {
+        case open
+        /// We sent a close frame; waiting for the peer's until the deadline.
+        case closeSent(deadline: ContinuousClock.Instant)
+        /// The closing handshake is complete, or the connection failed: flush, then stop.
+        case finishing
+    }
+
+    private struct OutFrame {
+        var bytes: [UInt8]
+        var offset = 0
+        /// The send that completes with this frame (its last).
+        var sendID: Int?
+        var continuation: CheckedContinuation<Void, any Error>?
+    }
+
+    private func run(connected: CheckedContinuation<Void, any Error>) {
+        blockSIGPIPEOnThisThread()
+        let stream: SocketStream
+        var leftover: [UInt8] = []
+        do {
+            let deadline = ContinuousClock.now + settings.connectTimeout
+            stream = try SocketStream.connect(endpoint: endpoint, trustedRoots: settings.trustedRootCertificates,
+                                              deadline: deadline, signal: signal)
+            let handshake = WebSocketHandshake(endpoint: endpoint, subprotocol: subprotocol)
+            try stream.writeAll(handshake.request, deadline: deadline)
+            var received: [UInt8] = []
+            while true {
+                guard try stream.readAvailable(into: &received, deadline: deadline) else { throw NetworkError.connectionLost }
+                let parsed: (head: HTTPResponseHead, length: Int)?
+                do {
+                    parsed = try HTTPResponseHead.parse(received)
+                } catch {
+                    throw NetworkError.invalidHandshake(reason: "malformed HTTP response")
+                }
+                if let parsed {
+                    try handshake.validate(parsed.head)
+                    leftover = Array(received[parsed.length...])
+                    break
+                }
+            }
+        } catch {
+            finish(error: .notConnected)
+            connected.resume(throwing: error)
+            return
+        }
+        connected.resume()
+        let reason = serve(stream: stream, leftover: leftover)
+        stream.close()
+        finish(error: reason)
+    }
+
+    /// The connected loop; returns why the connection ended.
+    private func serve(stream: SocketStream, leftover: [UInt8]) -> NetworkError {
+        var decoder = WebSocketFrameDecoder(maximumPayload: settings.maximumMessageSize)
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: settings.maximumMessageSize)
+        var outbound: [OutFrame] = []
+        var phase = Phase.open
+        var ending: NetworkError?
+        var readWantsWrite = false
+        var generator = SystemRandomNumberGenerator()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer {
+            buffer.deallocate()
+            for frame in outbound { frame.continuation?.resume(throwing: ending ?? NetworkError.notConnected) }
+        }
+        decoder.append(leftover)
+
+        func enqueueControl(_ bytes: [UInt8]) {
+            // After a partially written frame, never inside it.
+            let position = outbound.first.map { $0.offset > 0 ? 1 : 0 } ?? 0
+            outbound.insert(OutFrame(bytes: bytes), at: position)
+        }
+        func startClose(code: UInt16, because reason: NetworkError) {
+            if ending == nil { ending = reason }
+            outbound.removeAll { frame in
+                guard frame.offset == 0 else { return false }
+                frame.continuation?.resume(throwing: reason)
+                return true
+            }
+            outbound.append(OutFrame(bytes: WebSocketFrameEncoder.close(code: code, maskKey: generator.next())))
+            phase = .closeSent(deadline: .now + settings.closeTimeout)
+            setTerminal(reason)
+        }
+        func handle(_ event: WebSocketMessageAssembler.Event) {
+            switch event {
+            case .message(let message):
+                if case .open = phase { deliver(message) }
+            case .ping(let payload):
+                if case .open = phase {
+                    enqueueControl(payload.withUnsafeBytes {
+                        WebSocketFrameEncoder.frame(opcode: .pong, fin: true, payload: $0, maskKey: generator.next())
+                    })
+                }
+            case .pong:
+                break
+            case .close(let code, let reason):
+                switch phase {
+                case .open:
+                    let peerClose = NetworkError.closedByPeer(code: Int(code ?? 1005), reason: reason)
+                    ending = peerClose
+                    setTerminal(peerClose)
+                    outbound.removeAll { frame in
+                        guard frame.offset == 0 else { return false }
+                        frame.continuation?.resume(throwing: peerClose)
+                        return true
+                    }
+                    outbound.append(OutFrame(bytes: WebSocketFrameEncoder.close(code: code ?? 1000, maskKey: generator.next())))
+                    phase = .finishing
+                case .closeSent:
+                    phase = .finishing
+                case .finishing:
+                    break
+                }
+            }
+        }
+
+        while true {
+            // 1. Commands from callers.
+            let (sends, closes, abort, expired) = lock.withLock { () -> ([PendingSend], [CheckedContinuation<Void, Never>], Bool, Waiter?) in
+                let sends = pendingSends
+                pendingSends = []
+                for send in sends { inflightSendIDs.insert(send.id) }
+                let closes = closeRequests
+                closeRequests = []
+                var expired: Waiter?
+                if let current = waiter, current.deadline <= .now {
+                    expired = current
+                    waiter = nil
+                }
+                return (sends, closes, abortRequested, expired)
+            }
+            expired?.continuation.resume(throwing: NetworkError.timeout)
+            if abort {
+                ending = ending ?? .connectionLost
+                setTerminal(.connectionLost)
+                for send in sends { send.continuation.resume(throwing: CancellationError()) }
+                return ending ?? .connectionLost
+            }
+            for send in sends {
+                guard case .open = phase else {
+                    send.continuation.resume(throwing: ending ?? NetworkError.notConnected)
+                    continue
+                }
+                for (index, frame) in send.frames.enumerated() {
+                    let last = index == send.frames.count - 1
+                    outbound.append(OutFrame(bytes: frame, sendID: last ? send.id : nil, continuation: last ? send.continuation : nil))
+                }
+            }
+            if !closes.isEmpty {
+                ioCloseWaiters.append(contentsOf: closes)
+                if case .open = phase {
+                    startClose(code: 1000, because: .notConnected)
+                }
+            }
+
+            // 2. Write what we can.
+            var writeBlockedOnRead = false
+            do {
+                writing: while !outbound.isEmpty {
+                    let result = try outbound[0].bytes.withUnsafeBytes { raw throws(NetworkError) in
+                        try stream.write(UnsafeRawBufferPointer(rebasing: raw[outbound[0].offset...]))
+                    }
+                    switch result {
+                    case .bytes(let count):
+                        outbound[0].offset += count
+                        if outbound[0].offset == outbound[0].bytes.count {
+                            let done = outbound.removeFirst()
+                            if let id = done.sendID { _ = lock.withLock { inflightSendIDs.remove(id) } }
+                            done.continuation?.resume()
+                        }
+                    case .wouldBlock(let wantsWrite):
+                        writeBlockedOnRead = !wantsWrite
+                        break writing
+                    case .end:
+                        throw NetworkError.connectionLost
+                    }
+                }
+            } catch {
+                return lost(&ending)
+            }
+            if case .finishing = phase, outbound.isEmpty { return ending ?? .notConnected }
+
+            // 3. Read and decode what is there (until the socket and OpenSSL are drained).
+            readWantsWrite = false
+            if !isInboxFull() {
+                reading: while true {
+                    let result: SocketStream.IOResult
+                    do {
+                        result = try stream.read(into: buffer)
+                    } catch {
+                        if case .closeSent = phase { return ending ?? .notConnected }
+                        return lost(&ending)
+                    }
+                    switch result {
+                    case .bytes(let count):
+                        decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                        do {
+                            while let frame = try decoder.nextFrame() {
+                                if let event = try assembler.consume(frame) { handle(event) }
+                                if case .finishing = phase { break reading }
+                            }
+                        } catch {
+                            let closeError: NetworkError = error == .messageTooLarge
+                                ? .messageTooLarge(limit: settings.maximumMessageSize)
+                                : .protocolViolation(closeCode: Int(error.closeCode))
+                            if case .open = phase { startClose(code: error.closeCode, because: closeError) }
+                            phase = .finishing
+                            break reading
+                        }
+                        if isInboxFull() { break reading }
+                    case .wouldBlock(let wantsWrite):
+                        readWantsWrite = wantsWrite
+                        break reading
+                    case .end:
+                        if case .closeSent = phase { return ending ?? .notConnected }
+                        if case .finishing = phase { break reading }
+                        return lost(&ending)
+                    }
+                }
+            }
+            if case .finishing = phase { continue }  // flush the close frame, then stop
+
+            // 4. Sleep until something happens.
+            var events = Int16(0)
+            if !isInboxFull() || writeBlockedOnRead { events |= Int16(POLLIN) }
+            if !outbound.isEmpty || readWantsWrite { events |= Int16(POLLOUT) }
+            var deadline = lock.withLock { waiter?.deadline }
+            if case .closeSent(let closeDeadline) = phase {
+                if closeDeadline <= .now { return ending ?? .notConnected }
+                deadline = min(deadline ?? closeDeadline, closeDeadline)
+            }
+            var fds = [pollfd(fd: stream.fd, events: events, revents: 0),
+                       pollfd(fd: signal.descriptor, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, deadline?.pollTimeoutFromNow ?? -1)
+            if ready < 0 && errno != EINTR { return lost(&ending) }
+            if fds[1].revents != 0 { signal.drain() }
+        }
+    }
+
+    private func lost(_ ending: inout NetworkError?) -> NetworkError {
+        let reason = ending ?? .connectionLost
+        ending = reason
+        setTerminal(reason)
+        return reason
+    }
+
+    private func isInboxFull() -> Bool {
+        lock.withLock { inbox.count >= 64 || inboxBytes > 2 * settings.maximumMessageSize }
+    }
+
+    private func setTerminal(_ error: NetworkError) {
+        let failed: Waiter? = lock.withLock {
+            if terminal == nil { terminal = error }
+            guard inbox.isEmpty, let current = waiter else { return nil }
+            waiter = nil
+            return current
+        }
+        failed?.continuation.resume(throwing: error)
+    }
+
+    private func deliver(_ message: WebSocketMessage) {
+        let receiver: Waiter? = lock.withLock {
+            if let current = waiter {
+                waiter = nil
+                return current
+            }
+            inbox.append(message)
+            inboxBytes += message.data.count
+            return nil
+        }
+        receiver?.continuation.resume(returning: message)
+    }
+
+    /// Marks the connection finished and fails everything still waiting.
+    private func finish(error: NetworkError) {
+        let (sends, closes, reader) = lock.withLock { () -> ([PendingSend], [CheckedContinuation<Void, Never>], Waiter?) in
+            finished = true
+            if terminal == nil { terminal = error }
+            let sends = pendingSends
+            pendingSends = []
+            inflightSendIDs = []
+            let closes = closeRequests
+            closeRequests = []
+            let reader = inbox.isEmpty ? waiter : nil
+            if reader != nil { waiter = nil }
+            return (sends, closes, reader)
+        }
+        signal.close()
+        let reason = lock.withLock { terminal } ?? error
+        for send in sends { send.continuation.resume(throwing: reason) }
+        reader?.continuation.resume(throwing: reason)
+        for close in closes + ioCloseWaiters { close.resume() }
+        ioCloseWaiters = []
+    }
+}
+#endif
