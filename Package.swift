@@ -51,6 +51,9 @@ let package = Package(
         .target(name: "duo", dependencies: ["SilentShardCore"]),
         .target(name: "trio", dependencies: ["SilentShardCore"]),
 
+        // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
+        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),
+
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "SilentShardCore"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "CSecp256k1"]),
@@ -60,6 +63,9 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
         .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
+        .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
+        .testTarget(name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"]),
+        .testTarget(name: "TrioTransportTests", dependencies: ["trio", "SilentShardTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -233,6 +233,24 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         }
         decoder.append(leftover)
 
+        /// Handles every complete frame in the decoder; false when reading must stop.
+        func decodeFrames() -> Bool {
+            do {
+                while let frame = try decoder.nextFrame() {
+                    if let event = try assembler.consume(frame) { handle(event) }
+                    if case .finishing = phase { return false }
+                }
+                return true
+            } catch {
+                let closeError: NetworkError = error == .messageTooLarge
+                    ? .messageTooLarge(limit: settings.maximumMessageSize)
+                    : .protocolViolation(closeCode: Int(error.closeCode))
+                if case .open = phase { startClose(code: error.closeCode, because: closeError) }
+                phase = .finishing
+                return false
+            }
+        }
+
         func enqueueControl(_ bytes: [UInt8]) {
             // After a partially written frame, never inside it.
             let position = outbound.first.map { $0.offset > 0 ? 1 : 0 } ?? 0
@@ -281,6 +299,9 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                 }
             }
         }
+
+        // Frames that arrived together with the upgrade response.
+        _ = decodeFrames()
 
         while true {
             // 1. Commands from callers.
@@ -362,19 +383,7 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                     switch result {
                     case .bytes(let count):
                         decoder.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                        do {
-                            while let frame = try decoder.nextFrame() {
-                                if let event = try assembler.consume(frame) { handle(event) }
-                                if case .finishing = phase { break reading }
-                            }
-                        } catch {
-                            let closeError: NetworkError = error == .messageTooLarge
-                                ? .messageTooLarge(limit: settings.maximumMessageSize)
-                                : .protocolViolation(closeCode: Int(error.closeCode))
-                            if case .open = phase { startClose(code: error.closeCode, because: closeError) }
-                            phase = .finishing
-                            break reading
-                        }
+                        guard decodeFrames() else { break reading }
                         if isInboxFull() { break reading }
                     case .wouldBlock(let wantsWrite):
                         readWantsWrite = wantsWrite

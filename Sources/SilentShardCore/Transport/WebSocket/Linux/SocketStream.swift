@@ -195,7 +195,13 @@ final class SocketStream {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var gotAny = false
         while true {
-            let result = try chunk.withUnsafeMutableBytes { raw throws(NetworkError) in try read(into: raw) }
+            let result: IOResult
+            do {
+                result = try chunk.withUnsafeMutableBytes { raw throws(NetworkError) in try read(into: raw) }
+            } catch {
+                if gotAny { return true }  // report the error on the next call, after this data
+                throw error
+            }
             switch result {
             case .bytes(let count):
                 buffer.append(contentsOf: chunk[0..<count])
