@@ -18,11 +18,21 @@ WebSocket behaviour, chosen by the `params` query item ("mode"):
   wrongproto          (handshake) select a subprotocol the client did not offer
   noproto             (handshake) select no subprotocol
   reject:STATUS       (handshake) answer with HTTP STATUS instead of 101
+Raw port ("raw": a hand-written server for what `websockets` will not do), by `params`:
+  masked      after the upgrade, send a masked binary frame (clients must fail with 1002)
+  badutf8     send a text frame that is not UTF-8 (1007)
+  huge        send a frame header announcing 2**40 bytes (1009, before any payload)
+  noclose     send one binary frame, then never answer a close frame
+  extension   answer the upgrade with an extension that was not offered
+  badaccept   answer the upgrade with a wrong Sec-WebSocket-Accept
+  stall       accept TCP, never answer the upgrade
 HTTP POST (any path), by `params`: echo (body back), info (JSON of method, path, query,
 authorization, content-type, length), chunked (body back, chunked), status:N (empty body, status N).
 """
 
 import asyncio
+import base64
+import hashlib
 import datetime
 import http.server
 import json
@@ -171,6 +181,46 @@ async def handler(connection):
             await connection.send(message)
 
 
+async def raw_handler(reader, writer):
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        path = lines[0].split(" ")[1]
+        headers = {}
+        for line in lines[1:]:
+            if ":" in line:
+                name, value = line.split(":", 1)
+                headers[name.strip().lower()] = value.strip()
+        mode = mode_of(path)
+        if mode == "stall":
+            await reader.read()
+            return
+        accept = base64.b64encode(hashlib.sha1((headers["sec-websocket-key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
+        if mode == "badaccept":
+            accept = base64.b64encode(b"x" * 20).decode()
+        response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        response += f"Sec-WebSocket-Accept: {accept}\r\n"
+        if "sec-websocket-protocol" in headers:
+            response += f"Sec-WebSocket-Protocol: {headers['sec-websocket-protocol']}\r\n"
+        if mode == "extension":
+            response += "Sec-WebSocket-Extensions: permessage-deflate\r\n"
+        writer.write((response + "\r\n").encode())
+        if mode == "masked":
+            writer.write(bytes([0x82, 0x82, 1, 2, 3, 4, 1 ^ 9, 2 ^ 9]))
+        elif mode == "badutf8":
+            writer.write(bytes([0x81, 0x02, 0xC0, 0x80]))
+        elif mode == "huge":
+            writer.write(bytes([0x82, 127, 0, 0, 1, 0, 0, 0, 0, 0]))
+        elif mode == "noclose":
+            writer.write(bytes([0x82, 0x01, 0x2A]))
+        await writer.drain()
+        await reader.read()  # until the client closes
+    except (ConnectionError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        writer.close()
+
+
 class PostHandler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -232,12 +282,14 @@ async def main():
         ping_interval=None,
     )
     async with serve(handler, "127.0.0.1", 0, **options) as plain, \
-            serve(handler, "127.0.0.1", 0, ssl=context, **options) as secure:
+            serve(handler, "127.0.0.1", 0, ssl=context, **options) as secure, \
+            await asyncio.start_server(raw_handler, "127.0.0.1", 0) as raw:
         ports = {
             "ws": plain.sockets[0].getsockname()[1],
             "wss": secure.sockets[0].getsockname()[1],
             "http": start_http(None),
             "https": start_http(context),
+            "raw": raw.sockets[0].getsockname()[1],
             "ca_der": ca_der,
             "other_ca_der": other_der,
         }

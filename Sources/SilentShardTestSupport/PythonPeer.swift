@@ -8,6 +8,8 @@ public struct PythonPeer: Sendable {
     public var wssPort: Int
     public var httpPort: Int
     public var httpsPort: Int
+    /// A hand-written WebSocket server for malformed behaviour (see interop/ws_peer.py).
+    public var rawPort: Int
     /// The test CA that signed the peer's certificate (DER).
     public var caCertificate: Data
     /// A CA that did not sign it (DER).
@@ -17,6 +19,7 @@ public struct PythonPeer: Sendable {
     public var wss: String { "wss://localhost:\(wssPort)" }
     public var http: String { "http://127.0.0.1:\(httpPort)" }
     public var https: String { "https://localhost:\(httpsPort)" }
+    public var raw: String { "ws://127.0.0.1:\(rawPort)" }
 
     /// The shared peer.
     public static func shared() async throws -> PythonPeer {
@@ -26,7 +29,7 @@ public struct PythonPeer: Sendable {
     private static let launch = Task { try start() }
 
     private struct Ports: Decodable {
-        var ws: Int, wss: Int, http: Int, https: Int
+        var ws: Int, wss: Int, http: Int, https: Int, raw: Int
         var ca_der: String, other_ca_der: String
     }
 
@@ -59,7 +62,7 @@ public struct PythonPeer: Sendable {
         }
         let ports = try JSONDecoder().decode(Ports.self, from: line)
         return PythonPeer(
-            wsPort: ports.ws, wssPort: ports.wss, httpPort: ports.http, httpsPort: ports.https,
+            wsPort: ports.ws, wssPort: ports.wss, httpPort: ports.http, httpsPort: ports.https, rawPort: ports.raw,
             caCertificate: try Data(contentsOf: URL(fileURLWithPath: ports.ca_der)),
             otherCACertificate: try Data(contentsOf: URL(fileURLWithPath: ports.other_ca_der))
         )
