@@ -64,8 +64,16 @@ let package = Package(
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
         .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
-        .testTarget(name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"]),
-        .testTarget(name: "TrioTransportTests", dependencies: ["trio", "SilentShardTestSupport"]),
+        // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
+        // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
+        .testTarget(
+            name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "TrioTransportTests", dependencies: ["trio", "SilentShardTestSupport"],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
