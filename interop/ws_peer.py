@@ -3,7 +3,8 @@
 Started by the Swift tests (Tests/TransportTests/PythonPeer.swift) as
 `.venv/bin/python interop/ws_peer.py`. It makes a throwaway CA and a server certificate for
 `localhost` / 127.0.0.1 (with `cryptography`), listens on 127.0.0.1 with ws, wss, http and https,
-prints one JSON line {"ws", "wss", "http", "https", "ca_der", "other_ca_der"} and serves until its
+prints one JSON line {"ws", "wss", "http", "https", "raw", "wss_wrong_host", "ca_der",
+"other_ca_der"} (wss_wrong_host: a certificate from the same CA for another host name) and serves until its
 standard input closes (so it never outlives the test process).
 
 WebSocket behaviour, chosen by the `params` query item ("mode"):
@@ -76,7 +77,7 @@ def make_ca(name):
     return key, cert
 
 
-def make_server_cert(ca_key, ca_cert):
+def make_server_cert(ca_key, ca_cert, names=("localhost",), ips=("127.0.0.1",)):
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.timezone.utc)
     cert = (
@@ -88,7 +89,7 @@ def make_server_cert(ca_key, ca_cert):
         .not_valid_before(now - datetime.timedelta(days=1))
         .not_valid_after(now + datetime.timedelta(days=2))
         .add_extension(
-            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            x509.SubjectAlternativeName([x509.DNSName(n) for n in names] + [x509.IPAddress(ipaddress.ip_address(i)) for i in ips]),
             critical=False,
         )
         .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
@@ -112,7 +113,15 @@ def tls_context(directory):
         f.write(other_ca.public_bytes(serialization.Encoding.DER))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(paths["server.pem"], paths["server.key"])
-    return context, paths["ca.der"], paths["other.der"]
+    # Same CA, but a certificate for another host: host-name verification must refuse it.
+    wrong_key, wrong_cert = make_server_cert(ca_key, ca_cert, names=("other.invalid",), ips=())
+    with open(paths["server.pem"], "wb") as f:
+        f.write(wrong_cert.public_bytes(serialization.Encoding.PEM))
+    with open(paths["server.key"], "wb") as f:
+        f.write(wrong_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    wrong_host = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    wrong_host.load_cert_chain(paths["server.pem"], paths["server.key"])
+    return context, wrong_host, paths["ca.der"], paths["other.der"]
 
 
 def mode_of(path):
@@ -272,7 +281,7 @@ def start_http(context):
 
 async def main():
     directory = tempfile.mkdtemp(prefix="ws-peer-")
-    context, ca_der, other_der = tls_context(directory)
+    context, wrong_host, ca_der, other_der = tls_context(directory)
     options = dict(
         select_subprotocol=select_subprotocol,
         process_request=process_request,
@@ -283,6 +292,7 @@ async def main():
     )
     async with serve(handler, "127.0.0.1", 0, **options) as plain, \
             serve(handler, "127.0.0.1", 0, ssl=context, **options) as secure, \
+            serve(handler, "127.0.0.1", 0, ssl=wrong_host, **options) as secure_wrong_host, \
             await asyncio.start_server(raw_handler, "127.0.0.1", 0) as raw:
         ports = {
             "ws": plain.sockets[0].getsockname()[1],
@@ -290,6 +300,7 @@ async def main():
             "http": start_http(None),
             "https": start_http(context),
             "raw": raw.sockets[0].getsockname()[1],
+            "wss_wrong_host": secure_wrong_host.sockets[0].getsockname()[1],
             "ca_der": ca_der,
             "other_ca_der": other_der,
         }

@@ -10,6 +10,8 @@ public struct PythonPeer: Sendable {
     public var httpsPort: Int
     /// A hand-written WebSocket server for malformed behaviour (see interop/ws_peer.py).
     public var rawPort: Int
+    /// wss with a certificate from the test CA for `other.invalid`.
+    public var wssWrongHostPort: Int
     /// The test CA that signed the peer's certificate (DER).
     public var caCertificate: Data
     /// A CA that did not sign it (DER).
@@ -29,7 +31,7 @@ public struct PythonPeer: Sendable {
     private static let launch = Task { try start() }
 
     private struct Ports: Decodable {
-        var ws: Int, wss: Int, http: Int, https: Int, raw: Int
+        var ws: Int, wss: Int, http: Int, https: Int, raw: Int, wss_wrong_host: Int
         var ca_der: String, other_ca_der: String
     }
 
@@ -62,7 +64,7 @@ public struct PythonPeer: Sendable {
         }
         let ports = try JSONDecoder().decode(Ports.self, from: line)
         return PythonPeer(
-            wsPort: ports.ws, wssPort: ports.wss, httpPort: ports.http, httpsPort: ports.https, rawPort: ports.raw,
+            wsPort: ports.ws, wssPort: ports.wss, httpPort: ports.http, httpsPort: ports.https, rawPort: ports.raw, wssWrongHostPort: ports.wss_wrong_host,
             caCertificate: try Data(contentsOf: URL(fileURLWithPath: ports.ca_der)),
             otherCACertificate: try Data(contentsOf: URL(fileURLWithPath: ports.other_ca_der))
         )

@@ -150,11 +150,15 @@ struct WebSocketInteropTests {
             }
             #expect(reason.contains("certificate verif"))
         }
-        // The right CA but the wrong host name.
+        // The right CA but a certificate for another host name.
         var config = peerConfig(peer, secure: true)
-        config.url = "wss://127.0.0.2:\(peer.wssPort)"
+        config.url = "wss://localhost:\(peer.wssWrongHostPort)"
         let error = await thrownError { try await WebSocketClientEngine(config: config).open() }
-        #expect(error != nil)
+        guard case .tlsFailure(let reason)? = error as? NetworkError else {
+            Issue.record("expected a TLS failure, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("hostname mismatch"))
         // The right CA, by IP address (the certificate has 127.0.0.1 as a SAN).
         config.url = "wss://127.0.0.1:\(peer.wssPort)"
         let engine = WebSocketClientEngine(config: config)

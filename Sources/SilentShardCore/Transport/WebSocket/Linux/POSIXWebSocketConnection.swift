@@ -406,7 +406,9 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                 if closeDeadline <= .now { return ending ?? .notConnected }
                 deadline = min(deadline ?? closeDeadline, closeDeadline)
             }
-            var fds = [pollfd(fd: stream.fd, events: events, revents: 0),
+            // With no events wanted (inbox full, nothing to write), leave the socket out: a hang-up
+            // would otherwise wake poll at once, again and again, until the app reads.
+            var fds = [pollfd(fd: events == 0 ? -1 : stream.fd, events: events, revents: 0),
                        pollfd(fd: signal.descriptor, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, deadline?.pollTimeoutFromNow ?? -1)
             if ready < 0 && errno != EINTR { return lost(&ending) }
