@@ -24,6 +24,7 @@ Raw port ("raw": a hand-written server for what `websockets` will not do), by `p
   badutf8     send a text frame that is not UTF-8 (1007)
   huge        send a frame header announcing 2**40 bytes (1009, before any payload)
   noclose     send one binary frame, then never answer a close frame
+  noread      never read anything after the upgrade (the client's sends back up)
   extension   answer the upgrade with an extension that was not offered
   badaccept   answer the upgrade with a wrong Sec-WebSocket-Accept
   stall       accept TCP, never answer the upgrade
@@ -223,6 +224,9 @@ async def raw_handler(reader, writer):
         elif mode == "noclose":
             writer.write(bytes([0x82, 0x01, 0x2A]))
         await writer.drain()
+        if mode == "noread":
+            await asyncio.sleep(30)
+            return
         await reader.read()  # until the client closes
     except (ConnectionError, asyncio.IncompleteReadError):
         pass

@@ -72,4 +72,18 @@ struct MisbehavingPeerTests {
         let elapsed = ContinuousClock.now - start
         #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(3))
     }
+
+    @Test func sendsThePeerNeverTakesTimeOut() async throws {
+        let peer = try await PythonPeer.shared()
+        let engine = WebSocketClientEngine(config: WebsocketConfig(url: peer.raw, readTimeout: .milliseconds(500),
+                                                                  maximumMessageSize: 16 << 20))
+        try await connect(engine, mode: "noread")
+        let start = ContinuousClock.now
+        let error = await thrownError {
+            for _ in 0..<8 { try await engine.send(.binary(Data(count: 16 << 20))) }
+        }
+        #expect(error as? NetworkError == .timeout)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        await engine.disconnect()
+    }
 }

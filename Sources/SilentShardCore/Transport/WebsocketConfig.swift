@@ -14,7 +14,9 @@ public struct WebsocketConfig: Sendable {
     public var authenticationToken: String?
     /// Limit for opening a connection: TCP, TLS and the WebSocket upgrade (or the POST's connect).
     public var connectTimeout: Duration
-    /// How long `read()` waits for the next message (and a POST for its response).
+    /// How long `read()` waits for the next message, a POST for its response, and a send for the
+    /// peer to accept its bytes (a send that times out drops the connection: it cannot resume
+    /// mid-message). A read that times out leaves the connection usable.
     public var readTimeout: Duration
     /// Largest message accepted or sent, in bytes; larger incoming messages close the connection
     /// with code 1009 and fail with ``NetworkError/messageTooLarge(limit:)``.

@@ -14,6 +14,8 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         var id: Int
         var frames: [[UInt8]]
         var continuation: CheckedContinuation<Void, any Error>
+        /// `readTimeout` also bounds how long a send may wait for the peer to take the bytes.
+        var deadline: ContinuousClock.Instant
     }
 
     private struct Waiter {
@@ -96,7 +98,8 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                     if Task.isCancelled { return CancellationError() }
                     if let terminal { return terminal }
                     if finished { return NetworkError.notConnected }
-                    pendingSends.append(PendingSend(id: id, frames: frames, continuation: continuation))
+                    pendingSends.append(PendingSend(id: id, frames: frames, continuation: continuation,
+                                                    deadline: .now + settings.readTimeout))
                     return nil
                 }
                 if let failure {
@@ -179,6 +182,7 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         /// The send that completes with this frame (its last).
         var sendID: Int?
         var continuation: CheckedContinuation<Void, any Error>?
+        var deadline: ContinuousClock.Instant?
     }
 
     private func run(connected: CheckedContinuation<Void, any Error>) {
@@ -332,7 +336,8 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                 }
                 for (index, frame) in send.frames.enumerated() {
                     let last = index == send.frames.count - 1
-                    outbound.append(OutFrame(bytes: frame, sendID: last ? send.id : nil, continuation: last ? send.continuation : nil))
+                    outbound.append(OutFrame(bytes: frame, sendID: last ? send.id : nil,
+                                             continuation: last ? send.continuation : nil, deadline: last ? send.deadline : nil))
                 }
             }
             if !closes.isEmpty {
@@ -340,6 +345,13 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
                 if case .open = phase {
                     startClose(code: 1000, because: .notConnected)
                 }
+            }
+
+            // A send the peer has not taken in time: the connection cannot recover mid-message.
+            if let firstDeadline = outbound.lazy.compactMap(\.deadline).min(), firstDeadline <= .now {
+                ending = ending ?? .timeout
+                setTerminal(.timeout)
+                return ending ?? .timeout
             }
 
             // 2. Write what we can.
@@ -402,6 +414,9 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
             if !isInboxFull() || writeBlockedOnRead { events |= Int16(POLLIN) }
             if !outbound.isEmpty || readWantsWrite { events |= Int16(POLLOUT) }
             var deadline = lock.withLock { waiter?.deadline }
+            if let sendDeadline = outbound.lazy.compactMap(\.deadline).min() {
+                deadline = min(deadline ?? sendDeadline, sendDeadline)
+            }
             if case .closeSent(let closeDeadline) = phase {
                 if closeDeadline <= .now { return ending ?? .notConnected }
                 deadline = min(deadline ?? closeDeadline, closeDeadline)
