@@ -11,6 +11,13 @@ package final class WebSocketClientEngine {
         self.config = config
     }
 
+    deinit {
+        // A client dropped while connected must not leave its I/O thread and socket behind.
+        if let connection {
+            Task { await connection.close() }
+        }
+    }
+
     /// Opens a connection to `url` (closing a previous one first) and sends the token, if any.
     nonisolated(nonsending) package func connect(url: URL, subprotocol: String) async throws {
         await disconnect()
