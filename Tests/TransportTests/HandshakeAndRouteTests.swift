@@ -68,6 +68,8 @@ struct HandshakeAndRouteTests {
         #expect(post.absoluteString == "https://host.example/prefix/v3/trio/presign-final")
         let plain = try NetworkRoute.url(base: "http://127.0.0.1:80", segments: ["ecdsa", "sign"], params: nil, websocket: true)
         #expect(plain.absoluteString == "ws://127.0.0.1:80/v3/ecdsa/sign")
+        let odd = try NetworkRoute.url(base: "ws://h", segments: ["a b", "c?d"], params: "x&y=z+1#", websocket: true)
+        #expect(odd.absoluteString == "ws://h/v3/a%20b/c%3Fd?params=x%26y%3Dz%2B1%23")
         #expect(throws: NetworkError.invalidURL) { try NetworkRoute.url(base: "ftp://x", segments: [], params: nil, websocket: true) }
         #expect(throws: NetworkError.invalidURL) { try NetworkRoute.url(base: "not a url", segments: [], params: nil, websocket: true) }
         let endpoint = try NetworkEndpoint(URL(string: "ws://[::1]:9000/v3/a/b?params=1")!)

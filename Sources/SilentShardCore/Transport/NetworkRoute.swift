@@ -5,6 +5,12 @@ package enum NetworkRoute {
     /// The name of the query item that carries `params` (for example a hex key id).
     package static let paramsQueryItem = "params"
 
+    private static let queryValueAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+;#")
+        return allowed
+    }()
+
     /// `base` + `/v3/` + `segments`, with `params` as a query item. `websocket` selects `ws`/`wss`
     /// (else `http`/`https`); either family of scheme is accepted in `base`.
     package static func url(base: String, segments: [String], params: String?, websocket: Bool) throws(NetworkError) -> URL {
@@ -27,7 +33,13 @@ package enum NetworkRoute {
             path += "/" + encoded
         }
         components.percentEncodedPath = path
-        components.queryItems = params.map { [URLQueryItem(name: paramsQueryItem, value: $0)] }
+        if let params {
+            // Strict: `&`, `=`, `+`, `;` and `#` are encoded too, so any value stays one query item.
+            guard let value = params.addingPercentEncoding(withAllowedCharacters: queryValueAllowed) else { throw .invalidURL }
+            components.percentEncodedQuery = "\(paramsQueryItem)=\(value)"
+        } else {
+            components.percentEncodedQuery = nil
+        }
         components.fragment = nil
         guard let url = components.url else { throw .invalidURL }
         return url

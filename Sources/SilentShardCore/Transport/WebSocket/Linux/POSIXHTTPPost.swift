@@ -67,11 +67,8 @@ enum POSIXHTTPPost {
             if let (head, length) = response {
                 guard (200...299).contains(head.status) else { throw NetworkError.httpStatus(head.status) }
                 let bodyBytes = received[length...]
-                if let value = head.values("Content-Length").first {
-                    guard let expected = Int(value), expected >= 0 else { throw NetworkError.invalidHandshake(reason: "bad Content-Length") }
-                    guard expected <= limit else { throw NetworkError.messageTooLarge(limit: limit) }
-                    if bodyBytes.count >= expected { return Data(bodyBytes.prefix(expected)) }
-                } else if head.values("Transfer-Encoding").contains(where: { $0.lowercased().contains("chunked") }) {
+                // Transfer-Encoding wins over Content-Length (RFC 9112 §6.3).
+                if head.values("Transfer-Encoding").contains(where: { $0.lowercased().contains("chunked") }) {
                     do {
                         if let decoded = try HTTPChunkedBody.decode(bodyBytes, limit: limit) { return Data(decoded) }
                     } catch .tooLarge {
@@ -79,6 +76,10 @@ enum POSIXHTTPPost {
                     } catch {
                         throw NetworkError.invalidHandshake(reason: "malformed chunked body")
                     }
+                } else if let value = head.values("Content-Length").first {
+                    guard let expected = Int(value), expected >= 0 else { throw NetworkError.invalidHandshake(reason: "bad Content-Length") }
+                    guard expected <= limit else { throw NetworkError.messageTooLarge(limit: limit) }
+                    if bodyBytes.count >= expected { return Data(bodyBytes.prefix(expected)) }
                 } else {
                     guard bodyBytes.count <= limit else { throw NetworkError.messageTooLarge(limit: limit) }
                     if ended { return Data(bodyBytes) }
