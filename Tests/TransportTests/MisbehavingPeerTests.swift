@@ -86,4 +86,25 @@ struct MisbehavingPeerTests {
         #expect(ContinuousClock.now - start < .seconds(5))
         await engine.disconnect()
     }
+
+    @Test func cancellingABlockedSendDropsTheConnectionPromptly() async throws {
+        let peer = try await PythonPeer.shared()
+        let url = try NetworkRoute.url(base: peer.raw, segments: ["trio", "sign"], params: "noread", websocket: true)
+        let settings = WebSocketSettings(WebsocketConfig(url: peer.raw, readTimeout: .seconds(30), maximumMessageSize: 64 << 20))
+        let connection = try await WebSocketTransport.connect(url: url, subprotocol: "trio", settings: settings)
+        // Send until one blocks (the peer never reads); that one is then in the I/O thread's hands.
+        let sender = Task {
+            let chunk = Data(count: 4 << 20)
+            for _ in 0..<64 { try await connection.send(.binary(chunk)) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let start = ContinuousClock.now
+        sender.cancel()
+        let result = await sender.result
+        #expect(throws: (any Error).self) { try result.get() }
+        #expect(ContinuousClock.now - start < .seconds(1))
+        // The connection is gone: further use fails at once.
+        await #expect(throws: NetworkError.connectionLost) { try await connection.send(.binary(Data([1]))) }
+        await connection.close()
+    }
 }
