@@ -45,7 +45,7 @@ struct MisbehavingPeerTests {
         let start = ContinuousClock.now
         let error = await thrownError { try await connect(rawEngine(peer, connectTimeout: .milliseconds(300)), mode: "stall") }
         #expect(error as? NetworkError == .timeout)
-        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(ContinuousClock.now - start < .seconds(10))  // generous: CI machines are shared
     }
 
     @Test func cancellingConnectIsPrompt() async throws {
@@ -58,7 +58,7 @@ struct MisbehavingPeerTests {
         task.cancel()
         let result = await task.result
         #expect(throws: CancellationError.self) { _ = try result.get() }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(5))  // vs. the 30 s connect timeout
     }
 
     @Test func closeHandshakeIsBoundedWhenThePeerNeverAnswers() async throws {
@@ -70,7 +70,7 @@ struct MisbehavingPeerTests {
         let start = ContinuousClock.now
         await engine.disconnect()
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(3))
+        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(10))
     }
 
     @Test func sendsThePeerNeverTakesTimeOut() async throws {
@@ -83,7 +83,7 @@ struct MisbehavingPeerTests {
             for _ in 0..<8 { try await engine.send(.binary(Data(count: 16 << 20))) }
         }
         #expect(error as? NetworkError == .timeout)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(ContinuousClock.now - start < .seconds(20))
         await engine.disconnect()
     }
 
@@ -102,7 +102,7 @@ struct MisbehavingPeerTests {
         sender.cancel()
         let result = await sender.result
         #expect(throws: (any Error).self) { try result.get() }
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(5))
         // The connection is gone: further use fails at once.
         await #expect(throws: NetworkError.connectionLost) { try await connection.send(.binary(Data([1]))) }
         await connection.close()

@@ -88,7 +88,7 @@ struct WebSocketInteropTests {
         let start = ContinuousClock.now
         let error = await thrownError { try await engine.open() }
         #expect(error as? NetworkError == .connectionRefused(host: "127.0.0.1", port: port))
-        #expect(ContinuousClock.now - start < .seconds(1))
+        #expect(ContinuousClock.now - start < .seconds(5))  // vs. the 15 s connect timeout
     }
 
     @Test func readTimeout() async throws {
@@ -98,7 +98,7 @@ struct WebSocketInteropTests {
         let start = ContinuousClock.now
         await #expect(throws: NetworkError.timeout) { try await engine.read() }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(3))
+        #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(10))
         await engine.disconnect()
     }
 
