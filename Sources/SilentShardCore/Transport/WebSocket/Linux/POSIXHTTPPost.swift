@@ -69,6 +69,13 @@ enum POSIXHTTPPost {
                 let bodyBytes = received[length...]
                 // Transfer-Encoding wins over Content-Length (RFC 9112 §6.3).
                 if head.values("Transfer-Encoding").contains(where: { $0.lowercased().contains("chunked") }) {
+                    // A complete chunked body ends with CRLF CRLF: decode only then (or at the end of
+                    // the stream), not after every read.
+                    guard ended || bodyBytes.suffix(4).elementsEqual([13, 10, 13, 10]) else {
+                        guard bodyBytes.count <= limit + limit / 8 + 64 * 1024 else { throw NetworkError.messageTooLarge(limit: limit) }
+                        ended = try !stream.readAvailable(into: &received, deadline: deadline)
+                        continue
+                    }
                     do {
                         if let decoded = try HTTPChunkedBody.decode(bodyBytes, limit: limit) { return Data(decoded) }
                     } catch .tooLarge {
