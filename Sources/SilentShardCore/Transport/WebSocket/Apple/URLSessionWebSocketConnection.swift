@@ -117,6 +117,11 @@ final class URLSessionWebSocketConnection: NSObject, WebSocketConnection, URLSes
                 let (ready, startReceive) = lock.withLock { () -> (Result<URLSessionWebSocketTask.Message, any Error>?, URLSessionWebSocketTask?) in
                     if Task.isCancelled { return (.failure(CancellationError()), nil) }
                     if !stash.isEmpty { return (stash.removeFirst(), nil) }
+                    // After a peer's close the task still hands out the messages that preceded it
+                    // (a node sends its final frame before closing); only a released task is empty.
+                    guard self.task != nil || receiveInFlight else {
+                        return (.failure(peerClose ?? NetworkError.notConnected), nil)
+                    }
                     waiter = (id, continuation)
                     guard !receiveInFlight, let task else { return (nil, nil) }
                     receiveInFlight = true
