@@ -16,6 +16,8 @@ WebSocket behaviour, chosen by the `params` query item ("mode"):
   abort               drop the TCP connection without a closing handshake
   silent              send nothing more
   ping                ping, wait for the pong, send text "pong-received", then echo
+  closeinfo:MODE      send {"code", "reason"} of the client's close frame on the last connection
+                      whose mode was MODE (any other mode echoes, and records how it was closed)
   wrongproto          (handshake) select a subprotocol the client did not offer
   noproto             (handshake) select no subprotocol
   reject:STATUS       (handshake) answer with HTTP STATUS instead of 101
@@ -157,7 +159,19 @@ def process_response(connection, request, response):
     return None
 
 
+CLOSES = {}
+
+
 async def handler(connection):
+    try:
+        await serve_connection(connection)
+    finally:
+        mode = mode_of(connection.request.path)
+        rcvd = connection.protocol.close_rcvd
+        CLOSES[mode] = {"code": rcvd.code if rcvd else None, "reason": rcvd.reason if rcvd else None}
+
+
+async def serve_connection(connection):
     path = connection.request.path
     parsed = urllib.parse.urlparse(path)
     mode = mode_of(path)
@@ -174,6 +188,15 @@ async def handler(connection):
         return
     if mode == "abort":
         connection.transport.abort()
+        return
+    if mode.startswith("closeinfo:"):
+        key = mode.split(":", 1)[1]
+        for _ in range(100):
+            if key in CLOSES:
+                break
+            await asyncio.sleep(0.01)
+        await connection.send(json.dumps(CLOSES.get(key)))
+        await connection.wait_closed()
         return
     if mode == "silent":
         await connection.wait_closed()

@@ -54,6 +54,22 @@ struct WebSocketInteropTests {
         await engine.disconnect()
     }
 
+    @Test(arguments: [false, true])
+    func disconnectSendsCloseCode1000(secure: Bool) async throws {
+        struct CloseInfo: Decodable, Equatable { var code: Int?; var reason: String? }
+        let peer = try await PythonPeer.shared()
+        let tag = "tag-\(UUID().uuidString)"
+        let engine = WebSocketClientEngine(config: peerConfig(peer, secure: secure))
+        try await engine.open(mode: tag)
+        try await engine.send(.binary(Data([1])))
+        _ = try await engine.read()
+        await engine.disconnect()
+        try await engine.open(mode: "closeinfo:\(tag)")
+        let info = try JSONDecoder().decode(CloseInfo.self, from: try await engine.read())
+        #expect(info == CloseInfo(code: 1000, reason: ""))
+        await engine.disconnect()
+    }
+
     @Test func answersPings() async throws {
         let peer = try await PythonPeer.shared()
         let engine = WebSocketClientEngine(config: peerConfig(peer))
