@@ -1,7 +1,7 @@
 /// The default duo transport: a WebSocket per protocol step at `/v3/{algorithm}/{action}`, with
 /// the step's subprotocol (`duo-instance`) and the authentication token as the first message.
-/// Duo flows never use HTTP POST; `sendPostRequest` still works (to `/v3/{path}/{action}`) for
-/// servers that offer it, like trio's: `/v3/{path}/{action}`, EdDSA `/v3/{path}/eddsa/{action}`.
+/// Duo flows never use HTTP POST; `sendPostRequest` still works for servers that offer it, routed
+/// like trio's: `/v3/{path}/{action}`, EdDSA `/v3/{path}/eddsa/{action}`.
 ///
 /// On `connect` it opens the socket (`params` as the `params` query item), offers the action's
 /// `protocol` and fails with ``NetworkError/subprotocolMismatch(offered:selected:)`` unless the
