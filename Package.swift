@@ -34,6 +34,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
+        // Linux headers Glibc does not export (eventfd), for the WebSocket transport.
+        .systemLibrary(name: "CSocketShims"),
+
         // MARK: Primitives
         .target(
             name: "MPCCrypto",
@@ -44,9 +47,12 @@ let package = Package(
         .target(name: "MPCProtocols", dependencies: ["MPCCrypto"]),
 
         // MARK: SDK
-        .target(name: "SilentShardCore", dependencies: ["MPCProtocols"]),
+        .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "COpenSSL", "CSocketShims"]),
         .target(name: "duo", dependencies: ["SilentShardCore"]),
         .target(name: "trio", dependencies: ["SilentShardCore"]),
+
+        // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
+        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),
 
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
@@ -57,6 +63,17 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
         .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
+        .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
+        // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
+        // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
+        .testTarget(
+            name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .testTarget(
+            name: "TrioTransportTests", dependencies: ["trio", "SilentShardTestSupport"],
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

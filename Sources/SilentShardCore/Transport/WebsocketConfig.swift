@@ -1,0 +1,72 @@
+import Foundation
+
+/// What the default WebSocket clients need to reach the cloud: the server URL, an optional
+/// authentication token, timeouts, the maximum message size and, optionally, the root certificates
+/// to trust instead of the system's.
+///
+/// The token is never included in `description`, `debugDescription` or mirrors.
+public struct WebsocketConfig: Sendable {
+    /// The server, for example `wss://your-server.example.com` (`ws`, `wss`, `http` or `https`;
+    /// a path prefix is kept in front of `/v3/...`).
+    public var url: String
+    /// Sent as the first (text) message of every connection, and as `Authorization: Bearer …` on
+    /// HTTP POST, when set.
+    public var authenticationToken: String?
+    /// Limit for opening a connection: TCP, TLS and the WebSocket upgrade (or the POST's connect).
+    public var connectTimeout: Duration
+    /// How long `read()` waits for the next message, a POST for its response, and a send for the
+    /// peer to accept its bytes (a send that times out drops the connection: it cannot resume
+    /// mid-message). A read that times out leaves the connection usable.
+    public var readTimeout: Duration
+    /// Largest message accepted or sent, in bytes; larger incoming messages close the connection
+    /// with code 1009 and fail with ``NetworkError/messageTooLarge(limit:)``.
+    public var maximumMessageSize: Int
+    /// DER-encoded root certificates to trust for `wss`/`https`. Empty (the default): the system's
+    /// trust store. Non-empty: only these roots (the host name is verified either way).
+    public var trustedRootCertificates: [Data]
+
+    /// The default maximum message size: 16 MiB (MPC bundles are at most 1 MiB; Apple's and Python
+    /// `websockets`' defaults of 1 MiB are too tight).
+    public static let defaultMaximumMessageSize = 16 << 20
+
+    /// Creates a configuration. Only `url` is required.
+    public init(
+        url: String,
+        authenticationToken: String? = nil,
+        connectTimeout: Duration = .seconds(15),
+        readTimeout: Duration = .seconds(60),
+        maximumMessageSize: Int = WebsocketConfig.defaultMaximumMessageSize,
+        trustedRootCertificates: [Data] = []
+    ) {
+        self.url = url
+        self.authenticationToken = authenticationToken
+        self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
+        self.maximumMessageSize = maximumMessageSize
+        self.trustedRootCertificates = trustedRootCertificates
+    }
+}
+
+extension WebsocketConfig: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A description without the token.
+    public var description: String {
+        "WebsocketConfig(url: \(url), authenticationToken: \(authenticationToken == nil ? "nil" : "<redacted>"), "
+            + "connectTimeout: \(connectTimeout), readTimeout: \(readTimeout), "
+            + "maximumMessageSize: \(maximumMessageSize), trustedRootCertificates: \(trustedRootCertificates.count))"
+    }
+
+    /// Same as ``description``.
+    public var debugDescription: String { description }
+
+    /// A mirror without the token.
+    public var customMirror: Mirror {
+        Mirror(self, children: [
+            "url": url,
+            "authenticationToken": authenticationToken == nil ? "nil" : "<redacted>",
+            "connectTimeout": connectTimeout,
+            "readTimeout": readTimeout,
+            "maximumMessageSize": maximumMessageSize,
+            "trustedRootCertificates": trustedRootCertificates.count,
+        ])
+    }
+}

@@ -1,0 +1,40 @@
+/// How each duo step is addressed: one ``NetworkAction`` per operation. The action it supplies is
+/// exactly what the client's `connect` receives. Use the built-in `.ecdsa` / `.eddsa`, or implement
+/// it to route steps yourself.
+public protocol DuoNetworkActionProvider: Sendable {
+    var keygen: NetworkAction { get }
+    var reconcile: NetworkAction { get }
+    var refresh: NetworkAction { get }
+    var sign: NetworkAction { get }
+    var `import`: NetworkAction { get }
+}
+
+/// The stock ECDSA routing (`/v3/ecdsa/{action}`, subprotocol `duo-instance`). Use it as `.ecdsa`.
+public struct DuoECDSANetworkActions: DuoNetworkActionProvider {
+    public init() {}
+    public var keygen: NetworkAction { DuoAction.ECDSA.Keygen() }
+    public var reconcile: NetworkAction { DuoAction.ECDSA.Reconcile() }
+    public var refresh: NetworkAction { DuoAction.ECDSA.KeyRefresh() }
+    public var sign: NetworkAction { DuoAction.ECDSA.Signature() }
+    public var `import`: NetworkAction { DuoAction.ECDSA.Import() }
+}
+
+/// The stock EdDSA routing (`/v3/eddsa/{action}`, subprotocol `duo-instance`). Use it as `.eddsa`.
+public struct DuoEdDSANetworkActions: DuoNetworkActionProvider {
+    public init() {}
+    public var keygen: NetworkAction { DuoAction.EdDSA.Keygen() }
+    public var reconcile: NetworkAction { DuoAction.EdDSA.Reconcile() }
+    public var refresh: NetworkAction { DuoAction.EdDSA.KeyRefresh() }
+    public var sign: NetworkAction { DuoAction.EdDSA.Signature() }
+    public var `import`: NetworkAction { DuoAction.EdDSA.Import() }
+}
+
+extension DuoNetworkActionProvider where Self == DuoECDSANetworkActions {
+    /// The stock ECDSA routing.
+    public static var ecdsa: DuoECDSANetworkActions { DuoECDSANetworkActions() }
+}
+
+extension DuoNetworkActionProvider where Self == DuoEdDSANetworkActions {
+    /// The stock EdDSA routing.
+    public static var eddsa: DuoEdDSANetworkActions { DuoEdDSANetworkActions() }
+}

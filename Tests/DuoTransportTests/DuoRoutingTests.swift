@@ -1,0 +1,81 @@
+import SilentShardTestSupport
+import Testing
+import duo
+
+struct PeerHello: Decodable, Equatable {
+    var path: String
+    var query: String
+    var offered: [String]
+    var selected: String?
+}
+
+func providerActions(_ provider: some DuoNetworkActionProvider) -> [(String, NetworkAction)] {
+    [("keygen", provider.keygen), ("reconcile", provider.reconcile), ("refresh", provider.refresh),
+     ("sign", provider.sign), ("import", provider.import)]
+}
+
+@Suite("Duo actions, providers and routes")
+struct DuoRoutingTests {
+    @Test func defaultActionStrings() {
+        for (algorithm, actions) in [("ecdsa", providerActions(.ecdsa)), ("eddsa", providerActions(.eddsa))] {
+            for (expected, action) in actions {
+                #expect(action.action == expected)
+                #expect(action.path == "duo")
+                #expect(action.protocol == "duo-instance")
+                #expect(action.algorithm == algorithm)
+                #expect(action is DuoNetworkAction)
+            }
+        }
+        #expect(DuoAction.EdDSA.KeyRefresh() == DuoAction.EdDSA.KeyRefresh(path: "duo", action: "refresh", protocol: "duo-instance", algorithm: "eddsa"))
+    }
+
+    @Test(arguments: ["ecdsa", "eddsa"])
+    func everyRouteReachesThePeer(algorithm: String) async throws {
+        let peer = try await PythonPeer.shared()
+        for secure in [false, true] {
+            let config = WebsocketConfig(url: secure ? peer.wss : peer.ws, authenticationToken: "duo-token",
+                                         trustedRootCertificates: [peer.caCertificate])
+            let client = DuoNetworkClient(websocketConfig: config)
+            let actions = algorithm == "ecdsa" ? providerActions(.ecdsa) : providerActions(.eddsa)
+            for (name, action) in actions {
+                try await client.connect(action: action, params: "beef")
+                let hello = try JSONDecoder().decode(PeerHello.self, from: try await client.read())
+                #expect(hello == PeerHello(path: "/v3/\(algorithm)/\(name)", query: "params=beef",
+                                           offered: ["duo-instance"], selected: "duo-instance"))
+                #expect(try await client.read() == Data("duo-token".utf8))
+                try await client.send(text: "t")
+                #expect(try await client.read() == Data("t".utf8))
+                try await client.disconnect()
+            }
+        }
+    }
+
+    @Test func subclassRewritesTheKeygenRoute() async throws {
+        let peer = try await PythonPeer.shared()
+        let client: NetworkClient = CustomNetworkClient(websocketConfig: WebsocketConfig(url: peer.ws))
+        try await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        // Duo routes by algorithm: the rewritten `path` only feeds POST URLs.
+        #expect(try JSONDecoder().decode(PeerHello.self, from: try await client.read()).path == "/v3/ecdsa/keygen")
+        try await client.disconnect()
+    }
+
+    @Test func customProviderOverInMemoryPipe() async throws {
+        let (app, node) = InMemoryNetworkClient.pair()
+        let provider = CustomActions()
+        let echo = Task {
+            try await node.connect(action: provider.refresh, params: nil)
+            try await node.send(bytes: try await node.read())
+            try await node.disconnect()
+        }
+        try await app.connect(action: provider.refresh, params: "k")
+        try await app.send(bytes: Data([1, 2, 3]))
+        #expect(try await app.read() == Data([1, 2, 3]))
+        try await app.disconnect()
+        try await echo.value
+        #expect(app.connections.first?.action.protocol == "my-duo-instance")
+        await #expect(throws: NetworkError.postRequestUnsupported) {
+            _ = try await CustomTransport().sendPostRequest(action: provider.sign, params: nil, body: Data())
+        }
+        #expect(seedTransports().count == 5)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import SilentShardTestSupport
+import Testing
+@testable import SilentShardCore
+
+/// The engine against a hand-written server that breaks the rules (interop/ws_peer.py, raw port).
+@Suite("WebSocket engine against a misbehaving peer")
+struct MisbehavingPeerTests {
+    func rawEngine(_ peer: PythonPeer, connectTimeout: Duration = .seconds(5), maximumMessageSize: Int = 1 << 20) -> WebSocketClientEngine {
+        WebSocketClientEngine(config: WebsocketConfig(url: peer.raw, connectTimeout: connectTimeout, readTimeout: .seconds(5),
+                                                      maximumMessageSize: maximumMessageSize))
+    }
+
+    func connect(_ engine: WebSocketClientEngine, mode: String) async throws {
+        let url = try NetworkRoute.url(base: engine.config.url, segments: ["trio", "keygen"], params: mode, websocket: true)
+        try await engine.connect(url: url, subprotocol: "trio")
+    }
+
+    @Test func framingViolationsCloseWithTheRightCode() async throws {
+        let peer = try await PythonPeer.shared()
+        let cases: [(String, NetworkError)] = [
+            ("masked", .protocolViolation(closeCode: 1002)),
+            ("badutf8", .protocolViolation(closeCode: 1007)),
+            ("huge", .messageTooLarge(limit: 1 << 20)),
+        ]
+        for (mode, expected) in cases {
+            let engine = rawEngine(peer)
+            try await connect(engine, mode: mode)
+            let error = await thrownError { _ = try await engine.read() }
+            #expect(error as? NetworkError == expected, "\(mode)")
+            await engine.disconnect()
+        }
+    }
+
+    @Test func handshakeViolations() async throws {
+        let peer = try await PythonPeer.shared()
+        var error = await thrownError { try await connect(rawEngine(peer), mode: "extension") }
+        #expect(error as? NetworkError == .invalidHandshake(reason: "extension not offered"))
+        error = await thrownError { try await connect(rawEngine(peer), mode: "badaccept") }
+        #expect(error as? NetworkError == .invalidHandshake(reason: "wrong Sec-WebSocket-Accept"))
+    }
+
+    @Test func connectTimeout() async throws {
+        let peer = try await PythonPeer.shared()
+        let start = ContinuousClock.now
+        let error = await thrownError { try await connect(rawEngine(peer, connectTimeout: .milliseconds(300)), mode: "stall") }
+        #expect(error as? NetworkError == .timeout)
+        #expect(ContinuousClock.now - start < .seconds(10))  // generous: CI machines are shared
+    }
+
+    @Test func cancellingConnectIsPrompt() async throws {
+        let peer = try await PythonPeer.shared()
+        let url = try NetworkRoute.url(base: peer.raw, segments: ["trio", "keygen"], params: "stall", websocket: true)
+        let settings = WebSocketSettings(WebsocketConfig(url: peer.raw, connectTimeout: .seconds(30)))
+        let task = Task { try await WebSocketTransport.connect(url: url, subprotocol: "trio", settings: settings) }
+        try await Task.sleep(for: .milliseconds(100))
+        let start = ContinuousClock.now
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { _ = try result.get() }
+        #expect(ContinuousClock.now - start < .seconds(5))  // vs. the 30 s connect timeout
+    }
+
+    @Test func closeHandshakeIsBoundedWhenThePeerNeverAnswers() async throws {
+        let peer = try await PythonPeer.shared()
+        // closeTimeout = min(connectTimeout, 5 s).
+        let engine = rawEngine(peer, connectTimeout: .milliseconds(400))
+        try await connect(engine, mode: "noclose")
+        #expect(try await engine.read() == Data([42]))
+        let start = ContinuousClock.now
+        await engine.disconnect()
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(10))
+    }
+
+    @Test func sendsThePeerNeverTakesTimeOut() async throws {
+        let peer = try await PythonPeer.shared()
+        let engine = WebSocketClientEngine(config: WebsocketConfig(url: peer.raw, readTimeout: .milliseconds(500),
+                                                                  maximumMessageSize: 16 << 20))
+        try await connect(engine, mode: "noread")
+        let start = ContinuousClock.now
+        let error = await thrownError {
+            for _ in 0..<8 { try await engine.send(.binary(Data(count: 16 << 20))) }
+        }
+        #expect(error as? NetworkError == .timeout)
+        #expect(ContinuousClock.now - start < .seconds(20))
+        await engine.disconnect()
+    }
+
+    @Test func cancellingABlockedSendDropsTheConnectionPromptly() async throws {
+        let peer = try await PythonPeer.shared()
+        let url = try NetworkRoute.url(base: peer.raw, segments: ["trio", "sign"], params: "noread", websocket: true)
+        let settings = WebSocketSettings(WebsocketConfig(url: peer.raw, readTimeout: .seconds(30), maximumMessageSize: 64 << 20))
+        let connection = try await WebSocketTransport.connect(url: url, subprotocol: "trio", settings: settings)
+        // Send until one blocks (the peer never reads); that one is then in the I/O thread's hands.
+        let sender = Task {
+            let chunk = Data(count: 4 << 20)
+            for _ in 0..<64 { try await connection.send(.binary(chunk)) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let start = ContinuousClock.now
+        sender.cancel()
+        let result = await sender.result
+        #expect(throws: (any Error).self) { try result.get() }
+        #expect(ContinuousClock.now - start < .seconds(5))
+        // The connection is gone: further use fails at once.
+        await #expect(throws: NetworkError.connectionLost) { try await connection.send(.binary(Data([1]))) }
+        await connection.close()
+    }
+}
