@@ -26,6 +26,8 @@ enum Operations {
         "domain-hash": HashOperations.domainHash,
         "dkls-sign": DKLsOperations.sign,
         "bip32-ckdpub": DKLsOperations.derive,
+        "dkls-xpub": DKLsLifecycleOperations.xpub,
+        "dkls-lifecycle": DKLsLifecycleOperations.lifecycle,
         "frost-sign": FROSTOperations.sign,
         "frost-derive": FROSTOperations.derive,
     ]
