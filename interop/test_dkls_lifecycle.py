@@ -11,14 +11,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
+import struct
 
 import pytest
 from bip_utils import Bip32KeyData, Bip32Secp256k1
 from eth_keys import keys
 from eth_utils import keccak
-
-N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+from oracles import GX, GY, N, P, domain_frame, ec_add, ec_mul, lift_x, sec1_compressed
 
 
 def random_soft_path(max_depth: int = 6) -> str:
@@ -81,8 +82,6 @@ def recovered_address(signature: dict, digest: bytes) -> str:
 
 
 def test_keccak_is_not_sha3():
-    import hashlib
-
     assert keccak(b"").hex() == "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
     assert hashlib.sha3_256(b"").digest() != keccak(b"")
 
@@ -142,3 +141,106 @@ def test_hardened_xpub_paths_are_refused(interop):
     results = interop.call("dkls-xpub", [{"n": 2, "t": 2, "seed": 1, "paths": [p]} for p in ["m/1'", "m/0/2h"]])
     for result in results:
         assert result.get("error") == "invalidInput", result
+
+
+# ---------------------------------------------------------------- §15 recomputed from the spec
+
+PROTOCOL = "SilentShard-DKLs23-v1"
+
+
+def h(tag: str, *fields: bytes) -> bytes:
+    return hashlib.sha256(domain_frame(PROTOCOL, tag, list(fields))).digest()
+
+
+def hq(tag: str, *fields: bytes) -> int:
+    return int.from_bytes(hashlib.sha512(domain_frame(PROTOCOL, tag, list(fields))).digest(), "big") % N
+
+
+def h2c(tag: str, message: bytes):
+    for counter in range(256):
+        point = lift_x(int.from_bytes(h(tag, message, struct.pack(">I", counter)), "big"))
+        if point is not None:
+            return point
+    raise AssertionError("H2C failed")
+
+
+def enc(point) -> bytes:
+    return bytes.fromhex(sec1_compressed(point))
+
+
+def dec(text: str):
+    raw = bytes.fromhex(text)
+    assert raw[0] in (2, 3)
+    x, y = lift_x(int.from_bytes(raw[1:], "big"))
+    return (x, y) if (y & 1) == (raw[0] & 1) else (x, P - y)
+
+
+def path_bytes(path: str) -> bytes:
+    indices = []
+    for part in path.split("/")[1:]:
+        hardened = part[-1] in "'h"
+        indices.append(int(part.rstrip("'h")) | (0x80000000 if hardened else 0))
+    return bytes([len(indices)]) + b"".join(struct.pack(">I", i) for i in indices)
+
+
+def lagrange(i: int, subset: list[int], points: list[int]) -> int:
+    num, den = 1, 1
+    for k in subset:
+        if k != i:
+            num = num * points[k] % N
+            den = den * (points[k] - points[i]) % N
+    return num * pow(den, -1, N) % N
+
+
+def test_path_bytes_and_h2c_known_answer():
+    pb = path_bytes("m/44'/60'/0'/0/5")
+    assert pb.hex() == "058000002c8000003c800000000000000000000005"
+    assert enc(h2c("hd/h2c", enc((GX, GY)) + pb)).hex() == \
+        "022bb389d277468e64cce80070cd0180b08b8696e1576693514400b5ece2876b90"
+
+
+@pytest.mark.parametrize("n,t,participants", [(2, 2, [0, 1]), (3, 2, [0, 2]), (3, 2, [0, 1, 2])])
+def test_hard_derivation_matches_an_independent_recomputation(interop, n, t, participants):
+    path = "m/44'/60'/%d'/0/%d" % (secrets.randbelow(2**31), secrets.randbelow(2**31))
+    instance, setup = secrets.token_bytes(32), secrets.token_bytes(32)
+    [r] = interop.call("dkls-hard-derive", [{
+        "n": n, "t": t, "seed": secrets.randbelow(2**31), "participants": participants, "path": path,
+        "instanceId": instance.hex(), "setupHash": setup.hex(),
+    }])
+    assert "error" not in r, r
+    assert r["child"]["agree"]
+    pb = path_bytes(path)
+    public_key = dec(r["publicKey"])
+    hpt = h2c("hd/h2c", enc(public_key) + pb)
+    subset = bytes([len(participants)] + participants)
+    ctx = h("hd/ctx", setup, instance, bytes.fromhex(r["keyId"]), bytes.fromhex(r["generation"]), subset, pb)
+    points = [int(x, 16) for x in r["evaluationPoints"]]
+    vrf_shares = [dec(v) for v in r["vrfPublicShares"]]
+    # The VRF public shares interpolate to V.
+    v_sum = None
+    for k in participants:
+        v_sum = ec_add(v_sum, ec_mul(lagrange(k, participants, points), vrf_shares[k]))
+    assert enc(v_sum).hex() == r["vrfPublicKey"]
+
+    y = None
+    assert sorted(m["from"] for m in r["messages"]) == participants
+    for message in r["messages"]:
+        k, payload = message["from"], bytes.fromhex(message["payload"])
+        assert len(payload) == 129
+        assert payload[:32] == ctx
+        d = dec(payload[32:65].hex())
+        c, z = int.from_bytes(payload[65:97], "big"), int.from_bytes(payload[97:129], "big")
+        w = ec_mul(lagrange(k, participants, points), vrf_shares[k])
+        t1 = ec_add(ec_mul(z), ec_mul(N - c, w))
+        t2 = ec_add(ec_mul(z, hpt), ec_mul(N - c, d))
+        assert c == hq("pok/dleq", ctx, bytes([k]), enc(hpt), enc(w), enc(d), enc(t1), enc(t2)), "DLEQ"
+        y = ec_add(y, d)
+
+    delta = hq("hd/tweak", enc(y), enc(public_key), pb)
+    child = ec_add(public_key, ec_mul(delta))
+    assert enc(child).hex() == r["child"]["publicKey"]
+    assert h("hd/chaincode", enc(y), enc(public_key), pb).hex() == r["child"]["chainCode"]
+    assert h("key-id", enc(child)).hex() == r["child"]["keyId"]
+    assert h("hd/gen", bytes.fromhex(r["generation"]), enc(child)).hex() == r["child"]["generation"]
+    for parent_share, child_share in zip(r["child"]["parentPublicShares"], r["child"]["publicShares"]):
+        assert enc(ec_add(dec(parent_share), ec_mul(delta))).hex() == child_share

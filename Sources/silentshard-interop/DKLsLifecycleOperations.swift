@@ -87,4 +87,43 @@ enum DKLsLifecycleOperations {
                                "hardChainCode": .hex(exportedChild.chainCode)]),
         ])
     }
+
+    /// `{n, t, seed, participants, path, instanceId, setupHash}` → the public transcript of one hard
+    /// derivation run through the state machine directly (parent public data, every broadcast) and
+    /// the child's public fields, so Python can recompute §15 from the spec.
+    static func hardDerive(_ input: CaseInput) throws -> JSONValue {
+        var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))
+        let keyshares = try keygen(input, rng: &rng)
+        let participants = try input.ints("participants", in: 0...(keyshares.count - 1)).map { PartyIndex($0) }
+        let path = try DerivationPath(input.string("path"), allowHardened: true)
+        let instance = try input.bytes("instanceId"), setup = try input.bytes("setupHash")
+        var states: [DKLsHardDerivation.State] = [], messages: [ProtocolMessage] = []
+        for k in participants {
+            let parameters = try DKLsHardDerivation.Parameters(keyshare: keyshares[Int(k)], participants: participants,
+                                                               instanceId: instance, setupHash: setup, path: path)
+            let (state, message) = try DKLsHardDerivation.start(parameters, using: &rng)
+            states.append(state)
+            messages.append(message)
+        }
+        var children: [DKLsKeyshare] = []
+        for (position, state) in states.enumerated() {
+            children.append(try state.finish(DKLsInProcess.inbox(of: participants[position], messages)))
+        }
+        let parent = keyshares[0], child = children[0]
+        return .object([
+            "publicKey": .hex(try parent.publicKey.compressed()),
+            "keyId": .hex(parent.keyId), "generation": .hex(parent.generation),
+            "evaluationPoints": .array(parent.evaluationPoints.map { .hex($0.bytes) }),
+            "vrfPublicShares": .array(try parent.vrfPublicShares.map { .hex(try $0.compressed()) }),
+            "vrfPublicKey": .hex(try parent.vrfPublicKey.compressed()),
+            "messages": .array(messages.map { .object(["from": .int(Int($0.from)), "payload": .hex($0.payload)]) }),
+            "child": .object([
+                "publicKey": .hex(try child.publicKey.compressed()), "chainCode": .hex(child.rootChainCode),
+                "keyId": .hex(child.keyId), "generation": .hex(child.generation),
+                "publicShares": .array(try child.publicShares.map { .hex(try $0.compressed()) }),
+                "parentPublicShares": .array(try parent.publicShares.map { .hex(try $0.compressed()) }),
+                "agree": .bool(children.allSatisfy { $0.publicKey == child.publicKey && $0.generation == child.generation }),
+            ]),
+        ])
+    }
 }

@@ -28,6 +28,7 @@ enum Operations {
         "bip32-ckdpub": DKLsOperations.derive,
         "dkls-xpub": DKLsLifecycleOperations.xpub,
         "dkls-lifecycle": DKLsLifecycleOperations.lifecycle,
+        "dkls-hard-derive": DKLsLifecycleOperations.hardDerive,
         "frost-sign": FROSTOperations.sign,
         "frost-derive": FROSTOperations.derive,
     ]
