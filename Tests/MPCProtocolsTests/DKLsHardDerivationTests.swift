@@ -66,6 +66,9 @@ struct DKLsHardDerivationTests {
                 // A party's child share is the same whichever set derived it.
                 let parent = keyshares[Int(child.partyIndex)]
                 #expect(child.share - parent.share == reference.share - keyshares[0].share)
+                // Kept from the parent (§15 step 9).
+                #expect(child.evaluationPoints == parent.evaluationPoints && child.vrfShare == parent.vrfShare)
+                #expect(child.vrfPublicShares == parent.vrfPublicShares && child.pairwise == parent.pairwise)
             }
         }
         let parent = keyshares[0]
@@ -202,6 +205,32 @@ struct DKLsHardDerivationTests {
         #expect(throws: ProtocolError.abort(party: 1, reason: .duplicateMessage)) {
             try Self.derive(keyshares, [0, 1], path: path, seed: 65, tamper: { _, m in m + m.filter { $0.from == 1 } })
         }
+    }
+
+    @Test func threeOfFiveSameChildAndSigns() throws {
+        let keyshares = try DKLsHarness.keygen(n: 5, t: 3, seed: 2_500)
+        let path = try DerivationPath("m/1'/2'/3", allowHardened: true)
+        let a = try Self.derive(keyshares, [0, 1, 2], path: path, seed: 71)
+        let b = try Self.derive(keyshares, [1, 3, 4], path: path, seed: 72)
+        #expect(a[0].publicKey == b[0].publicKey && a[1].share == b[0].share)
+        let hash = Self.hash("3-of-5 hard child")
+        let children = [a[0], a[1], a[2], b[1], b[2]]
+        let (signature, _) = try DKLsHarness.sign(children, signers: [0, 3, 4], hash: hash, seed: 73)
+        #expect(Secp256k1.ECDSA.verify(signature, hash: hash, publicKey: a[0].publicKey))
+    }
+
+    @Test func nonParticipantIsUnexpectedSender() throws {
+        let keyshares = try Self.trio.get(), path = try Self.path.get()
+        var rng = DeterministicRandom(seed: 81)
+        let id = rng.randomBytes(count: 32)
+        let p0 = try DKLsHardDerivation.Parameters(keyshare: keyshares[0], participants: [0, 1], instanceId: id, setupHash: id, path: path)
+        let p1 = try DKLsHardDerivation.Parameters(keyshare: keyshares[1], participants: [0, 1], instanceId: id, setupHash: id, path: path)
+        let p2 = try DKLsHardDerivation.Parameters(keyshare: keyshares[2], participants: [0, 2], instanceId: id, setupHash: id, path: path)
+        let (state0, _) = try DKLsHardDerivation.start(p0, using: &rng)
+        let (_, message1) = try DKLsHardDerivation.start(p1, using: &rng)
+        let (_, message2) = try DKLsHardDerivation.start(p2, using: &rng)
+        #expect(throws: ProtocolError.abort(party: 2, reason: .unexpectedSender)) { try state0.finish([message1, message2]) }
+        _ = try state0.finish([message1])
     }
 
     @Test func parametersAreValidated() throws {
