@@ -92,35 +92,35 @@ struct DKLsExportTests {
         let receiver = try parameters(0)
         let context = receiver.context
         let honest = try seal(keyshares[1].share.bytes, context: context, as: 1)
-        let key = try DKLsExport.receive(receiver, receiverKey: receiverKey, messages: [honest])
+        let key = try DKLsExport.receive(receiver, privateKey: receiverKey, messages: [honest])
         #expect(key.publicKey == keyshares[0].publicKey)
 
         let wrong = try seal((keyshares[1].share + .one).bytes, context: context, as: 1)
         #expect(throws: ProtocolError.abort(party: 1, reason: .invalidShare)) {
-            try DKLsExport.receive(receiver, receiverKey: receiverKey, messages: [wrong])
+            try DKLsExport.receive(receiver, privateKey: receiverKey, messages: [wrong])
         }
         let unreduced = try seal([UInt8](repeating: 0xFF, count: 32), context: context, as: 1)
         #expect(throws: ProtocolError.abort(party: 1, reason: .invalidShare)) {
-            try DKLsExport.receive(receiver, receiverKey: receiverKey, messages: [unreduced])
+            try DKLsExport.receive(receiver, privateKey: receiverKey, messages: [unreduced])
         }
         let otherContext = try seal(keyshares[1].share.bytes, context: try parameters(1, instance: [UInt8](repeating: 9, count: 32)).context, as: 1)
         #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
-            try DKLsExport.receive(receiver, receiverKey: receiverKey, messages: [otherContext])
+            try DKLsExport.receive(receiver, privateKey: receiverKey, messages: [otherContext])
         }
         let otherSender = try seal(keyshares[1].share.bytes, context: context, as: 2)   // key/aad bound to u8(2)
         #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
-            try DKLsExport.receive(receiver, receiverKey: receiverKey, messages: [otherSender])
+            try DKLsExport.receive(receiver, privateKey: receiverKey, messages: [otherSender])
         }
         // Addressed to another party.
         let misrouted = ProtocolMessage(tag: DKLsTag.exportShare, from: 1, to: 2, payload: honest.payload)
         #expect(throws: ProtocolError.abort(party: 1, reason: .unexpectedSender)) {
-            try DKLsExport.receive(receiver, receiverKey: receiverKey, messages: [misrouted])
+            try DKLsExport.receive(receiver, privateKey: receiverKey, messages: [misrouted])
         }
         // A small-order ephemeral key (all-zero shared secret).
         let small = ProtocolMessage(tag: DKLsTag.exportShare, from: 1, to: 0,
                                     payload: [UInt8](repeating: 0, count: 32) + Array(honest.payload[32...]))
         #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
-            try DKLsExport.receive(receiver, receiverKey: receiverKey, messages: [small])
+            try DKLsExport.receive(receiver, privateKey: receiverKey, messages: [small])
         }
         // The receiver does not send; a non-member does not export; the wrong one-time key is refused.
         #expect(throws: ProtocolError.invalidInput(.invalidParameters)) { try DKLsExport.exportShare(receiver, using: &rng) }
@@ -130,7 +130,7 @@ struct DKLsExportTests {
         }
         let otherKey = try X25519.PrivateKey(rawRepresentation: rng.randomBytes(count: 32))
         #expect(throws: ProtocolError.invalidInput(.invalidParameters)) {
-            try DKLsExport.receive(receiver, receiverKey: otherKey, messages: [honest])
+            try DKLsExport.receive(receiver, privateKey: otherKey, messages: [honest])
         }
         #expect(throws: ProtocolError.invalidInput(.invalidParameters)) {
             try DKLsExport.Parameters(keyshare: keyshares[0], exporters: [0], receiver: 0,

@@ -50,7 +50,7 @@ extension DKLsInProcess {
         let parameters = try DKLsExport.Parameters(keyshare: receiver, exporters: set, receiver: receiver.partyIndex,
                                                    receiverKey: receiverKey.publicKey, instanceId: instance,
                                                    setupHash: setup)
-        return try DKLsExport.receive(parameters, receiverKey: receiverKey,
+        return try DKLsExport.receive(parameters, privateKey: receiverKey,
                                       messages: inbox(of: receiver.partyIndex, sent))
     }
 }

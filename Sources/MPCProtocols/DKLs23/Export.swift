@@ -80,10 +80,10 @@ public enum DKLsExport {
         return ProtocolMessage(tag: DKLsTag.exportShare, from: i, to: parameters.receiver, payload: epk + ciphertext)
     }
 
-    /// Steps 3–4, at the receiver ρ (its keyshare in `parameters`, its one-time key `receiverKey`):
+    /// Steps 3–4, at the receiver ρ (its keyshare in `parameters`, its one-time private key rsk):
     /// opens and checks every exporter's share (Abort(i) on any failure), interpolates x over E and
     /// checks x·G = P (Abort(–) otherwise).
-    public static func receive(_ parameters: Parameters, receiverKey: X25519.PrivateKey,
+    public static func receive(_ parameters: Parameters, privateKey receiverKey: X25519.PrivateKey,
                                messages: [ProtocolMessage]) throws(ProtocolError) -> DKLsExportedKey {
         let keyshare = parameters.keyshare, me = keyshare.partyIndex
         guard me == parameters.receiver, receiverKey.publicKey == parameters.receiverKey else {
