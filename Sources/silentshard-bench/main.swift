@@ -17,6 +17,9 @@ do {
     case "dkls":
         print("# silentshard-bench dkls (medians of 21 runs, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         try DKLsBenchmarks.run(harness: Harness())
+    case "dkls-lifecycle":
+        print("# silentshard-bench dkls-lifecycle (medians of 21 samples, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
+        try DKLsLifecycleBenchmarks.run(harness: Harness())
     case "dkls-sign-loop":
         // For profilers (perf record): 100 two-party signatures, nothing else.
         var rng = SecureRandom()
@@ -26,7 +29,7 @@ do {
         print("# silentshard-bench frost (medians of 15 samples, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         try FROSTBenchmarks.run(harness: Harness())
     default:
-        FileHandle.standardError.write(Data("usage: silentshard-bench primitives | dkls | frost\n".utf8))
+        FileHandle.standardError.write(Data("usage: silentshard-bench primitives | dkls | dkls-lifecycle | frost\n".utf8))
         exit(2)
     }
 } catch {

@@ -26,6 +26,9 @@ enum Operations {
         "domain-hash": HashOperations.domainHash,
         "dkls-sign": DKLsOperations.sign,
         "bip32-ckdpub": DKLsOperations.derive,
+        "dkls-xpub": DKLsLifecycleOperations.xpub,
+        "dkls-lifecycle": DKLsLifecycleOperations.lifecycle,
+        "dkls-hard-derive": DKLsLifecycleOperations.hardDerive,
         "frost-sign": FROSTOperations.sign,
         "frost-derive": FROSTOperations.derive,
     ]

@@ -1,0 +1,39 @@
+import MPCCrypto
+import MPCProtocols
+
+/// DKLs23 key-lifecycle benchmarks (hard derivation §15, export §16, xpub derivation §14): every
+/// party in this process on one thread, so a figure is the CPU time of all parties together.
+/// Wired in as `silentshard-bench dkls-lifecycle`.
+enum DKLsLifecycleBenchmarks {
+    static func run(harness: Harness) throws {
+        var harness = harness
+        harness.samples = 21
+        var rng = SecureRandom()
+        var results: [Harness.Result] = []
+        let duo = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)
+        let trio = try DKLsInProcess.keygen(partyCount: 3, threshold: 2, using: &rng)
+        let path = try DerivationPath("m/44'/60'/0'/0/5", allowHardened: true)
+
+        for (name, keyshares) in [("2-of-2, 2 participants", duo), ("2-of-3, 2 participants", Array(trio.prefix(2))),
+                                  ("2-of-3, 3 participants", trio)] {
+            results.append(harness.measure("hard derivation \(name)") {
+                blackHole(try? DKLsInProcess.hardDerive(keyshares, path: path, using: &rng))
+            })
+        }
+        let exports: [(String, DKLsKeyshare, [DKLsKeyshare])] = [
+            ("2-of-2 (receiver + 1 exporter)", duo[0], [duo[1]]),
+            ("2-of-3, any t (receiver + 1 exporter)", trio[0], [trio[1]]),
+            ("2-of-3, all n (receiver + 2 exporters)", trio[0], [trio[1], trio[2]]),
+        ]
+        for (name, receiver, exporters) in exports {
+            results.append(harness.measure("export \(name)") {
+                blackHole(try? DKLsInProcess.export(receiver: receiver, exporters: exporters, receiverInSet: true, using: &rng))
+            })
+        }
+        let softPath = try DerivationPath("m/44/60/0/0/5")
+        results.append(harness.measure("xpub at depth 5 (CKDpub + fingerprints + Base58Check)") {
+            blackHole(try? DKLsBIP32.deriveChildPublicKey(keyshare: duo[0], path: softPath).base58)
+        })
+        printTable("DKLs23 key lifecycle (secp256k1), all parties on one core", results)
+    }
+}
