@@ -14,6 +14,35 @@ enum DKLsLifecycleBenchmarks {
         let trio = try DKLsInProcess.keygen(partyCount: 3, threshold: 2, using: &rng)
         let path = try DerivationPath("m/44'/60'/0'/0/5", allowHardened: true)
 
+        // Refresh, recovery and import: the DKG engine's other modes (spec §12.6–12.7).
+        func refresh(_ keyshares: [DKLsKeyshare], holders: [PartyIndex], lost: Set<PartyIndex>) -> [DKLsDKG.Mode] {
+            keyshares.map { .refresh(holders: holders, keyshare: lost.contains($0.partyIndex) ? nil : $0,
+                                     expectedPublicKey: $0.publicKey) }
+        }
+        let importedKey = Secp256k1.Scalar.random(using: &rng)
+        let imported = Secp256k1.Point(base: importedKey)
+        let chainCode = rng.randomBytes(count: 32)
+        let dkgRuns: [(String, Int, [DKLsDKG.Mode])] = [
+            ("refresh 2-of-2", 2, refresh(duo, holders: [0, 1], lost: [])),
+            ("refresh 2-of-3", 3, refresh(trio, holders: [0, 1, 2], lost: [])),
+            ("recovery 2-of-3 (party 0 lost)", 3, refresh(trio, holders: [1, 2], lost: [0])),
+            ("import 2-of-2", 2, (0..<2).map { .importKey(importer: 0, publicKey: imported, chainCode: chainCode,
+                                                          privateKey: $0 == 0 ? importedKey : nil) }),
+            ("import 2-of-3", 3, (0..<3).map { .importKey(importer: 0, publicKey: imported, chainCode: chainCode,
+                                                          privateKey: $0 == 0 ? importedKey : nil) }),
+        ]
+        var traffic: [(String, Int)] = []
+        for (name, n, modes) in dkgRuns {
+            results.append(harness.measure(name) {
+                blackHole(try? DKLsInProcess.dkg(partyCount: n, threshold: 2, modes: modes, using: &rng))
+            })
+            var sent = 0
+            _ = try DKLsInProcess.dkg(partyCount: n, threshold: 2, modes: modes, using: &rng, observe: { message in
+                if message.from == 1 { sent += message.payload.count * (message.isBroadcast ? n - 1 : 1) }
+            })
+            traffic.append((name, sent))
+        }
+
         for (name, keyshares) in [("2-of-2, 2 participants", duo), ("2-of-3, 2 participants", Array(trio.prefix(2))),
                                   ("2-of-3, 3 participants", trio)] {
             results.append(harness.measure("hard derivation \(name)") {
@@ -35,5 +64,7 @@ enum DKLsLifecycleBenchmarks {
             blackHole(try? DKLsBIP32.deriveChildPublicKey(keyshare: duo[0], path: softPath).base58)
         })
         printTable("DKLs23 key lifecycle (secp256k1), all parties on one core", results)
+        print("\n| bytes sent by party 1 | payload bytes |\n|---|---:|")
+        for (name, bytes) in traffic { print("| \(name) | \(bytes) |") }
     }
 }
