@@ -60,6 +60,18 @@ struct DKLsRefreshTests {
         #expect(Secp256k1.ECDSA.verify(signature, hash: hash, publicKey: old[0].publicKey))
     }
 
+    @Test func recoveryOfACloudShareInTrio() throws {
+        // Node B (party 2) lost its share: the app and node A re-share to it.
+        let old = try DKLsHarness.keygen(n: 3, t: 2, seed: 615)
+        var rng = DeterministicRandom(seed: 616)
+        let new = try DKLsInProcess.dkg(partyCount: 3, threshold: 2, modes: Self.refreshModes(old, holders: [0, 1], lost: [2]),
+                                        using: &rng)
+        Self.sameKey(old, new)
+        let hash = SHA256.hash(Array("node B recovered".utf8))
+        let signature = try DKLsInProcess.sign([new[1], new[2]], messageHash: hash, using: &rng)
+        #expect(Secp256k1.ECDSA.verify(signature, hash: hash, publicKey: old[0].publicKey))
+    }
+
     @Test func recoveryOfTwoSharesInThreeOfFive() throws {
         let old = try DKLsHarness.keygen(n: 5, t: 3, seed: 620)
         var rng = DeterministicRandom(seed: 621)
