@@ -131,6 +131,35 @@ enum Limbs {
         return (r0, r1, r2, r3)
     }
 
+    /// Montgomery reduction (REDC) of the 512-bit value high·2^256 + low, for high < n: returns
+    /// (high·2^256 + low)·R⁻¹ mod n. Half the work of a Montgomery product.
+    static func montgomeryReduce(low: Value, high: Value) -> Value {
+        var t0 = low.0, t1 = low.1, t2 = low.2, t3 = low.3
+        var t4 = high.0, t5 = high.1, t6 = high.2, t7 = high.3
+        var top: UInt64 = 0   // carry above t7
+        @inline(__always) func round() {
+            // t += m·n with m chosen so the lowest limb becomes zero, then shift down one limb.
+            let m = t0 &* nPrime
+            var c: UInt64
+            (_, c) = multiplyAdd(t0, m, n.0, 0)
+            (t0, c) = multiplyAdd(t1, m, n.1, c)
+            (t1, c) = multiplyAdd(t2, m, n.2, c)
+            (t2, c) = multiplyAdd(t3, m, n.3, c)
+            var carry: UInt64
+            (t3, carry) = addCarry(t4, c, 0)
+            (t4, carry) = addCarry(t5, 0, carry)
+            (t5, carry) = addCarry(t6, 0, carry)
+            (t6, carry) = addCarry(t7, 0, carry)
+            (t7, top) = addCarry(top, 0, carry)
+        }
+        round()
+        round()
+        round()
+        round()
+        // After four rounds the value is t0…t3 plus `t4` (0 or 1) above them, and < 2n.
+        return conditionalSubtractN((t0, t1, t2, t3), high: t4)
+    }
+
     /// Montgomery product a·b·R⁻¹ mod n (CIOS), for a, b < 2^256 with a·b < n·R.
     static func montgomeryMultiply(_ a: Value, _ b: Value) -> Value {
         var t0: UInt64 = 0, t1: UInt64 = 0, t2: UInt64 = 0, t3: UInt64 = 0, t4: UInt64 = 0

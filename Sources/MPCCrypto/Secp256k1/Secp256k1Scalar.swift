@@ -61,12 +61,8 @@ extension Secp256k1 {
         public init<Bytes: Collection<UInt8>>(reducingWide bytes: Bytes) throws(CryptoError) {
             guard bytes.count == 64 else { throw .invalidLength(expected: 64, actual: bytes.count) }
             let high = Limbs.reduceOnce(Limbs.fromBigEndian(bytes.prefix(32)))
-            let low = Limbs.reduceOnce(Limbs.fromBigEndian(bytes.dropFirst(32)))
-            // low·R + high·R² (Montgomery form of low + high·2^256).
-            let lowPart = Limbs.montgomeryMultiply(low, Limbs.r2ModN)
-            let highPart = Limbs.montgomeryMultiply(high, Limbs.r3ModN)
-            let sum = Limbs.addModN(lowPart, highPart)
-            self.init(montgomery: sum.0, sum.1, sum.2, sum.3)
+            let low = Limbs.fromBigEndian(bytes.dropFirst(32))
+            self = Scalar.fromWide(low: low, high: high)
         }
 
         /// A uniformly random scalar in [1, n): 32 random bytes, redrawn while ≥ n or zero.
@@ -103,9 +99,15 @@ extension Secp256k1 {
         public init(reducingWide buffer: UnsafeRawBufferPointer) throws(CryptoError) {
             guard buffer.count == 64 else { throw .invalidLength(expected: 64, actual: buffer.count) }
             let high = Limbs.reduceOnce(Limbs.fromBigEndian(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<32])))
-            let low = Limbs.reduceOnce(Limbs.fromBigEndian(buffer: UnsafeRawBufferPointer(rebasing: buffer[32..<64])))
-            let sum = Limbs.addModN(Limbs.montgomeryMultiply(low, Limbs.r2ModN), Limbs.montgomeryMultiply(high, Limbs.r3ModN))
-            self.init(montgomery: sum.0, sum.1, sum.2, sum.3)
+            let low = Limbs.fromBigEndian(buffer: UnsafeRawBufferPointer(rebasing: buffer[32..<64]))
+            self = Scalar.fromWide(low: low, high: high)
+        }
+
+        /// Montgomery form of high·2^256 + low (high < n): REDC gives value·R⁻¹, one product by R³
+        /// gives value·R.
+        static func fromWide(low: Limbs.Value, high: Limbs.Value) -> Scalar {
+            let m = Limbs.montgomeryMultiply(Limbs.montgomeryReduce(low: low, high: high), Limbs.r3ModN)
+            return Scalar(montgomery: m.0, m.1, m.2, m.3)
         }
 
         /// The value in normal (non-Montgomery) form.
