@@ -1,6 +1,6 @@
 import CSecp256k1
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 
 /// DKLs23 benchmarks: every party in this process on one thread (in-memory transport), so a figure is
 /// the CPU time of all parties together. Baseline: single-party libsecp256k1 ECDSA signing.

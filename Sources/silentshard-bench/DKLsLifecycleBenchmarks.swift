@@ -1,5 +1,5 @@
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 
 /// DKLs23 key-lifecycle benchmarks (hard derivation §15, export §16, xpub derivation §14): every
 /// party in this process on one thread, so a figure is the CPU time of all parties together.

@@ -1,5 +1,5 @@
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 
 /// FROST(Ed25519, SHA-512) per-party costs, all parties in one process (no network).
 enum FROSTBenchmarks {

@@ -1,5 +1,5 @@
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 
 /// DKLs23 key lifecycle (seeded, every party in this process): xpub export, hard derivation and export,
 /// for independent checks by bip-utils and eth-keys.

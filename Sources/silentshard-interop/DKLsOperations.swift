@@ -1,5 +1,5 @@
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 
 /// DKLs23 threshold ECDSA, run with every party in this process (seeded), for independent checks of
 /// the signatures and of soft derivation by Python libraries.

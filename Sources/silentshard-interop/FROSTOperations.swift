@@ -1,5 +1,5 @@
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 
 /// FROST(Ed25519, SHA-512): whole protocol runs in one process (all parties), for the pytest
 /// checks against `cryptography` (RFC 8032 verification) and bip-utils (BIP32-Ed25519 public derivation).

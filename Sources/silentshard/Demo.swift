@@ -1,6 +1,6 @@
 import Foundation
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 
 /// `silentshard demo`: threshold keys and signatures with every party in this process (the duo/trio
 /// demo over the network on an embedded local node arrives with the cloud node).

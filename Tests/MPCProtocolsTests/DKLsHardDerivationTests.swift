@@ -1,6 +1,6 @@
 import MPCCrypto
 import Testing
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 @Suite("DKLs23 hard derivation")
 struct DKLsHardDerivationTests {

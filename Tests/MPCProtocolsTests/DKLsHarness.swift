@@ -1,5 +1,5 @@
 import MPCCrypto
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 /// Test conveniences over `DKLsInProcess`: seeded runs and test-only reconstruction.
 enum DKLsHarness {

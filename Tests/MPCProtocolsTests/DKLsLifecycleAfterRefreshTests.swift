@@ -1,6 +1,6 @@
 import MPCCrypto
 import Testing
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 /// Hard derivation and export combined with the DKG modes of spec §12.6–12.7 (needs both branches).
 @Suite("DKLs23 hard derivation and export after refresh, recovery and import")

@@ -48,6 +48,34 @@ struct DKLsKnownAnswerTests {
         ])
     }
 
+    @Test func hotHashersEqualThePlainDefinitions() {
+        var rng = DeterministicRandom(seed: 31)
+        let prg = PRGHasher()
+        for count in [1, 31, 32, 33, 112, 1000] {
+            let seed = rng.randomBytes(count: 32), label = rng.randomBytes(count: 32)
+            #expect(prg.bytes(seed: seed, label: label, count: count) == DKLsHash.prg(seed: seed, label: label, count: count))
+        }
+        let outId = rng.randomBytes(count: 32)
+        let hasher = OTOutputHasher(outId: outId)
+        for index in [0, 1, 511] {
+            let column = GF256(littleEndian: rng.randomBytes(count: 32))
+            let fast = hasher.output(index: index, column: column)
+            #expect([fast.0, fast.1, fast.2] == KOS.output(outId: outId, index: index, column: column))
+        }
+    }
+
+    @Test func lagrangeCoefficients() throws {
+        // Appendix A: points {x_0 = 5, x_1 = 9}: λ_0 = 9/4.
+        var points = [Secp256k1.Scalar(5), Secp256k1.Scalar(9)]
+        #expect(try Lagrange.coefficient(of: 0, in: [0, 1], points: points).bytes
+                == hex("bfffffffffffffffffffffffffffffff0c0325ad0376782ccfddc6e99c28b0f3"))
+        // Interpolation at a point: f(X) = 3 + 2X through (5, 13), (9, 21) gives f(7) = 17.
+        points.append(Secp256k1.Scalar(7))
+        let at7 = try Lagrange.coefficient(of: 0, in: [0, 1], points: points, at: Secp256k1.Scalar(7)) * Secp256k1.Scalar(13)
+            + Lagrange.coefficient(of: 1, in: [0, 1], points: points, at: Secp256k1.Scalar(7)) * Secp256k1.Scalar(21)
+        #expect(at7 == Secp256k1.Scalar(17))
+    }
+
     @Test func hashToCurve() throws {
         let pathBytes = hex("058000002c8000003c800000000000000000000005")
         let point = try DKLsHash.hashToCurve("hd/h2c", Secp256k1.Point.generator.compressed() + pathBytes)

@@ -1,6 +1,6 @@
 import MPCCrypto
 import Testing
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 @Suite("DKLs23 refresh, recovery and import (spec §12.6–12.7)")
 struct DKLsRefreshTests {
@@ -89,8 +89,8 @@ struct DKLsRefreshTests {
         var rng = DeterministicRandom(seed: 632)
         var modes = Self.refreshModes(old, holders: [1, 2], lost: [0])
         modes[0] = .refresh(holders: [1, 2], keyshare: nil, expectedPublicKey: other[0].publicKey)
-        // Party 0 binds another key id into ctx: the holders' commitments do not open for it.
-        #expect(throws: ProtocolError.self) {
+        // Party 0 expects another key: the holders' PKI does not match it.
+        #expect(throws: ProtocolError.abort(party: nil, reason: .sessionMismatch)) {
             _ = try DKLsInProcess.dkg(partyCount: 3, threshold: 2, modes: modes, using: &rng)
         }
     }
@@ -138,12 +138,15 @@ struct DKLsRefreshTests {
                                    mode: .importKey(importer: 0, publicKey: Secp256k1.Point(base: key + .one),
                                                     chainCode: rng.randomBytes(count: 32), privateKey: key))
         }
-        // A dishonest importer whose polynomial does not match P_imp fails everyone's Feldman check.
+        // Parties that disagree on the imported key bind different key ids into ctx: the other
+        // party's commitment does not open. (An importer whose polynomial constant differs from x
+        // under the right ctx would fail the Feldman check against the implied P_imp — the same
+        // check as a bad keygen share; no dedicated test yet.)
         let modes: [DKLsDKG.Mode] = [
             .importKey(importer: 0, publicKey: Secp256k1.Point(base: key), chainCode: [UInt8](repeating: 1, count: 32), privateKey: key),
             .importKey(importer: 0, publicKey: Secp256k1.Point(base: key + .one), chainCode: [UInt8](repeating: 1, count: 32), privateKey: nil),
         ]
-        #expect(throws: ProtocolError.self) {
+        #expect(throws: ProtocolError.abort(party: 1, reason: .commitmentMismatch)) {
             _ = try DKLsInProcess.dkg(partyCount: 2, threshold: 2, modes: modes, using: &rng)
         }
     }

@@ -1,5 +1,5 @@
 import MPCCrypto
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 extension DKLsHarness {
     struct SignRun {

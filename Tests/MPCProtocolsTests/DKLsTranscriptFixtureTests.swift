@@ -1,6 +1,6 @@
 import MPCCrypto
 import Testing
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 /// Our own known-answer test: a deterministic-RNG keygen and signature, every message hashed. A
 /// refactor that changes any byte on the wire (or the order of random draws) changes these digests;

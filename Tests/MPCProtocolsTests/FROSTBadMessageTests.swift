@@ -1,6 +1,6 @@
 import MPCCrypto
 import Testing
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 /// Every rejected message is a typed error naming the sender, and the state machine does not
 /// advance: the same state then still accepts the good message.

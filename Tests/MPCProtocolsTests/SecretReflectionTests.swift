@@ -1,6 +1,6 @@
 import MPCCrypto
 import Testing
-@testable import MPCProtocols
+@_spi(InProcess) @testable import MPCProtocols
 
 /// `dump` (and any logger that walks a value's fields) must not print secret bytes.
 @Suite("Secrets do not leak through reflection")

@@ -129,6 +129,8 @@ public enum DKLsDKG {
         let peers: [PartyIndex: PeerState]
         /// A refresh party's own view of the PKI (nil without a keyshare, and outside refresh).
         let ownPKI: PublicKeyInfo?
+        /// `round2` runs once (it evaluates the secret polynomials at points derived from the peers).
+        let once = ConsumeOnce()
     }
 
     /// Party i's state after round 2.
@@ -143,5 +145,7 @@ public enum DKLsDKG {
         let otSenders: [PartyIndex: EndemicOT.Sender]
         /// The agreed PKI in a refresh.
         let pki: PublicKeyInfo?
+        /// `round3` runs once.
+        let once = ConsumeOnce()
     }
 }

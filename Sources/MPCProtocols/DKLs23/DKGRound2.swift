@@ -10,6 +10,7 @@ extension DKLsDKG.Round1State {
                                         senders: Set(parameters.peers)).collect(messages)
         var directs = try RoundInbox(tag: DKLsTag.dkgRound1Direct, broadcast: false, receiver: i,
                                      senders: Set(parameters.peers)).collect(messages)
+        try once.consume()
         var nonces: [PartyIndex: [UInt8]] = [i: nonce], commitments: [PartyIndex: [UInt8]] = [i: commitment]
         for j in parameters.peers {
             let payload = broadcasts[j] ?? []

@@ -14,6 +14,7 @@ extension DKLsDKG.Round2State {
         broadcasts[i] = ownBroadcast
         let directs = try RoundInbox(tag: DKLsTag.dkgRound2Direct, broadcast: false, receiver: i, senders: peers)
             .collect(messages)
+        try once.consume()
 
         // Steps 1–3: every party's opening, commitment and proofs.
         var aCommitments: [[Secp256k1.Point]] = [], bCommitments: [[Secp256k1.Point]] = []

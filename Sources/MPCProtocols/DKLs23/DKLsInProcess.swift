@@ -4,6 +4,7 @@ import MPCCrypto
 ///
 /// For tests, benchmarks and tools only: one process holding every share holds the key. `tamper`
 /// may rewrite a round's traffic before delivery (round 1, 2, 3); `observe` sees every message sent.
+@_spi(InProcess)
 public enum DKLsInProcess {
     public typealias Tamper = (Int, [ProtocolMessage]) -> [ProtocolMessage]
     public typealias Observe = (ProtocolMessage) -> Void

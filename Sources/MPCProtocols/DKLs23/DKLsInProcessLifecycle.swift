@@ -1,5 +1,6 @@
 import MPCCrypto
 
+@_spi(InProcess)
 extension DKLsInProcess {
     /// A whole hard derivation among `keyshares` (the participants, ascending party index). Returns each
     /// participant's child keyshare, in the same order; `tamper(1, …)` may rewrite the broadcasts.

@@ -86,6 +86,8 @@ extension DKLsKeyshare {
               let encodedKey = try? DKLsHash.enc(publicKey),
               keyId == DKLsHash.h("key-id", encodedKey)
         else { throw invalid }
+        // The first t public shares determine the polynomials: they must interpolate to P and V at 0
+        // and to every other party's public shares at its point.
         let first = (0..<PartyIndex(threshold)).map { $0 }
         var key = Secp256k1.Point.identity, vrfKey = Secp256k1.Point.identity
         for k in first {
@@ -94,5 +96,14 @@ extension DKLsKeyshare {
             vrfKey += lambda * vrfPublicShares[Int(k)]
         }
         guard key == publicKey, vrfKey == vrfPublicKey else { throw invalid }
+        for other in PartyIndex(threshold)..<PartyIndex(partyCount) {
+            var share = Secp256k1.Point.identity, vrfShare = Secp256k1.Point.identity
+            for k in first {
+                let lambda = try Lagrange.coefficient(of: k, in: first, points: evaluationPoints, at: evaluationPoints[Int(other)])
+                share += lambda * publicShares[Int(k)]
+                vrfShare += lambda * vrfPublicShares[Int(k)]
+            }
+            guard share == publicShares[Int(other)], vrfShare == vrfPublicShares[Int(other)] else { throw invalid }
+        }
     }
 }

@@ -43,7 +43,7 @@ enum EndemicOT {
                     let a = Secp256k1.Scalar.random(using: &rng)
                     let rho = Secp256k1.Scalar.random(using: &rng)
                     let other = try DKLsHash.enc(Secp256k1.Point(base: rho))   // r_{j,1−c}
-                    let mask = try popfHash(context: popfContext, index: j, branch: UInt8(choice), other: other)
+                    let mask = try popfHash(context: popfContext, index: j, branch: UInt8(truncatingIfNeeded: choice), other: other)
                     let chosenPoint = Secp256k1.Point(base: a) - mask              // r_{j,c}
                     guard let chosen = try? chosenPoint.compressed() else { continue }
                     // (r_0, r_1) = c ? (other, chosen) : (chosen, other), selected in constant time.
@@ -69,7 +69,7 @@ enum EndemicOT {
                 let z = try reader.readSecp256k1Point()
                 let shared = secrets[j] * z
                 let pair = encodedPairs[j]
-                keys.append(try key(context: keyContext, index: j, branch: UInt8(Bits.bit(choices, j)),
+                keys.append(try key(context: keyContext, index: j, branch: UInt8(truncatingIfNeeded: Bits.bit(choices, j)),
                                     z: try DKLsHash.enc(z), r0: Array(pair[0..<33]), r1: Array(pair[33..<66]),
                                     sharedPoint: shared))
             }

@@ -32,6 +32,20 @@ enum Feldman {
 }
 
 enum Lagrange {
+    /// The coefficient of party i's value for interpolation at `x` over the set T:
+    /// Π_{k∈T, k≠i} (x − x_k)·(x_i − x_k)^{−1} (public values).
+    static func coefficient(of i: PartyIndex, in set: [PartyIndex], points: [Secp256k1.Scalar],
+                            at x: Secp256k1.Scalar) throws(ProtocolError) -> Secp256k1.Scalar {
+        var numerator = Secp256k1.Scalar.one, denominator = Secp256k1.Scalar.one
+        let xi = points[Int(i)]
+        for k in set where k != i {
+            numerator *= x - points[Int(k)]
+            denominator *= xi - points[Int(k)]
+        }
+        guard let inverse = try? denominator.inverse() else { throw .abort(party: nil, reason: .collidingEvaluationPoints) }
+        return numerator * inverse
+    }
+
     /// λ_i^T = Π_{k∈T, k≠i} x_k·(x_k − x_i)^{−1} for interpolation at 0 (points are public and distinct).
     static func coefficient(of i: PartyIndex, in set: [PartyIndex], points: [Secp256k1.Scalar]) throws(ProtocolError) -> Secp256k1.Scalar {
         var numerator = Secp256k1.Scalar.one, denominator = Secp256k1.Scalar.one

@@ -7,6 +7,7 @@ extension DKLsSign.Round2State {
         let parameters = round1.parameters, keyshare = parameters.keyshare, i = parameters.me
         let directs = try RoundInbox(tag: DKLsTag.signRound2Direct, broadcast: false, receiver: i,
                                      senders: Set(parameters.coSigners)).collect(messages)
+        try once.consume()
         var bigR = round1.bigR, publicKeySum = pk
         var phiSum = round1.phi
         var uCross = Secp256k1.Scalar.zero, yCross = Secp256k1.Scalar.zero

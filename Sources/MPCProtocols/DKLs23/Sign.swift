@@ -75,6 +75,9 @@ public enum DKLsSign {
         let bigR: Secp256k1.Point
         let commitment: [UInt8]
         let bobs: [PartyIndex: RVOLE.BobState]
+        /// `round2` runs once: a second run would repeat the RVOLE with the same OT outputs and a fresh
+        /// mask â, which gives a co-signer two equations in (r_i, sk_i).
+        let once = ConsumeOnce()
 
         /// Round 2: context check (first, so a stale keyshare is not mistaken for a cheater), KOS
         /// checks as Alice (AbortAndBan on failure), the additive key share sk_i and one RVOLE
@@ -87,6 +90,7 @@ public enum DKLsSign {
                                             senders: coSigners).collect(messages)
             let directs = try RoundInbox(tag: DKLsTag.signRound1Direct, broadcast: false, receiver: i,
                                          senders: coSigners).collect(messages)
+            try once.consume()
             var nonces: [PartyIndex: [UInt8]] = [i: nonce], commitments: [PartyIndex: [UInt8]] = [i: commitment]
             for j in parameters.coSigners {
                 let payload = broadcasts[j] ?? []
@@ -143,5 +147,7 @@ public enum DKLsSign {
         let pk: Secp256k1.Point
         /// (c^u_{i,j}, c^v_{i,j}) per co-signer j.
         let products: [PartyIndex: (Secp256k1.Scalar, Secp256k1.Scalar)]
+        /// `presignature` runs once: two presignatures from one state would share the nonce R.
+        let once = ConsumeOnce()
     }
 }

@@ -3,6 +3,7 @@ import MPCCrypto
 extension FROST {
     /// Runs every party of a protocol in one process (tests, the interop oracle, benchmarks and
     /// the CLI self-check). Not for production: the real parties live on different devices.
+    @_spi(InProcess)
     public enum LocalRun {
         /// A full DKG among n parties (keygen, refresh or import); returns the keyshares by index.
         public static func keyGeneration(threshold: UInt8, parties: UInt8, sessionId: [UInt8],

@@ -1,0 +1,56 @@
+import MPCCrypto
+import Testing
+@_spi(InProcess) @testable import MPCProtocols
+
+/// A round state that holds secrets runs its round once: re-running signing round 2 would repeat the
+/// RVOLE with the same OT outputs and a new mask (two equations in r_i, sk_i), and re-running the
+/// presignature step would mint two presignatures with one nonce. Both leak the key.
+@Suite("DKLs23 round states are single use")
+struct DKLsSingleRunTests {
+    @Test func signingRoundsRunOnce() throws {
+        var rng = DeterministicRandom(seed: 900)
+        let keyshares = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)
+        let instance = rng.randomBytes(count: 32), setup = rng.randomBytes(count: 32)
+        var states: [DKLsSign.Round1State] = [], sent: [ProtocolMessage] = []
+        for keyshare in keyshares {
+            let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: [0, 1], instanceId: instance, setupHash: setup)
+            let (state, out) = try DKLsSign.start(parameters, using: &rng)
+            states.append(state)
+            sent += out
+        }
+        // An incomplete inbox does not consume the state.
+        #expect(throws: ProtocolError.abort(party: 1, reason: .missingMessages)) { try states[0].round2([], using: &rng) }
+        let inbox0 = DKLsInProcess.inbox(of: 0, sent)
+        let (round2, out0) = try states[0].round2(inbox0, using: &rng)
+        let copy = states[0]
+        #expect(throws: ProtocolError.invalidInput(.stateAlreadyConsumed)) { try copy.round2(inbox0, using: &rng) }
+        let (round2B, out1) = try states[1].round2(DKLsInProcess.inbox(of: 1, sent), using: &rng)
+        _ = round2B
+        let presignature = try round2.presignature(DKLsInProcess.inbox(of: 0, out0 + out1))
+        #expect(throws: ProtocolError.invalidInput(.stateAlreadyConsumed)) {
+            try round2.presignature(DKLsInProcess.inbox(of: 0, out0 + out1))
+        }
+        #expect(!presignature.isConsumed)
+    }
+
+    @Test func dkgRoundsRunOnce() throws {
+        var rng = DeterministicRandom(seed: 901)
+        let instance = rng.randomBytes(count: 32), setup = rng.randomBytes(count: 32)
+        var states: [DKLsDKG.Round1State] = [], sent: [ProtocolMessage] = []
+        for i in 0..<2 {
+            let parameters = try DKLsDKG.Parameters(partyCount: 2, threshold: 2, partyIndex: PartyIndex(i),
+                                                    instanceId: instance, setupHash: setup)
+            let (state, out) = try DKLsDKG.start(parameters, using: &rng)
+            states.append(state)
+            sent += out
+        }
+        let inbox = DKLsInProcess.inbox(of: 0, sent)
+        let (round2, out0) = try states[0].round2(inbox, using: &rng)
+        #expect(throws: ProtocolError.invalidInput(.stateAlreadyConsumed)) { try states[0].round2(inbox, using: &rng) }
+        let (_, out1) = try states[1].round2(DKLsInProcess.inbox(of: 1, sent), using: &rng)
+        _ = try round2.round3(DKLsInProcess.inbox(of: 0, out0 + out1), using: &rng)
+        #expect(throws: ProtocolError.invalidInput(.stateAlreadyConsumed)) {
+            try round2.round3(DKLsInProcess.inbox(of: 0, out0 + out1), using: &rng)
+        }
+    }
+}
