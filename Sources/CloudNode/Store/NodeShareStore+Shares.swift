@@ -45,12 +45,17 @@ extension NodeShareStore {
 
     /// Duo: stores a finished share directly as CURRENT in one transaction (§7.2 rule 2, the app's
     /// COMMIT arrived before the node's protocol finished), with the same side effects as `commit`.
+    /// Repeating it for the current gen is a no-op; a gen decided otherwise is `alreadyDecided`.
     public func commitDirectly(keyId: String, share: NodeKeyshare, party: String) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(share.gen, "gen")
         if let digest = share.digest { try Self.require32(digest, "digest") }
         try transaction { db throws(NodeStoreError) in
-            guard try decision(db, id, share.gen) == nil else { throw .alreadyDecided(keyId: id) }
+            switch try decision(db, id, share.gen) {
+            case .committed? where try currentGen(db, id) == share.gen: return  // a retried commit
+            case nil: break
+            default: throw .alreadyDecided(keyId: id)
+            }
             if let prepared = try slotInfo(db, id, .prepared), prepared.gen != share.gen {
                 throw .preparedConflict(keyId: id)
             }
