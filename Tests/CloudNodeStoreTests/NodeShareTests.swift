@@ -2,6 +2,8 @@ import CSQLite
 import Foundation
 import Testing
 @testable import CloudNode
+import MPCCrypto
+import MPCProtocols
 import SilentShardCore
 
 @Suite("NodeShareStore: keyshares, commit/abort, encryption at rest, crash safety")
@@ -173,5 +175,22 @@ struct NodeShareTests {
         var dumped = ""
         dump(keyshare(gen: 1, seed: 1), to: &dumped)
         #expect(!dumped.contains("\(secretShare(1)[0])"))
+    }
+}
+
+@Suite("Real keyshares in the node store")
+struct NodeDKLsKeyshareTests {
+    @Test("the node's DKLs23 share round-trips sealed, keyed by its key id and generation")
+    func dklsKeyshare() throws {
+        var rng = DeterministicRandom(seed: 24)
+        let node = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)[1]
+        let keyId = Hex.encode(node.keyId)
+        let digest = SHA256.hash(node.generation)
+        let store = try NodeShareStore(path: scratchPath(), masterKey: .random())
+        try store.prepare(keyId: keyId, share: NodeKeyshare(gen: node.generation, kind: .ecdsa, bytes: node.serialized(), digest: digest),
+                          party: "node 1")
+        try store.commit(keyId: keyId, gen: node.generation, digest: digest, party: "app")
+        let loaded = try #require(try store.share(keyId: keyId))
+        #expect(try DKLsKeyshare(serialized: loaded.bytes).serialized() == node.serialized())
     }
 }

@@ -11,7 +11,8 @@ import Glibc
 /// id, sealed with the node master key), the commit decision log, presignatures with single-use
 /// consumption, finish records, device bans and an audit log.
 ///
-/// * One instance owns one SQLite connection (WAL mode, `synchronous = FULL`, 10 s busy timeout).
+/// * One instance owns one SQLite connection (WAL mode, `synchronous = FULL`, `secure_delete` so freed
+///   pages of consumed presignatures are zeroed, 10 s busy timeout).
 ///   Several instances (threads, processes) may open the same file; writes serialize on SQLite's lock.
 /// * Every state change is one `BEGIN IMMEDIATE` transaction that includes its audit line; nothing is
 ///   held across an `await` (the API is synchronous: call it off the network thread).
@@ -44,7 +45,7 @@ public final class NodeShareStore: Sendable {
         let db: SQLiteConnection
         do throws(SQLiteError) {
             db = try SQLiteConnection(path: path)
-            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;")
+            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
         } catch {
             throw NodeStoreError(error)
         }
