@@ -34,6 +34,12 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+
         // Linux headers Glibc does not export (eventfd), for the WebSocket transport.
         .systemLibrary(name: "CSocketShims"),
 
@@ -47,9 +53,12 @@ let package = Package(
         .target(name: "MPCProtocols", dependencies: ["MPCCrypto"]),
 
         // MARK: SDK
-        .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "COpenSSL", "CSocketShims"]),
+        .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "MPCCrypto", "COpenSSL", "CSocketShims", "CSQLite"]),
         .target(name: "duo", dependencies: ["SilentShardCore"]),
         .target(name: "trio", dependencies: ["SilentShardCore"]),
+
+        // MARK: Cloud node (server side): share store first; the server itself comes later.
+        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "CSQLite"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
         .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),
@@ -63,6 +72,10 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
         .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
+        .testTarget(name: "StorageTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]),
+        .testTarget(
+            name: "CloudNodeStoreTests", dependencies: ["CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]
+        ),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).

@@ -1,0 +1,182 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+
+/// Presignatures: stored sealed, consumed at most once (session.md §8.2–8.3).
+extension NodeShareStore {
+    /// Stores a presignature half in one transaction (before STORED is sent). Refused for a banned
+    /// device (`banned`), a gen that is not the key's current one (`staleGeneration`), past the
+    /// per-key quota (`presignatureLimit`) or for a reused id (`duplicatePresignature`).
+    public func storePresignature(_ presignature: NodePresignature) throws(NodeStoreError) {
+        let id = try Self.canonicalKeyId(presignature.keyId)
+        try Self.require32(presignature.id, "presignature id")
+        try Self.require32(presignature.gen, "gen")
+        let expiresAt = Int64(presignature.expiresAt.timeIntervalSince1970.rounded(.down))
+        let ad = Sealing.presignatureAssociatedData(id: presignature.id, keyId: id, gen: presignature.gen,
+                                                    party: presignature.party, deviceKey: presignature.deviceKey,
+                                                    expiresAt: expiresAt)
+        let sealed = Sealing.seal(presignature.secret, key: masterKey, associatedData: ad)
+        let party = "node \(presignature.party)"
+        do {
+            try transaction { db throws(NodeStoreError) in
+                guard try !isBanned(db, presignature.deviceKey) else { throw .banned }
+                guard try currentGen(db, id) == presignature.gen else { throw .staleGeneration(keyId: id) }
+                let (count, exists) = try sql { () throws(SQLiteError) -> (Int64, Bool) in
+                    let counter = try db.prepare("SELECT count(*) FROM presignatures WHERE key_id = ?")
+                    try counter.bind([.text(id)])
+                    _ = try counter.step()
+                    let existing = try db.prepare("""
+                        SELECT 1 FROM presignatures WHERE presig_id = ?1
+                        UNION ALL SELECT 1 FROM finish_records WHERE presig_id = ?1
+                        """)
+                    try existing.bind([.blob(presignature.id)])
+                    return (try counter.integer(0), try existing.step())
+                }
+                guard !exists else { throw .duplicatePresignature }
+                guard count < presignatureLimit else { throw .presignatureLimit(keyId: id) }
+                try sql { () throws(SQLiteError) in
+                    try db.run("""
+                        INSERT INTO presignatures (presig_id, key_id, gen, party, device_key, expires_at, created_at, nonce, sealed)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.blob(presignature.id), .text(id), .blob(presignature.gen), .integer(Int64(presignature.party)),
+                              .blob(presignature.deviceKey), .integer(expiresAt), .integer(now),
+                              .blob(sealed.nonce), .blob(sealed.sealed)])
+                }
+                try audit(db, "presign store", keyId: id, party: party, outcome: "stored")
+            }
+        } catch {
+            auditSeparately("presign store", keyId: id, party: party, outcome: "refused: \(error)")
+            throw error
+        }
+    }
+
+    /// Answers a FINAL_REQUEST for presignature `presignatureId` (§8.3), in one `BEGIN IMMEDIATE`
+    /// transaction, so concurrent requests serialize and exactly one consumes the row:
+    ///
+    /// 1. No row: a finish record with the same `requestHash` → `.replayed` (nothing consumed); with
+    ///    another hash → `presignatureConsumed`; none → `presignatureNotFound`.
+    /// 2. Row present: it must authenticate (`integrityFailure`), not be expired at `now`
+    ///    (`presignatureExpired`, row kept), its device not banned (`banned`), its gen still current
+    ///    (`staleGeneration`).
+    /// 3. `finish` gets the decrypted secret and returns the response bytes. If it throws (bad
+    ///    authenticator, policy denied), everything rolls back and the row stays; its error is rethrown
+    ///    unchanged.
+    /// 4. The row is deleted and a finish record (request hash, response) inserted; then commit.
+    ///
+    /// Throws `NodeStoreError` or `finish`'s own error.
+    public func consumePresignature(
+        id presignatureId: [UInt8], requestHash: [UInt8],
+        finish: (_ secret: [UInt8], _ presignature: NodePresignature) throws -> [UInt8]
+    ) throws -> PresignatureFinish {
+        try Self.require32(presignatureId, "presignature id")
+        try Self.require32(requestHash, "request hash")
+        var finishError: (any Error)?
+        var keyIdForAudit: String?
+        do {
+            return try transaction { db throws(NodeStoreError) -> PresignatureFinish in
+                let timestamp = now
+                guard let row = try presignatureRow(db, presignatureId) else {
+                    let record = try sql { () throws(SQLiteError) -> (keyId: String, hash: [UInt8], response: [UInt8])? in
+                        let statement = try db.prepare(
+                            "SELECT key_id, request_hash, response FROM finish_records WHERE presig_id = ?")
+                        try statement.bind([.blob(presignatureId)])
+                        return try statement.step()
+                            ? (try statement.text(0), try statement.blob(1), try statement.blob(2)) : nil
+                    }
+                    guard let record else { throw .presignatureNotFound }
+                    keyIdForAudit = record.keyId
+                    guard constantTimeEqual(record.hash, requestHash) else { throw .presignatureConsumed }
+                    try audit(db, "presign final", keyId: record.keyId, party: nil, outcome: "replayed")
+                    return .replayed(response: record.response)
+                }
+                keyIdForAudit = row.presignature.keyId
+                let ad = Sealing.presignatureAssociatedData(
+                    id: presignatureId, keyId: row.presignature.keyId, gen: row.presignature.gen,
+                    party: row.presignature.party, deviceKey: row.presignature.deviceKey, expiresAt: row.expiresAt)
+                guard let secret = Sealing.open(row.sealed, nonce: row.nonce, key: masterKey, associatedData: ad) else {
+                    throw .integrityFailure(keyId: row.presignature.keyId)
+                }
+                guard timestamp < row.expiresAt else { throw .presignatureExpired }
+                guard try !isBanned(db, row.presignature.deviceKey) else { throw .banned }
+                guard try currentGen(db, row.presignature.keyId) == row.presignature.gen else {
+                    throw .staleGeneration(keyId: row.presignature.keyId)
+                }
+                let response: [UInt8]
+                do {
+                    response = try finish(secret, row.presignature)
+                } catch {
+                    finishError = error
+                    // Rolls the transaction back; the catch below rethrows `finish`'s own error.
+                    throw .invalidArgument("finish rejected")
+                }
+                let retainedUntil = timestamp + Int64(finishRecordRetention)
+                try sql { () throws(SQLiteError) in
+                    try db.run("DELETE FROM presignatures WHERE presig_id = ?", [.blob(presignatureId)])
+                    try db.run("""
+                        INSERT INTO finish_records (presig_id, key_id, request_hash, response, expires_at)
+                        VALUES (?, ?, ?, ?, ?)
+                        """, [.blob(presignatureId), .text(row.presignature.keyId), .blob(requestHash), .blob(response),
+                              .integer(retainedUntil)])
+                }
+                try audit(db, "presign final", keyId: row.presignature.keyId,
+                          party: "node \(row.presignature.party)", outcome: "consumed")
+                return .finished(response: response)
+            }
+        } catch {
+            if let finishError {
+                auditSeparately("presign final", keyId: keyIdForAudit, party: nil, outcome: "refused by finish")
+                throw finishError
+            }
+            auditSeparately("presign final", keyId: keyIdForAudit, party: nil, outcome: "refused: \(error)")
+            throw error
+        }
+    }
+
+    /// Number of stored (unused) presignatures of a key.
+    public func presignatureCount(keyId: String) throws(NodeStoreError) -> Int {
+        let id = try Self.canonicalKeyId(keyId)
+        return try reading { db throws(SQLiteError) -> Int in
+            let statement = try db.prepare("SELECT count(*) FROM presignatures WHERE key_id = ?")
+            try statement.bind([.text(id)])
+            _ = try statement.step()
+            return Int(try statement.integer(0))
+        }
+    }
+
+    /// Garbage collection: deletes expired presignatures and finish records past retention; returns
+    /// how many presignatures were deleted.
+    @discardableResult
+    public func purgeExpired() throws(NodeStoreError) -> Int {
+        try transaction { db throws(NodeStoreError) -> Int in
+            let timestamp = now
+            let deleted = try sql { () throws(SQLiteError) -> Int in
+                let count = try db.run("DELETE FROM presignatures WHERE expires_at <= ?", [.integer(timestamp)])
+                try db.run("DELETE FROM finish_records WHERE expires_at <= ?", [.integer(timestamp)])
+                return count
+            }
+            try audit(db, "presign gc", keyId: nil, party: nil, outcome: "deleted \(deleted)")
+            return deleted
+        }
+    }
+
+    private func presignatureRow(_ db: SQLiteConnection, _ id: [UInt8]) throws(NodeStoreError)
+        -> (presignature: NodePresignature, expiresAt: Int64, nonce: [UInt8], sealed: [UInt8])? {
+        try sql { () throws(SQLiteError) -> (presignature: NodePresignature, expiresAt: Int64, nonce: [UInt8], sealed: [UInt8])? in
+            let statement = try db.prepare(
+                "SELECT key_id, gen, party, device_key, expires_at, nonce, sealed FROM presignatures WHERE presig_id = ?")
+            try statement.bind([.blob(id)])
+            guard try statement.step() else { return nil }
+            let expiresAt = try statement.integer(4)
+            let party = try statement.integer(2)
+            let presignature = NodePresignature(
+                id: id, keyId: try statement.text(0), gen: try statement.blob(1),
+                party: UInt8(truncatingIfNeeded: party), deviceKey: try statement.blob(3),
+                expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt)), secret: [])
+            // A party outside 0…255 cannot authenticate (the AD binds the byte), but reject it plainly.
+            guard party >= 0 && party <= 255 else {
+                throw SQLiteError(code: SQLiteError.typeMismatch, message: "party out of range")
+            }
+            return (presignature, expiresAt, try statement.blob(5), try statement.blob(6))
+        }
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import SilentShardCore
+
+/// Keyshares: PREPARED → CURRENT commits, aborts, the decision log (session.md §7).
+extension NodeShareStore {
+    /// Stages `share` as PREPARED for `keyId` (§7.2 rule 1: before sending READY). Idempotent for the
+    /// same gen and digest; another PREPARED share is `preparedConflict`; a decided (key id, gen) is
+    /// `alreadyDecided`. The CURRENT share is untouched.
+    public func prepare(keyId: String, share: NodeKeyshare, party: String) throws(NodeStoreError) {
+        let id = try Self.canonicalKeyId(keyId)
+        try Self.require32(share.gen, "gen")
+        guard let digest = share.digest else { throw .invalidArgument("a prepared share needs its digest") }
+        try Self.require32(digest, "digest")
+        try transaction { db throws(NodeStoreError) in
+            if let existing = try slotInfo(db, id, .prepared) {
+                guard existing.gen == share.gen, existing.digest == digest else { throw .preparedConflict(keyId: id) }
+                return
+            }
+            guard try decision(db, id, share.gen) == nil else { throw .alreadyDecided(keyId: id) }
+            try insertShare(db, id, .prepared, share)
+            try audit(db, "prepare", keyId: id, party: party, outcome: "prepared")
+        }
+    }
+
+    /// Commits the PREPARED share with this gen and digest (§7.2 rule 3), in one transaction: it becomes
+    /// CURRENT, the previous CURRENT and the presignatures of other generations are deleted, and the
+    /// decision is logged. Committing an already committed gen again is a no-op (a retried COMMIT).
+    public func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String) throws(NodeStoreError) {
+        let id = try Self.canonicalKeyId(keyId)
+        try Self.require32(gen, "gen")
+        try Self.require32(digest, "digest")
+        try transaction { db throws(NodeStoreError) in
+            switch try decision(db, id, gen) {
+            case .committed?: return
+            case .aborted?: throw .alreadyDecided(keyId: id)
+            case nil: break
+            }
+            guard let prepared = try loadShare(db, id, .prepared), prepared.gen == gen, prepared.digest == digest else {
+                throw .preparedMismatch(keyId: id)
+            }
+            try makeCurrent(db, id, prepared)
+            try audit(db, "commit", keyId: id, party: party, outcome: "committed")
+        }
+    }
+
+    /// Duo: stores a finished share directly as CURRENT in one transaction (§7.2 rule 2, the app's
+    /// COMMIT arrived before the node's protocol finished), with the same side effects as `commit`.
+    /// Repeating it for the current gen is a no-op; a gen decided otherwise is `alreadyDecided`.
+    public func commitDirectly(keyId: String, share: NodeKeyshare, party: String) throws(NodeStoreError) {
+        let id = try Self.canonicalKeyId(keyId)
+        try Self.require32(share.gen, "gen")
+        if let digest = share.digest { try Self.require32(digest, "digest") }
+        try transaction { db throws(NodeStoreError) in
+            switch try decision(db, id, share.gen) {
+            case .committed? where try currentGen(db, id) == share.gen: return  // a retried commit
+            case nil: break
+            default: throw .alreadyDecided(keyId: id)
+            }
+            if let prepared = try slotInfo(db, id, .prepared), prepared.gen != share.gen {
+                throw .preparedConflict(keyId: id)
+            }
+            try makeCurrent(db, id, share)
+            try audit(db, "commit", keyId: id, party: party, outcome: "committed directly")
+        }
+    }
+
+    /// Drops the PREPARED share of `gen` (if any) and logs the gen as aborted (a tombstone). Aborting a
+    /// committed gen is `alreadyDecided`; aborting twice is a no-op.
+    public func abort(keyId: String, gen: [UInt8], party: String) throws(NodeStoreError) {
+        let id = try Self.canonicalKeyId(keyId)
+        try Self.require32(gen, "gen")
+        try transaction { db throws(NodeStoreError) in
+            switch try decision(db, id, gen) {
+            case .aborted?: return
+            case .committed?: throw .alreadyDecided(keyId: id)
+            case nil: break
+            }
+            try sql { () throws(SQLiteError) in
+                try db.run("DELETE FROM keyshares WHERE key_id = ? AND slot = ? AND gen = ?",
+                           [.text(id), .integer(Int64(NodeShareSlot.prepared.rawValue)), .blob(gen)])
+                try db.run("INSERT INTO decisions (key_id, gen, outcome, decided_at) VALUES (?, ?, ?, ?)",
+                           [.text(id), .blob(gen), .integer(CommitDecision.aborted.rawValue), .integer(now)])
+            }
+            try audit(db, "abort", keyId: id, party: party, outcome: "aborted")
+        }
+    }
+
+    /// The decrypted share in `slot`, or nil. A row that fails authentication is `integrityFailure`.
+    public func share(keyId: String, slot: NodeShareSlot = .current) throws(NodeStoreError) -> NodeKeyshare? {
+        let id = try Self.canonicalKeyId(keyId)
+        return try connection.withConnection { db throws(NodeStoreError) in try loadShare(db, id, slot) }
+    }
+
+    /// Generations held, without decrypting (reconcile's key status).
+    public func status(keyId: String) throws(NodeStoreError) -> NodeKeyStatus {
+        let id = try Self.canonicalKeyId(keyId)
+        return try connection.withConnection { db throws(NodeStoreError) in
+            let current = try slotInfo(db, id, .current)
+            let prepared = try slotInfo(db, id, .prepared)
+            return NodeKeyStatus(currentGen: current?.gen, preparedGen: prepared?.gen, preparedDigest: prepared?.digest)
+        }
+    }
+
+    /// The logged decision for (key id, gen), if any.
+    public func decision(keyId: String, gen: [UInt8]) throws(NodeStoreError) -> CommitDecision? {
+        let id = try Self.canonicalKeyId(keyId)
+        return try connection.withConnection { db throws(NodeStoreError) in try decision(db, id, gen) }
+    }
+
+    /// Deletes every share and presignature of a key (the decision log stays), in one transaction.
+    public func deleteKey(keyId: String, party: String) throws(NodeStoreError) {
+        let id = try Self.canonicalKeyId(keyId)
+        try transaction { db throws(NodeStoreError) in
+            try sql { () throws(SQLiteError) in
+                try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(id)])
+                try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(id)])
+            }
+            try audit(db, "delete key", keyId: id, party: party, outcome: "deleted")
+        }
+    }
+
+    // MARK: Rows
+
+    /// The current gen of a key, read inside a transaction.
+    func currentGen(_ db: SQLiteConnection, _ keyId: String) throws(NodeStoreError) -> [UInt8]? {
+        try slotInfo(db, keyId, .current)?.gen
+    }
+
+    private func makeCurrent(_ db: SQLiteConnection, _ keyId: String, _ share: NodeKeyshare) throws(NodeStoreError) {
+        try sql { () throws(SQLiteError) in
+            try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(keyId)])
+            try db.run("DELETE FROM presignatures WHERE key_id = ? AND gen <> ?", [.text(keyId), .blob(share.gen)])
+            try db.run("INSERT INTO decisions (key_id, gen, outcome, decided_at) VALUES (?, ?, ?, ?)",
+                       [.text(keyId), .blob(share.gen), .integer(CommitDecision.committed.rawValue), .integer(now)])
+        }
+        try insertShare(db, keyId, .current, share)
+    }
+
+    private func insertShare(_ db: SQLiteConnection, _ keyId: String, _ slot: NodeShareSlot,
+                             _ share: NodeKeyshare) throws(NodeStoreError) {
+        let digest = share.digest ?? []
+        let ad = Sealing.shareAssociatedData(keyId: keyId, slot: slot, gen: share.gen, kind: share.kind.rawValue, digest: digest)
+        let sealed = Sealing.seal(share.bytes, key: masterKey, associatedData: ad)
+        try sql { () throws(SQLiteError) in
+            try db.run("""
+                INSERT INTO keyshares (key_id, slot, gen, kind, digest, nonce, sealed, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.text(keyId), .integer(Int64(slot.rawValue)), .blob(share.gen), .integer(Int64(share.kind.rawValue)),
+                      .blob(digest), .blob(sealed.nonce), .blob(sealed.sealed), .integer(now)])
+        }
+    }
+
+    private func slotInfo(_ db: SQLiteConnection, _ keyId: String,
+                          _ slot: NodeShareSlot) throws(NodeStoreError) -> (gen: [UInt8], digest: [UInt8]?)? {
+        try sql { () throws(SQLiteError) -> (gen: [UInt8], digest: [UInt8]?)? in
+            let statement = try db.prepare("SELECT gen, digest FROM keyshares WHERE key_id = ? AND slot = ?")
+            try statement.bind([.text(keyId), .integer(Int64(slot.rawValue))])
+            guard try statement.step() else { return nil }
+            let digest = try statement.blob(1)
+            return (try statement.blob(0), digest.isEmpty ? nil : digest)
+        }
+    }
+
+    func loadShare(_ db: SQLiteConnection, _ keyId: String, _ slot: NodeShareSlot) throws(NodeStoreError) -> NodeKeyshare? {
+        let row = try sql { () throws(SQLiteError) -> (gen: [UInt8], kind: Int64, digest: [UInt8], nonce: [UInt8], sealed: [UInt8])? in
+            let statement = try db.prepare(
+                "SELECT gen, kind, digest, nonce, sealed FROM keyshares WHERE key_id = ? AND slot = ?")
+            try statement.bind([.text(keyId), .integer(Int64(slot.rawValue))])
+            guard try statement.step() else { return nil }
+            return (try statement.blob(0), try statement.integer(1), try statement.blob(2),
+                    try statement.blob(3), try statement.blob(4))
+        }
+        guard let row else { return nil }
+        guard let rawKind = UInt8(exactly: row.kind), let kind = StoredShareKind(rawValue: rawKind) else {
+            throw .integrityFailure(keyId: keyId)
+        }
+        let ad = Sealing.shareAssociatedData(keyId: keyId, slot: slot, gen: row.gen, kind: rawKind, digest: row.digest)
+        guard let bytes = Sealing.open(row.sealed, nonce: row.nonce, key: masterKey, associatedData: ad) else {
+            throw .integrityFailure(keyId: keyId)
+        }
+        return NodeKeyshare(gen: row.gen, kind: kind, bytes: bytes, digest: row.digest.isEmpty ? nil : row.digest)
+    }
+
+    private func decision(_ db: SQLiteConnection, _ keyId: String, _ gen: [UInt8]) throws(NodeStoreError) -> CommitDecision? {
+        let value = try sql { () throws(SQLiteError) -> Int64? in
+            let statement = try db.prepare("SELECT outcome FROM decisions WHERE key_id = ? AND gen = ?")
+            try statement.bind([.text(keyId), .blob(gen)])
+            return try statement.step() ? try statement.integer(0) : nil
+        }
+        guard let value else { return nil }
+        guard let decision = CommitDecision(rawValue: value) else { throw .corrupt(reason: "unknown decision") }
+        return decision
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// What kind of bytes a stored share holds, so the SDK knows which decoder to use.
+public enum StoredShareKind: UInt8, Sendable, CaseIterable {
+    /// A DKLs23 (ECDSA/secp256k1) keyshare: `DKLsKeyshare.serialized()`.
+    case ecdsa = 1
+    /// A FROST (EdDSA/Ed25519) keyshare.
+    case eddsa = 2
+    /// SDK-internal records under reserved key ids (presignature tombstones, bans).
+    case sdkRecord = 0x7F
+}
+
+/// One stored share: an opaque, versioned serialization plus its kind. The storage layer never parses
+/// `bytes`; the keyshare codecs do (and version them).
+public struct StoredShare: Sendable, Equatable, SecretRedacting {
+    public var kind: StoredShareKind
+    public var bytes: Data
+
+    public init(kind: StoredShareKind, bytes: Data) {
+        self.kind = kind
+        self.bytes = bytes
+    }
+
+    public init(kind: StoredShareKind, bytes: [UInt8]) {
+        self.init(kind: kind, bytes: Data(bytes))
+    }
+
+    public var description: String { "StoredShare(\(kind), \(bytes.count) bytes)" }
+}
+
+/// The app's record for one key id (session.md §7.1): `{current: g, staged: nil}` is settled;
+/// a staged share is durably written before the app votes and promoted once every node confirmed.
+/// Written atomically as one unit by every `StorageClient`.
+public struct KeyshareRecord: Sendable, Equatable, SecretRedacting {
+    public var keyId: String
+    public var staged: StoredShare?
+    public var current: StoredShare?
+
+    public init(keyId: String, staged: StoredShare? = nil, current: StoredShare? = nil) {
+        self.keyId = keyId
+        self.staged = staged
+        self.current = current
+    }
+
+    public var description: String {
+        "KeyshareRecord(\(keyId), staged: \(staged?.description ?? "nil"), current: \(current?.description ?? "nil"))"
+    }
+}
+
+/// Values holding secrets: `description`, `debugDescription` and reflection (`dump`, debuggers) show
+/// sizes only, never bytes.
+public protocol SecretRedacting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {}
+
+extension SecretRedacting {
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+}

@@ -1,0 +1,90 @@
+import CSQLite
+
+/// One SQLite connection. Not thread-safe by itself: owners serialize access (the stores keep it inside
+/// a `Mutex`) and never hold a transaction across an `await`.
+package final class SQLiteConnection {
+    private let handle: OpaquePointer
+
+    /// Opens (creating if needed) the database at `path`, with a busy timeout so that concurrent
+    /// connections wait for each other's transactions instead of failing at once.
+    package init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: rc, message: message)
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// The last error on this connection.
+    package func lastError(_ rc: Int32) -> SQLiteError {
+        SQLiteError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// Runs one or more statements without parameters.
+    package func execute(_ sql: String) throws(SQLiteError) {
+        let rc = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard rc == SQLITE_OK else { throw lastError(rc) }
+    }
+
+    /// Compiles one statement.
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw lastError(rc) }
+        return SQLiteStatement(statement, connection: self)
+    }
+
+    /// Compiles, binds and runs a statement that returns no rows; returns the number of rows changed.
+    @discardableResult
+    package func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs `body` inside one transaction: commits when it returns, rolls back when it throws.
+    /// `immediate` takes the write lock up front (`BEGIN IMMEDIATE`), so read-then-write sequences
+    /// cannot interleave with another connection's writes.
+    package func transaction<T, E: Error>(
+        immediate: Bool = true, _ body: () throws(E) -> T
+    ) throws(SQLiteTransactionError<E>) -> T {
+        do { try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED") } catch { throw .database(error) }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            try? execute("ROLLBACK")
+            throw .body(error)
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw .database(error)
+        }
+        return result
+    }
+}
+
+/// Why a transaction failed: SQLite itself, or the body (rolled back).
+package enum SQLiteTransactionError<E: Error>: Error {
+    case database(SQLiteError)
+    case body(E)
+}
+
+/// A value bound to a statement parameter.
+package enum SQLiteValue {
+    case integer(Int64)
+    case blob([UInt8])
+    case text(String)
+    case null
+}

@@ -1,0 +1,50 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import SilentShardCore
+
+@Suite("SQLiteStorageClient: persistence, permissions, corrupt rows")
+struct SQLiteStorageClientTests {
+    @Test("records persist across reopening; the database file is 0600")
+    func persistence() async throws {
+        let path = scratchDirectory() + "/records.sqlite"
+        let record = KeyshareRecord(keyId: keyA, staged: share(1), current: share(2, kind: .eddsa))
+        try await SQLiteStorageClient(path: path).write(record)
+        #expect(try await SQLiteStorageClient(path: path).read(keyId: keyA) == record)
+        #expect(mode(of: path) == 0o600)
+    }
+
+    @Test("damaged rows are typed errors: flipped bytes, wrong column type, swapped row")
+    func corruptRows() async throws {
+        let path = scratchDirectory() + "/records.sqlite"
+        let store = try SQLiteStorageClient(path: path)
+        try await store.write(KeyshareRecord(keyId: keyA, current: share(1)))
+        try await store.write(KeyshareRecord(keyId: keyB, current: share(2)))
+        let raw = try SQLiteConnection(path: path)
+
+        // Swap: key B's row gets key A's record.
+        try raw.run("UPDATE keyshare_records SET record = (SELECT record FROM keyshare_records WHERE key_id = ?) WHERE key_id = ?",
+                    [.text(keyA), .text(keyB)])
+        #expect(await storageError { _ = try await store.read(keyId: keyB) } == .keyIdMismatch(keyId: keyB))
+
+        // A flipped byte.
+        try raw.run("UPDATE keyshare_records SET record = ? WHERE key_id = ?", [.blob([UInt8](repeating: 7, count: 80)), .text(keyA)])
+        guard case .corruptRecord = await storageError({ _ = try await store.read(keyId: keyA) }) else {
+            Issue.record("flipped row not detected")
+            return
+        }
+        // A TEXT value where a BLOB belongs.
+        try raw.run("UPDATE keyshare_records SET record = 'hello' WHERE key_id = ?", [.text(keyA)])
+        guard case .corruptRecord = await storageError({ _ = try await store.read(keyId: keyA) }) else {
+            Issue.record("wrong column type not detected")
+            return
+        }
+    }
+
+    @Test("a file that is not a database is a typed error")
+    func notADatabase() throws {
+        let path = scratchDirectory() + "/garbage.sqlite"
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
+        #expect(throws: StorageError.self) { _ = try SQLiteStorageClient(path: path) }
+    }
+}
