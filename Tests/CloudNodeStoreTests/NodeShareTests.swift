@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import CloudNode
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 import SilentShardCore
 
 @Suite("NodeShareStore: keyshares, commit/abort, encryption at rest, crash safety")

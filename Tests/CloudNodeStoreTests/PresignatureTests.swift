@@ -131,23 +131,9 @@ struct PresignatureTests {
         #expect(try store.presignatureCount(keyId: keyA) == 0)
     }
 
-    @Test("50 concurrent tasks on separate connections: exactly one finishes")
-    func concurrentTasks() async throws {
-        let path = scratchPath()
-        let store = try storeWithCommittedKey(path: path)
-        try store.storePresignature(presignature(21))
-        let consumers = try (0..<50).map { _ in try NodeShareStore(path: path, masterKey: store.masterKey) }
-        let results = await withTaskGroup(of: Bool.self) { group in
-            for (index, consumer) in consumers.enumerated() {
-                group.addTask {
-                    let result = try? consumer.consumePresignature(id: bytes32(21), requestHash: bytes32(UInt8(index))) { _, _ in [1] }
-                    return result == .finished(response: [1])
-                }
-            }
-            return await group.reduce(into: [Bool]()) { $0.append($1) }
-        }
-        #expect(results.filter { $0 }.count == 1)
-    }
+    // No variant with 50 Swift tasks: the store's calls block (SQLite waits for its lock), and 50 of
+    // them on the cooperative pool (one thread per core) starved every other test in the process for
+    // seconds. The node must call the store from its own threads, never from the cooperative pool.
 
     @Test("ban: deletes the device's presignatures, blocks store and consume; operator lifts it")
     func bans() throws {

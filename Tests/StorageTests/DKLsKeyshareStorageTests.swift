@@ -1,6 +1,6 @@
 import Foundation
 import MPCCrypto
-import MPCProtocols
+@_spi(InProcess) import MPCProtocols
 import Testing
 @testable import SilentShardCore
 

@@ -3,7 +3,8 @@ import SilentShardTestSupport
 import Testing
 @testable import SilentShardCore
 
-/// Prints loopback figures (round trip, 8 MiB echo) for the report; asserts only generous bounds.
+/// Prints loopback figures (round trip, 8 MiB echo) for the report; asserts correctness only (figures
+/// come from `scripts/bench-transport` in release mode, never from timed tests).
 @Suite("Transport measurements")
 struct MeasurementTests {
     @Test(arguments: [false, true])
@@ -33,6 +34,5 @@ struct MeasurementTests {
         await engine.disconnect()
         let scheme = secure ? "wss" : "ws"
         print("measure \(scheme): connect+upgrade \(connectTime), 32 B round trip median \(roundTrips[100]) p95 \(roundTrips[190]), 8 MiB echo best \(echoes.min() ?? .zero)")
-        #expect(roundTrips[100] < .milliseconds(50))
     }
 }

@@ -45,20 +45,19 @@ struct MisbehavingPeerTests {
         let start = ContinuousClock.now
         let error = await thrownError { try await connect(rawEngine(peer, connectTimeout: .milliseconds(300)), mode: "stall") }
         #expect(error as? NetworkError == .timeout)
-        #expect(ContinuousClock.now - start < .seconds(10))  // generous: CI machines are shared
+        #expect(ContinuousClock.now - start >= .milliseconds(290))  // never before the timeout
     }
 
     @Test func cancellingConnectIsPrompt() async throws {
         let peer = try await PythonPeer.shared()
         let url = try NetworkRoute.url(base: peer.raw, segments: ["trio", "keygen"], params: "stall", websocket: true)
-        let settings = WebSocketSettings(WebsocketConfig(url: peer.raw, connectTimeout: .seconds(30)))
+        let settings = WebSocketSettings(WebsocketConfig(url: peer.raw, connectTimeout: .seconds(3600)))
         let task = Task { try await WebSocketTransport.connect(url: url, subprotocol: "trio", settings: settings) }
         try await Task.sleep(for: .milliseconds(100))
-        let start = ContinuousClock.now
         task.cancel()
         let result = await task.result
+        // CancellationError (not `.timeout`, which would take an hour): the cancellation ended it.
         #expect(throws: CancellationError.self) { _ = try result.get() }
-        #expect(ContinuousClock.now - start < .seconds(5))  // vs. the 30 s connect timeout
     }
 
     @Test func closeHandshakeIsBoundedWhenThePeerNeverAnswers() async throws {
@@ -70,7 +69,7 @@ struct MisbehavingPeerTests {
         let start = ContinuousClock.now
         await engine.disconnect()
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(10))
+        #expect(elapsed >= .milliseconds(350) && elapsed < .seconds(120))  // bounded, and not before the timer
     }
 
     @Test func sendsThePeerNeverTakesTimeOut() async throws {

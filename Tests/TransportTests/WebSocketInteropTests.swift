@@ -101,10 +101,10 @@ struct WebSocketInteropTests {
         // A port that was just free: bind, read the port, close.
         let port = try freePort()
         let engine = WebSocketClientEngine(config: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
-        let start = ContinuousClock.now
         let error = await thrownError { try await engine.open() }
+        // `.connectionRefused`, not `.timeout`: the refusal ended the attempt, not the 15 s timer.
+        // (No wall-clock bound: tests share two cores with CPU-heavy suites.)
         #expect(error as? NetworkError == .connectionRefused(host: "127.0.0.1", port: port))
-        #expect(ContinuousClock.now - start < .seconds(5))  // vs. the 15 s connect timeout
     }
 
     @Test func readTimeout() async throws {
@@ -114,7 +114,7 @@ struct WebSocketInteropTests {
         let start = ContinuousClock.now
         await #expect(throws: NetworkError.timeout) { try await engine.read() }
         let elapsed = ContinuousClock.now - start
-        #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(10))
+        #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(120))  // never before the timeout
         await engine.disconnect()
     }
 
