@@ -40,6 +40,16 @@ public enum SessionError: Error, Equatable, Sendable {
         }
     }
 
+    /// The code this party puts into its ABORT for this error: the wire code, BAD_AUTHENTICATOR for
+    /// a failed cloud verification, INTERNAL for a configuration problem.
+    public var abortCode: WireCode {
+        switch self {
+        case .detected(let code, _), .reported(let code, _, _, _): return code
+        case .cloudVerificationFailed: return .badAuthenticator
+        case .invalidConfiguration: return .internalError
+        }
+    }
+
     /// The party to blame, if known.
     public var blamedParty: PartyIndex? {
         switch self {
