@@ -102,7 +102,7 @@ public struct DeviceKey: Sendable, Equatable {
     }
 
     /// The key of a `MessageSigner`.
-    public init(signer: some MessageSigner) throws(CryptoError) {
+    public init(signer: any MessageSigner) throws(CryptoError) {
         try self.init(type: signer.keyType, publicKey: Array(signer.verifyingKey))
     }
 
