@@ -11,7 +11,7 @@ public struct AcceptPayload: Sendable, Equatable {
 
     static let fieldSizes: [UInt8: TLVFieldSize] = [
         Tag.setupHash: .exactly(32), Tag.nodeKey: .exactly(32), Tag.certificate: .exactly(NodeCertificate.byteCount),
-        Tag.sessionKeys: .exactly(64), Tag.nodeTime: .exactly(8), Tag.keyStatus: .range(2...66), Tag.limits: .exactly(8),
+        Tag.sessionKeys: .exactly(64), Tag.nodeTime: .exactly(8), Tag.keyStatus: .range(2...98), Tag.limits: .exactly(8),
     ]
 
     public var setupHash: [UInt8]
