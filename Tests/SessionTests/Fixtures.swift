@@ -39,7 +39,7 @@ struct Cluster {
     func setupPayload(_ operation: SessionOperation, algorithm: SessionAlgorithm = .ecdsa,
                       appKeys: SessionKeyPair?, participants: [PartyIndex]? = nil,
                       timestamp: UInt64 = Cluster.now) throws -> SetupPayload {
-        let parties = participants ?? mode.allParties.parties
+        let parties = participants ?? (operation == .sign || operation == .preSign ? [0, 1] : mode.allParties.parties)
         var payload = SetupPayload(mode: mode, algorithm: algorithm, operation: operation, timestamp: timestamp,
                                    deviceKey: try DeviceKey(signer: device), sessionKeys: appKeys?.publicKeys,
                                    cloudKey: cloudKey.verifyingKey.bytes, participants: PartySet(parties))
