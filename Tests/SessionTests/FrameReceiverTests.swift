@@ -196,6 +196,41 @@ struct FrameReceiverTests {
         #expect(!s.receiver.hasOpened(1))
     }
 
+    @Test func trioRejectsFromRelayAndBeforeAccept() async throws {
+        // Signing with {0, 2}: A is a pure relay, yet its own REJECT(PEER_UNAVAILABLE) is accepted.
+        let cluster = Cluster(mode: .trio)
+        let appKeys = SessionKeyPair()
+        let payload = try cluster.setupPayload(.sign, appKeys: appKeys, participants: [0, 2])
+        let setup = try await cluster.setupFrame(payload)
+        var app = try FrameReceiver(local: 0, setupFrame: setup, setup: payload, localKeys: appKeys, trust: cluster.trust)
+        let hash = app.setupHash
+        let fromA = RejectPayload(code: .peerUnavailable, setupHash: hash, nodeKey: cluster.nodeA.verifyingKey,
+                                  certificate: cluster.certificate(1))
+        #expect(throws: SessionError.reported(.peerUnavailable, by: 1, blamed: nil, authenticated: true)) {
+            _ = try app.receive(fromA.frame(sender: 1, instanceID: setup.header.instanceID, nodeSigningKey: cluster.nodeA), link: [1, 2])
+        }
+        // B's REJECT before any ACCEPT: trusted through its certificate, not without one.
+        let fromB = RejectPayload(code: .signerUnavailable, setupHash: hash, nodeKey: cluster.nodeB.verifyingKey,
+                                  certificate: cluster.certificate(2))
+        #expect(throws: SessionError.reported(.signerUnavailable, by: 2, blamed: nil, authenticated: true)) {
+            _ = try app.receive(fromB.frame(sender: 2, instanceID: setup.header.instanceID, nodeSigningKey: cluster.nodeB), link: [1, 2])
+        }
+        let bare = RejectPayload(code: .signerUnavailable, setupHash: hash, nodeKey: cluster.nodeB.verifyingKey)
+        #expect(throws: SessionError.reported(.signerUnavailable, by: 2, blamed: nil, authenticated: false)) {
+            _ = try app.receive(bare.frame(sender: 2, instanceID: setup.header.instanceID, nodeSigningKey: cluster.nodeB), link: [1, 2])
+        }
+        // A B-certificate presented for A's REJECT: role mismatch, unauthenticated.
+        let misattributed = RejectPayload(code: .banned, setupHash: hash, nodeKey: cluster.nodeB.verifyingKey,
+                                          certificate: cluster.certificate(2))
+        #expect(throws: SessionError.reported(.banned, by: 1, blamed: nil, authenticated: false)) {
+            _ = try app.receive(misattributed.frame(sender: 1, instanceID: setup.header.instanceID, nodeSigningKey: cluster.nodeB), link: [1, 2])
+        }
+        // But any other frame from the non-participant relay is UNEXPECTED.
+        #expect(throws: SessionError.detected(.unexpected, blamed: nil)) {
+            _ = try app.receive(cluster.accept(from: 1, setupHash: hash, instanceID: setup.header.instanceID, keys: SessionKeyPair()), link: [1, 2])
+        }
+    }
+
     @Test func relayDispositions() async throws {
         // Node A in a trio keygen: consumes and forwards app broadcasts, forwards app→B P2P untouched.
         let cluster = Cluster(mode: .trio)

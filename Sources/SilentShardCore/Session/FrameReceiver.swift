@@ -127,8 +127,10 @@ public struct FrameReceiver: Sendable, SecretReflecting {
             throw .malformed
         }
         // 2. Bind.
-        guard header.instanceID == instanceID, header.sender != local, participants.contains(header.sender),
-              link.contains(header.sender)
+        // The relay A may end a session it only relays with its own REJECT (§6.1 rule 4).
+        let relayReject = header.kind == .reject && mode == .trio && header.sender == 1
+        guard header.instanceID == instanceID, header.sender != local,
+              participants.contains(header.sender) || relayReject, link.contains(header.sender)
         else { throw .unexpected }
         let forwardTarget = relayTarget(for: header)
         let forSelf = header.receiver == local
@@ -173,8 +175,7 @@ public struct FrameReceiver: Sendable, SecretReflecting {
             // Unverifiable REJECTs are still reported, flagged unauthenticated (§4.5); either way the
             // session ends, so nothing is recorded.
             let parsed = try RejectPayload(bytes: frame.body)
-            throw parsed.sessionError(frame: frame, trustedNodeKey: accepts[header.sender]?.nodeKey
-                                          ?? (mode == .duo ? trust.cloudKey : nil),
+            throw parsed.sessionError(frame: frame, trustedNodeKey: trustedRejectKey(parsed, sender: header.sender),
                                       expectedSetupHash: setupHash)
         case .pointToPoint:
             guard let channel = channels[header.sender] else { throw .badAuthenticator }
@@ -196,6 +197,18 @@ public struct FrameReceiver: Sendable, SecretReflecting {
         transcript.add(header: header, payload: payload)
         let disposition: Disposition = forwardTarget.map { .consumeAndForward(to: $0) } ?? .consume
         return Received(header: header, payload: payload, disposition: disposition, frame: frame)
+    }
+
+    /// The node key a REJECT may be signed with: the sender's accepted node key; else in duo
+    /// `cloudVerifyingKey`; else a key certified by a valid certificate in the REJECT itself.
+    private func trustedRejectKey(_ reject: RejectPayload, sender: PartyIndex) -> Ed25519.VerifyingKey? {
+        if let accepted = accepts[sender] { return accepted.nodeKey }
+        if mode == .duo && reject.nodeKey == trust.cloudKey { return trust.cloudKey }
+        guard let certificate = reject.certificate, certificate.nodeKey == reject.nodeKey,
+              (try? certificate.verify(issuer: trust.cloudKey, senderIndex: sender, mode: mode,
+                                       nowSeconds: trust.nowSeconds)) != nil
+        else { return nil }
+        return certificate.nodeKey
     }
 
     /// Relay A (§6.1): app frames to 2, or to 0xFF when B participates, go to B; B's frames to 0 or
