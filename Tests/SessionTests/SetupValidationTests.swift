@@ -166,7 +166,8 @@ struct SetupValidationTests {
         #expect(try await code(.sign, participants: [0, 2], nodeIndex: 2) { _ in } == nil)
         #expect(try await code(.sign, participants: [0, 1, 2]) { _ in } == invalid)
         #expect(try await code(.sign, participants: [1, 2]) { _ in } == invalid)
-        #expect(try await code(.sign, participants: [0, 2]) { _ in } == invalid)                          // node 1 not a participant
+        #expect(try await code(.sign, participants: [0, 2]) { _ in } == nil)                              // A relays for {0, 2}
+        #expect(try await code(.sign, participants: [0, 1], nodeIndex: 2) { _ in } == invalid)            // B must participate
         #expect(try await code(.sign, participants: [0, 1]) { $0.path = DerivationPathBytes(indices: [0x8000_0000]).encoded } == invalid)
         #expect(try await code(.sign, participants: [0, 1]) { $0.path = [1, 0, 0] } == invalid)
         #expect(try await code(.sign, participants: [0, 1]) { $0.message = [UInt8](repeating: 1, count: 31) } == invalid)

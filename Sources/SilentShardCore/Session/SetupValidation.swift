@@ -61,6 +61,8 @@ public struct ValidatedSetup: Sendable, Equatable {
     /// `Hs("setup"; header ‖ payload)`.
     public let setupHash: [UInt8]
     public var instanceID: [UInt8] { frame.header.instanceID }
+    /// Whether the validating node only relays this session (trio A when S = {0, 2}).
+    public let isRelayOnly: Bool
 }
 
 /// A SETUP refused by the node: the REJECT code and its code-specific detail (§10: STALE_TIMESTAMP
@@ -138,7 +140,8 @@ public enum SetupValidator {
         let setup = ValidatedSetup(frame: frame, payload: payload, mode: mode, algorithm: algorithm,
                                    operation: operation, deviceKey: deviceKey, sessionKeys: checked.0,
                                    participants: checked.1, holders: checked.2,
-                                   setupHash: SessionHash.setupHash(headerAndPayload: frame.headerAndPayload))
+                                   setupHash: SessionHash.setupHash(headerAndPayload: frame.headerAndPayload),
+                                   isRelayOnly: !checked.1.contains(context.nodeIndex))
         return (setup, Array(frames.dropFirst()))
     }
 
@@ -213,7 +216,8 @@ enum SetupFieldRules {
         default:
             guard participants == all else { throw .invalidParameter }
         }
-        guard participants.contains(nodeIndex) || !participants.contains(0) else { throw .invalidParameter }
+        // The validating node participates, except trio node A relaying a {0, 2} session (§6.1 rule 3).
+        guard participants.contains(nodeIndex) || (mode == .trio && nodeIndex == 1) else { throw .invalidParameter }
         // Session keys.
         let sessionKeys = try payload.sessionKeys.map { bytes throws(SessionError) in try SessionPublicKeys(bytes: bytes) }
         // Holders.
