@@ -158,6 +158,19 @@ struct FrameReceiverTests {
         }
     }
 
+    @Test func weakNodeX25519KeyRecordsNothing() async throws {
+        var s = try await AppSession(mode: .duo)
+        let weak = SessionPublicKeys(signingKey: Ed25519.SigningKey().verifyingKey,
+                                     agreementKey: try X25519.PublicKey(bytes: [UInt8](repeating: 0, count: 32)))
+        let payload = AcceptPayload(setupHash: s.setupHash, nodeKey: s.cluster.cloudKey.verifyingKey, certificate: nil,
+                                    sessionKeys: weak, nodeTime: nil, keyStatus: nil).encoded()
+        let frame = Frame.signed(header: FrameHeader(kind: .accept, sender: 1, receiver: 0xFF, length: UInt32(payload.count),
+                                                     instanceID: s.id), payload: payload, key: s.cluster.cloudKey)
+        #expect(throws: SessionError.detected(.badAuthenticator, blamed: nil)) { _ = try s.receiver.receive(frame, link: [1]) }
+        #expect(!s.receiver.hasOpened(1) && s.receiver.accepts.isEmpty)
+        _ = try s.receiver.receive(s.accept(1), link: [1])   // a good ACCEPT still works afterwards
+    }
+
     @Test func trioGroupAndDistinctKeys() async throws {
         var s = try await AppSession(mode: .trio)
         _ = try s.receiver.receive(s.accept(1), link: [1, 2])

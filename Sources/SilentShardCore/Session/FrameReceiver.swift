@@ -16,7 +16,8 @@ public struct FrameReceiver: Sendable, SecretReflecting {
     public struct NodeTrust: Sendable {
         public var cloudKey: Ed25519.VerifyingKey
         public var nowSeconds: UInt64
-        /// Trio, existing key: the `group_id` recorded in the keyshare at keygen.
+        /// Trio: the `group_id` ACCEPTs must carry — at the app the one recorded in the keyshare at
+        /// keygen (nil for keygen/import), at a node its own group.
         public var recordedGroupID: [UInt8]?
         public init(cloudKey: Ed25519.VerifyingKey, nowSeconds: UInt64, recordedGroupID: [UInt8]? = nil) {
             self.cloudKey = cloudKey
@@ -93,7 +94,7 @@ public struct FrameReceiver: Sendable, SecretReflecting {
         transcript.add(header: setupFrame.header, payload: setupFrame.body)
         if let keys = setup.sessionKeys {
             let appKeys = try SessionPublicKeys(bytes: keys)
-            try register(party: 0, keys: appKeys)
+            register(party: 0, keys: appKeys, channel: try makeChannel(to: 0, keys: appKeys))
         }
     }
 
@@ -108,12 +109,17 @@ public struct FrameReceiver: Sendable, SecretReflecting {
         transcript.add(header: frame.header, payload: frame.body)
     }
 
-    private mutating func register(party: PartyIndex, keys: SessionPublicKeys) throws(SessionError) {
+    /// The P2P channel to `party` for its session keys (nil when this party has no keys or does not
+    /// participate). A weak X25519 key is BAD_AUTHENTICATOR (§3.3).
+    private func makeChannel(to party: PartyIndex, keys: SessionPublicKeys) throws(SessionError) -> PointToPointChannel? {
+        guard let localKeys, party != local, participants.contains(local) else { return nil }
+        return try PointToPointChannel(local: local, localKey: localKeys.agreementKey, peer: party,
+                                       peerKey: keys.agreementKey, setupHash: setupHash)
+    }
+
+    private mutating func register(party: PartyIndex, keys: SessionPublicKeys, channel: PointToPointChannel?) {
         sessionKeys[party] = keys
-        if let localKeys, party != local, participants.contains(local) {
-            channels[party] = try PointToPointChannel(local: local, localKey: localKeys.agreementKey, peer: party,
-                                                      peerKey: keys.agreementKey, setupHash: setupHash)
-        }
+        channels[party] = channel
     }
 
     /// Runs §3.5 on one frame that arrived on a link whose possible senders are `link` (app: {1} in
@@ -159,7 +165,7 @@ public struct FrameReceiver: Sendable, SecretReflecting {
         if header.kind.isSequenced { try sequencer.check(stream, seq: header.seq) }
         // 5. Authenticate.
         let payload: [UInt8]
-        var accept: AcceptPayload?
+        var accept: (payload: AcceptPayload, channel: PointToPointChannel?)?
         switch header.kind {
         case .accept:
             let parsed = try AcceptPayload(bytes: frame.body)
@@ -169,7 +175,8 @@ public struct FrameReceiver: Sendable, SecretReflecting {
             if mode == .trio {
                 try AcceptPayload.checkGroup(Array(accepts.values) + [parsed], recordedGroupID: trust.recordedGroupID)
             }
-            accept = parsed
+            // The node's X25519 key must agree (§3.3) before anything is recorded.
+            accept = (parsed, try makeChannel(to: header.sender, keys: parsed.sessionKeys))
             payload = frame.body
         case .reject:
             // Unverifiable REJECTs are still reported, flagged unauthenticated (§4.5); either way the
@@ -188,8 +195,8 @@ public struct FrameReceiver: Sendable, SecretReflecting {
         }
         // 6. Record.
         if let accept {
-            try register(party: header.sender, keys: accept.sessionKeys)
-            accepts[header.sender] = accept
+            register(party: header.sender, keys: accept.payload.sessionKeys, channel: accept.channel)
+            accepts[header.sender] = accept.payload
         }
         if header.kind.isSequenced { sequencer.advance(stream) }
         seen.insert(identity)
