@@ -96,3 +96,38 @@ struct PointToPointTests {
         #expect(outgoing.assign(receiver: 0xFF) == 2)
     }
 }
+
+@Suite("preSignFinal keys and FINAL frames (§8.1, §8.4)")
+struct PreSignFinalTests {
+    @Test func requestAndResponse() throws {
+        let app = X25519.PrivateKey(), signer = X25519.PrivateKey()
+        let setupHash = SecureRandom.bytes(count: 32), presig = SecureRandom.bytes(count: 32)
+        let appKeys = try PreSignFinalKeys(local: 0, localKey: app, peer: 2, peerKey: signer.publicKey, setupHash: setupHash)
+        let nodeKeys = try PreSignFinalKeys(local: 2, localKey: signer, peer: 0, peerKey: app.publicKey, setupHash: setupHash)
+        #expect(appKeys.storedKeys == nodeKeys.storedKeys && appKeys.signer == 2)
+        #expect(appKeys.storedKeys.request != appKeys.storedKeys.response)
+        let message = [UInt8](repeating: 0xAB, count: 32), finish = [UInt8](repeating: 1, count: 128)
+        let request = try appKeys.request(presigID: presig, message: message, finish: finish)
+        #expect(request.header.kind == .finalRequest && request.header.receiver == 2 && request.header.tag == 0x1301)
+        #expect(request.header.instanceID == presig && request.nonce.count == 24)
+        let parsed = try Frame.parseSingle(request.encoded())
+        let opened = try nodeKeys.openRequest(parsed)
+        #expect(opened.message == message && opened.finish == finish)
+        let response = try nodeKeys.response(presigID: presig, finish: [7, 7, 7])
+        #expect(try appKeys.openResponse(try Frame.parseSingle(response.encoded())) == [7, 7, 7])
+        // Direction separation: a response is no request, the app cannot open its own request as a response.
+        #expect(throws: SessionError.self) { try nodeKeys.openRequest(response) }
+        #expect(throws: SessionError.self) { try appKeys.openResponse(request) }
+        // Tampering with the header (presig id) or nonce fails.
+        var header = request.header; header.instanceID = SecureRandom.bytes(count: 32)
+        #expect(throws: SessionError.self) { try nodeKeys.openRequest(Frame(header: header, nonce: request.nonce, sealed: request.body)) }
+        var nonce = request.nonce; nonce[0] ^= 1
+        #expect(throws: SessionError.self) { try nodeKeys.openRequest(Frame(header: request.header, nonce: nonce, sealed: request.body)) }
+        // Restored keys behave the same; the spec's formula reproduces kf_{0→X}.
+        let restored = try PreSignFinalKeys(signer: 2, requestKey: appKeys.storedKeys.request, responseKey: appKeys.storedKeys.response)
+        #expect(try restored.openResponse(response) == [7, 7, 7])
+        let ss = try app.sharedSecret(with: signer.publicKey)
+        #expect(appKeys.storedKeys.request == SessionHash.hash("final", setupHash, [0], [2], app.publicKey.bytes, signer.publicKey.bytes, ss))
+        #expect(throws: SessionError.self) { try PreSignFinalKeys(local: 1, localKey: app, peer: 2, peerKey: signer.publicKey, setupHash: setupHash) }
+    }
+}
