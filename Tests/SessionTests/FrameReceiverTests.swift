@@ -209,6 +209,18 @@ struct FrameReceiverTests {
         #expect(!s.receiver.hasOpened(1))
     }
 
+    @Test func sessionKeyFrameBuilder() async throws {
+        var s = try await AppSession(mode: .duo)
+        _ = try s.receiver.receive(s.accept(1), link: [1])
+        let node = s.nodeKeys[1] ?? SessionKeyPair()
+        let stored = try node.signedFrame(kind: .broadcast, sender: 1, receiver: 0xFF, tag: 0x0101, seq: 1, instanceID: s.id, payload: [3])
+        #expect(try s.receiver.receive(stored, link: [1]).payload == [3])
+        #expect(throws: SessionError.self) { try node.signedFrame(kind: .pointToPoint, sender: 1, receiver: 0, seq: 0, instanceID: s.id, payload: []) }
+        #expect(throws: SessionError.self) { try node.signedFrame(kind: .commit, sender: 1, receiver: 0xFF, seq: 0, instanceID: s.id, payload: []) }
+        #expect(throws: SessionError.self) { try node.signedFrame(kind: .done, sender: 0, receiver: 0xFF, seq: 0, instanceID: s.id,
+                                                                  payload: [UInt8](repeating: 0, count: 257)) }
+    }
+
     @Test func trioRejectsFromRelayAndBeforeAccept() async throws {
         // Signing with {0, 2}: A is a pure relay, yet its own REJECT(PEER_UNAVAILABLE) is accepted.
         let cluster = Cluster(mode: .trio)

@@ -1,4 +1,5 @@
 import MPCCrypto
+import MPCProtocols
 
 /// One participant's per-session keys (`specs/session.md` §1.4): an Ed25519 pair signing the session's
 /// frames (label `frame`) and an X25519 pair for the point-to-point keys. Drawn fresh per session,
@@ -26,9 +27,16 @@ public struct SessionKeyPair: Sendable, SecretReflecting {
         SessionPublicKeys(signingKey: signingKey.verifyingKey, agreementKey: agreementKey.publicKey)
     }
 
-    /// Signs `sigmsg("frame", header ‖ payload)`.
-    func signFrame(_ headerAndPayload: [UInt8]) -> [UInt8] {
-        signingKey.signature(for: SessionHash.signingInput(.frame, headerAndPayload))
+    /// A frame of a session-key kind (BCAST, READY, COMMIT, OUTCOME, ABORT, DONE, STORED) signed
+    /// over `sigmsg("frame", header ‖ payload)`. The caller takes `seq` from its `OutgoingSequencer`.
+    public func signedFrame(kind: FrameKind, sender: PartyIndex, receiver: PartyIndex, tag: UInt16 = 0, seq: UInt32,
+                            instanceID: [UInt8], payload: [UInt8]) throws(SessionError) -> Frame {
+        guard kind.authenticator == .sessionKey, kind.allows(sender: sender, receiver: receiver),
+              payload.count <= kind.maximumPayloadByteCount, instanceID.count == 32
+        else { throw .invalidParameter }
+        let header = FrameHeader(kind: kind, sender: sender, receiver: receiver, tag: tag, seq: seq,
+                                 length: UInt32(payload.count), instanceID: instanceID)
+        return Frame.signed(header: header, payload: payload, key: signingKey)
     }
 }
 
