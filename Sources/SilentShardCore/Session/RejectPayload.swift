@@ -32,8 +32,9 @@ public struct RejectPayload: Sendable, Equatable {
         writer.append(nodeKey.bytes)
         writer.append(uint8: certificate == nil ? 0 : 1)
         if let certificate { writer.append(certificate.encoded) }
-        writer.append(uint16: UInt16(detail.count))
-        writer.append(detail)
+        let bounded = detail.prefix(SessionConstants.maximumRejectDetailByteCount)
+        writer.append(uint16: UInt16(bounded.count))
+        writer.append(bounded)
         return writer.bytes
     }
 
