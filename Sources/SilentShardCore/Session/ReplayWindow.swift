@@ -3,7 +3,7 @@
 ///
 /// A production node keeps the store in its database (a unique-key insert shared by the cluster); this
 /// in-memory form serves one process and tests, and defines the semantics the database must match.
-public struct ReplayWindow: Sendable, Equatable {
+public struct ReplayWindow: Sendable {
     /// Accepted timestamp skew (±), milliseconds (30–600 s).
     public let windowMilliseconds: UInt64
     /// How long an `instance_id` stays in the store: 2 × window + the longest step.
@@ -11,6 +11,10 @@ public struct ReplayWindow: Sendable, Equatable {
 
     /// instance_id → time it may be forgotten.
     private var entries: [[UInt8]: UInt64] = [:]
+    /// Insertion order with expiry, so pruning is amortized O(1) per insert (expiries are ascending
+    /// when `now` is; an out-of-order clock only delays forgetting, `contains` still checks expiry).
+    private var queue: [(expiry: UInt64, id: [UInt8])] = []
+    private var queueHead = 0
 
     /// A window of `windowMilliseconds` (default 120 s); outside 30–600 s is a configuration error.
     public init(windowMilliseconds: UInt64 = SessionConstants.defaultTimestampWindowMilliseconds) throws(SessionError) {
@@ -34,9 +38,11 @@ public struct ReplayWindow: Sendable, Equatable {
     /// Inserts `instanceID` (after pruning expired entries); REPLAY if it is still in the store.
     public mutating func insert(_ instanceID: [UInt8], now: UInt64) throws(SessionError) {
         prune(now: now)
-        guard entries[instanceID] == nil else { throw .detected(.replay, blamed: nil) }
-        let (expiry, overflow) = now.addingReportingOverflow(retentionMilliseconds)
-        entries[instanceID] = overflow ? .max : expiry
+        guard !contains(instanceID, now: now) else { throw .detected(.replay, blamed: nil) }
+        let (sum, overflow) = now.addingReportingOverflow(retentionMilliseconds)
+        let expiry = overflow ? .max : sum
+        entries[instanceID] = expiry
+        queue.append((expiry, instanceID))
     }
 
     /// Whether the store holds `instanceID` at `now`.
@@ -47,7 +53,15 @@ public struct ReplayWindow: Sendable, Equatable {
 
     /// Forgets entries whose retention has passed.
     public mutating func prune(now: UInt64) {
-        entries = entries.filter { now < $0.value }
+        while queueHead < queue.count, queue[queueHead].expiry <= now {
+            let (expiry, id) = queue[queueHead]
+            if entries[id] == expiry { entries[id] = nil }
+            queueHead += 1
+        }
+        if queueHead > 1024 && queueHead * 2 > queue.count {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
     }
 
     /// Entries held (including not-yet-pruned expired ones).
