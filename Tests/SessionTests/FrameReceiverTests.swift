@@ -205,6 +205,17 @@ struct FrameReceiverTests {
         #expect(throws: SessionError.reported(.staleTimestamp, by: 1, blamed: nil, authenticated: false)) {
             _ = try s.receiver.receive(replayed.frame(sender: 1, instanceID: s.id, nodeSigningKey: s.cluster.cloudKey), link: [1])
         }
+        // A REJECT to an unparsable SETUP (zero instance_id, zero setup_hash): reported; only a signed
+        // UNSUPPORTED_VERSION counts as authenticated (docs/session-notes.md).
+        let zeros = [UInt8](repeating: 0, count: 32)
+        let unsupported = RejectPayload(code: .unsupportedVersion, setupHash: nil, nodeKey: s.cluster.cloudKey.verifyingKey, detail: [1, 1])
+        #expect(throws: SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: true)) {
+            _ = try s.receiver.receive(unsupported.frame(sender: 1, instanceID: nil, nodeSigningKey: s.cluster.cloudKey), link: [1])
+        }
+        let malformed = RejectPayload(code: .malformed, setupHash: zeros, nodeKey: s.cluster.cloudKey.verifyingKey)
+        #expect(throws: SessionError.reported(.malformed, by: 1, blamed: nil, authenticated: false)) {
+            _ = try s.receiver.receive(malformed.frame(sender: 1, instanceID: nil, nodeSigningKey: s.cluster.cloudKey), link: [1])
+        }
         // Receiving a REJECT never records anything.
         #expect(!s.receiver.hasOpened(1))
     }

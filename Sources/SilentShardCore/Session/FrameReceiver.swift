@@ -135,7 +135,10 @@ public struct FrameReceiver: Sendable, SecretReflecting {
         // 2. Bind.
         // The relay A may end a session it only relays with its own REJECT (§6.1 rule 4).
         let relayReject = header.kind == .reject && mode == .trio && header.sender == 1
-        guard header.instanceID == instanceID, header.sender != local,
+        // A REJECT to a SETUP the node could not parse carries a zero instance_id (§4.5); it is only
+        // ever reported (authenticated by the rules of `RejectPayload.sessionError`), never recorded.
+        let unboundReject = header.kind == .reject && header.instanceID.allSatisfy { $0 == 0 }
+        guard header.instanceID == instanceID || unboundReject, header.sender != local,
               participants.contains(header.sender) || relayReject, link.contains(header.sender)
         else { throw .unexpected }
         let forwardTarget = relayTarget(for: header)
