@@ -31,6 +31,8 @@ enum Operations {
         "dkls-hard-derive": DKLsLifecycleOperations.hardDerive,
         "frost-sign": FROSTOperations.sign,
         "frost-derive": FROSTOperations.derive,
+        "session-setup": SessionOperations.setup,
+        "session-p2p": SessionOperations.pointToPoint,
     ]
 
     /// Runs every case of a request through the named operation.

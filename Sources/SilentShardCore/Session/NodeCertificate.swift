@@ -1,0 +1,108 @@
+import MPCCrypto
+import MPCProtocols
+
+/// A node certificate (`specs/session.md` §1.3): 142 bytes, signed by the cluster key (trio) or
+/// `cloudVerifyingKey` (duo role 3) over `sigmsg("cert", bytes 0..77)`.
+public struct NodeCertificate: Sendable, Equatable {
+    public static let byteCount = 142
+    static let magic = Array("SSNC".utf8)
+    public static let version: UInt8 = 1
+
+    /// The node's role.
+    public enum Role: UInt8, Sendable {
+        case trioA = 1, trioB = 2, duo = 3
+
+        /// The party index the role plays (duo node = 1).
+        public var partyIndex: PartyIndex { self == .trioB ? 2 : 1 }
+    }
+
+    public let role: Role
+    /// Random id of one A/B pair (16 bytes).
+    public let groupID: [UInt8]
+    /// The certified node key.
+    public let nodeKey: Ed25519.VerifyingKey
+    /// Validity, seconds since the Unix epoch.
+    public let notBefore: UInt64
+    public let notAfter: UInt64
+    public let serial: UInt64
+    /// The issuer's signature (64 bytes).
+    public let signature: [UInt8]
+
+    /// The signed part, bytes 0..77.
+    public var tbsBytes: [UInt8] {
+        Self.tbs(role: role, groupID: groupID, nodeKey: nodeKey, notBefore: notBefore, notAfter: notAfter, serial: serial)
+    }
+
+    static func tbs(role: Role, groupID: [UInt8], nodeKey: Ed25519.VerifyingKey, notBefore: UInt64, notAfter: UInt64,
+                    serial: UInt64) -> [UInt8] {
+        var writer = WireWriter()
+        writer.append(magic)
+        writer.append(uint8: version)
+        writer.append(uint8: role.rawValue)
+        writer.append(groupID)
+        writer.append(nodeKey.bytes)
+        writer.append(uint64: notBefore)
+        writer.append(uint64: notAfter)
+        writer.append(uint64: serial)
+        return writer.bytes
+    }
+
+    /// The 142 bytes.
+    public var encoded: [UInt8] { tbsBytes + signature }
+
+    /// Issues a certificate (operators and tests).
+    public init(role: Role, groupID: [UInt8], nodeKey: Ed25519.VerifyingKey, notBefore: UInt64, notAfter: UInt64,
+                serial: UInt64, issuer: Ed25519.SigningKey) {
+        self.role = role
+        self.groupID = Array(groupID.prefix(16)) + [UInt8](repeating: 0, count: max(0, 16 - groupID.count))
+        self.nodeKey = nodeKey
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+        self.serial = serial
+        signature = issuer.signature(for: SessionHash.signingInput(.cert, Self.tbs(
+            role: role, groupID: self.groupID, nodeKey: nodeKey, notBefore: notBefore, notAfter: notAfter, serial: serial)))
+    }
+
+    /// Decodes exactly 142 bytes: magic, version, known role, valid node key. Signature and validity
+    /// are checked by `verify`.
+    public init(bytes: [UInt8]) throws(SessionError) {
+        let fail = SessionError.cloudVerificationFailed(.malformedCertificate)
+        guard bytes.count == Self.byteCount else { throw fail }
+        var reader = WireReader(bytes, failure: fail)
+        guard try reader.read(4) == Self.magic else { throw fail }
+        guard try reader.readUInt8() == Self.version else { throw .cloudVerificationFailed(.certificateVersion) }
+        guard let role = Role(rawValue: try reader.readUInt8()) else { throw .cloudVerificationFailed(.certificateRole) }
+        self.role = role
+        groupID = try reader.read(16)
+        guard let key = try? Ed25519.VerifyingKey(bytes: try reader.read(32)) else { throw fail }
+        nodeKey = key
+        notBefore = try reader.readUInt64()
+        notAfter = try reader.readUInt64()
+        serial = try reader.readUInt64()
+        signature = try reader.read(64)
+        try reader.finish()
+    }
+
+    /// The checks §1.3 requires of every received certificate: signature under `issuer`; role plays
+    /// `senderIndex` (role 3 only in duo); `not_before − 600 s ≤ now ≤ not_after + 600 s`;
+    /// validity ≤ 400 days; node key ≠ issuer key. `nowSeconds` is the device clock, passed in.
+    public func verify(issuer: Ed25519.VerifyingKey, senderIndex: PartyIndex, mode: SessionMode,
+                       nowSeconds: UInt64) throws(SessionError) {
+        guard issuer.isValidSignature(signature, for: SessionHash.signingInput(.cert, tbsBytes)) else {
+            throw .cloudVerificationFailed(.certificateSignature)
+        }
+        let roleMatches = mode == .duo ? role == .duo && senderIndex == 1 : role != .duo && role.partyIndex == senderIndex
+        guard roleMatches else { throw .cloudVerificationFailed(.certificateRole) }
+        let tolerance = SessionConstants.certificateClockToleranceSeconds
+        guard notBefore <= notAfter, notAfter - notBefore <= SessionConstants.certificateMaximumValiditySeconds else {
+            throw .cloudVerificationFailed(.certificateValidityTooLong)
+        }
+        guard nowSeconds >= notBefore || notBefore - nowSeconds <= tolerance else {
+            throw .cloudVerificationFailed(.certificateNotYetValid)
+        }
+        guard nowSeconds <= notAfter || nowSeconds - notAfter <= tolerance else {
+            throw .cloudVerificationFailed(.certificateExpired)
+        }
+        guard nodeKey != issuer else { throw .cloudVerificationFailed(.certificateKeyIsClusterKey) }
+    }
+}

@@ -1,0 +1,96 @@
+import MPCCrypto
+import MPCProtocols
+
+/// The REJECT payload (`specs/session.md` §4.5), frozen in every session version:
+/// `u16 code ‖ u32 retry_after_s ‖ setup_hash (32) ‖ node_key (32) ‖ u8 has_cert ‖ [certificate] ‖
+/// u16 detail_len ‖ detail (≤ 512)`, signed by the node key (label `reject`).
+public struct RejectPayload: Sendable, Equatable {
+    public var code: WireCode
+    public var retryAfterSeconds: UInt32
+    /// Zeros if none.
+    public var setupHash: [UInt8]
+    public var nodeKey: Ed25519.VerifyingKey
+    public var certificate: NodeCertificate?
+    /// Code-specific binary, never secret (§10).
+    public var detail: [UInt8]
+
+    public init(code: WireCode, retryAfterSeconds: UInt32 = 0, setupHash: [UInt8]?, nodeKey: Ed25519.VerifyingKey,
+                certificate: NodeCertificate? = nil, detail: [UInt8] = []) {
+        self.code = code
+        self.retryAfterSeconds = retryAfterSeconds
+        self.setupHash = setupHash ?? [UInt8](repeating: 0, count: 32)
+        self.nodeKey = nodeKey
+        self.certificate = certificate
+        self.detail = Array(detail.prefix(SessionConstants.maximumRejectDetailByteCount))
+    }
+
+    public func encoded() -> [UInt8] {
+        var writer = WireWriter()
+        writer.append(uint16: code.rawValue)
+        writer.append(uint32: retryAfterSeconds)
+        writer.append(setupHash)
+        writer.append(nodeKey.bytes)
+        writer.append(uint8: certificate == nil ? 0 : 1)
+        if let certificate { writer.append(certificate.encoded) }
+        let bounded = detail.prefix(SessionConstants.maximumRejectDetailByteCount)
+        writer.append(uint16: UInt16(bounded.count))
+        writer.append(bounded)
+        return writer.bytes
+    }
+
+    /// Strict decoding; any deviation is MALFORMED (unknown codes decode: they map by class).
+    public init(bytes: [UInt8]) throws(SessionError) {
+        var reader = WireReader(bytes)
+        code = WireCode(rawValue: try reader.readUInt16())
+        retryAfterSeconds = try reader.readUInt32()
+        setupHash = try reader.read(32)
+        guard let key = try? Ed25519.VerifyingKey(bytes: try reader.read(32)) else { throw .malformed }
+        nodeKey = key
+        switch try reader.readUInt8() {
+        case 0: certificate = nil
+        case 1: certificate = try? NodeCertificate(bytes: try reader.read(NodeCertificate.byteCount))
+            if certificate == nil { throw .malformed }
+        default: throw .malformed
+        }
+        let length = Int(try reader.readUInt16())
+        guard length <= SessionConstants.maximumRejectDetailByteCount else { throw .malformed }
+        detail = try reader.read(length)
+        try reader.finish()
+    }
+
+    /// The signed REJECT frame (receiver 0, seq 0; `instanceID` zeros if the SETUP was unparsable).
+    public func frame(sender: PartyIndex, instanceID: [UInt8]?, nodeSigningKey: Ed25519.SigningKey) -> Frame {
+        let payload = encoded()
+        let header = FrameHeader(kind: .reject, sender: sender, receiver: 0, length: UInt32(payload.count),
+                                 instanceID: instanceID ?? [UInt8](repeating: 0, count: 32))
+        return Frame.signed(header: header, payload: payload, key: nodeSigningKey)
+    }
+
+    /// The app's view of a REJECT (§4.5): `authenticated` only if the signature verifies under the
+    /// node key the app trusts for that sender (duo: `cloudVerifyingKey`, or a valid certificate
+    /// chained to it) and `setup_hash` is the app's. An unauthenticated REJECT is still reported but
+    /// MUST NOT trigger a downgrade or a clock adjustment.
+    public func sessionError(frame: Frame, trustedNodeKey: Ed25519.VerifyingKey?,
+                             expectedSetupHash: [UInt8]) -> SessionError {
+        let signed = trustedNodeKey.map { $0 == nodeKey && frame.hasValidSignature(by: $0) } ?? false
+        // A node that cannot parse a SETUP of an unknown version has no setup_hash to bind (zeros); its
+        // signed UNSUPPORTED_VERSION still counts (docs/session-notes.md: the downgrade stays bounded
+        // by the SDK's configured minimum version).
+        let bound = setupHash == expectedSetupHash
+            || (code == .unsupportedVersion && setupHash.allSatisfy { $0 == 0 })
+        let authenticated = signed && bound
+        return .reported(code, by: frame.header.sender, blamed: nil, authenticated: authenticated)
+    }
+
+    /// STALE_TIMESTAMP / UNSUPPORTED_VERSION / STALE_GENERATION details (§10).
+    public var nodeTimeDetail: UInt64? {
+        guard code == .staleTimestamp, detail.count == 8 else { return nil }
+        var reader = WireReader(detail)
+        return try? reader.readUInt64()
+    }
+
+    public var supportedVersionsDetail: [UInt8]? {
+        guard code == .unsupportedVersion, let count = detail.first, detail.count == 1 + Int(count) else { return nil }
+        return Array(detail.dropFirst())
+    }
+}

@@ -1,0 +1,112 @@
+import MPCProtocols
+
+/// Every failure of the session layer (`specs/session.md` §10). Cases carry a wire code, the party to
+/// blame where one is known, and never secret values.
+///
+/// * `detected`: this party found the problem (frame checks §3.5, SETUP validation §4.3, a protocol
+///   failure). The code is what this party puts into its REJECT or ABORT. Frame-check failures
+///   (steps 1–5 of §3.5) never blame anyone: the bytes are unauthenticated.
+/// * `reported`: another party told us, in a REJECT or ABORT. `authenticated` says whether its
+///   signature verified; an unauthenticated report MUST NOT cause a downgrade, clock adjustment or ban.
+/// * `cloudVerificationFailed`: an ACCEPT, certificate or node signature did not check out (app-local).
+/// * `invalidConfiguration`: the caller's configuration is unusable (e.g. `cloudVerifyingKey`).
+public enum SessionError: Error, Equatable, Sendable {
+    case detected(WireCode, blamed: PartyIndex?)
+    case reported(WireCode, by: PartyIndex, blamed: PartyIndex?, authenticated: Bool)
+    case cloudVerificationFailed(CloudVerificationFailure)
+    case invalidConfiguration(ConfigurationIssue)
+
+    /// Why an ACCEPT, REJECT or certificate from a node was not trusted (§1.3, §4.4).
+    public enum CloudVerificationFailure: String, Sendable {
+        case malformedCertificate, certificateVersion, certificateSignature, certificateRole
+        case certificateNotYetValid, certificateExpired, certificateValidityTooLong, certificateKeyIsClusterKey
+        case certificateGroupMismatch, duplicateNodeKey, certificateMissing, certificateKeyMismatch
+        case nodeKeyMismatch, setupHashMismatch, nodeSignature, unexpectedAccept
+    }
+
+    /// Configuration problems the initiator raises before any connection.
+    public enum ConfigurationIssue: String, Sendable {
+        /// `cloudVerifyingKey` is not exactly 64 hex characters of a valid Ed25519 public key.
+        case cloudVerifyingKey
+        /// A timestamp window outside 30–600 s.
+        case timestampWindow
+    }
+
+    /// The wire code (nil for app-local failures that have none).
+    public var code: WireCode? {
+        switch self {
+        case .detected(let code, _), .reported(let code, _, _, _): return code
+        case .cloudVerificationFailed, .invalidConfiguration: return nil
+        }
+    }
+
+    /// The code this party puts into its ABORT for this error: the wire code, BAD_AUTHENTICATOR for
+    /// a failed cloud verification, INTERNAL for a configuration problem.
+    public var abortCode: WireCode {
+        switch self {
+        case .detected(let code, _), .reported(let code, _, _, _): return code
+        case .cloudVerificationFailed: return .badAuthenticator
+        case .invalidConfiguration: return .internalError
+        }
+    }
+
+    /// The party to blame, if known.
+    public var blamedParty: PartyIndex? {
+        switch self {
+        case .detected(_, let blamed), .reported(_, _, let blamed, _): return blamed
+        case .cloudVerificationFailed, .invalidConfiguration: return nil
+        }
+    }
+
+    /// Whether the blamed party must be banned: only this party's own AbortAndBan (§9.4) — never a
+    /// report from another party, never unauthenticated bytes.
+    public var requiresBan: Bool {
+        if case .detected(.abortAndBan, let blamed) = self { return blamed != nil }
+        return false
+    }
+
+    /// The retry rule (§10).
+    public var retry: WireCode.Retry {
+        switch self {
+        case .detected(let code, _), .reported(let code, _, _, _): return code.retry
+        case .cloudVerificationFailed, .invalidConfiguration: return .no
+        }
+    }
+
+    /// The ABORT a party sends for a protocol failure (§3.5 step 6, dkls23.md §7): Abort(j) → ABORT,
+    /// AbortAndBan(j) → ABORT_AND_BAN, Fail(j) → SIGNATURE_FAILED, the caller's own bad input →
+    /// INVALID_PARAMETER (no blame). The reason stays local (logs), it is not a wire field.
+    public init(_ error: ProtocolError) {
+        switch error {
+        case .abort(let party, _): self = .detected(.abort, blamed: party)
+        case .abortAndBan(let party, _): self = .detected(.abortAndBan, blamed: party)
+        case .signingFailed(let party, _): self = .detected(.signatureFailed, blamed: party)
+        case .invalidInput: self = .detected(.invalidParameter, blamed: nil)
+        }
+    }
+}
+
+extension SessionError: CustomStringConvertible {
+    /// Code name, blamed party and origin; never secret values.
+    public var description: String {
+        func party(_ index: PartyIndex?) -> String { index.map { " (blamed party \($0))" } ?? "" }
+        switch self {
+        case .detected(let code, let blamed):
+            return "session error \(code.name)\(party(blamed))"
+        case .reported(let code, let by, let blamed, let authenticated):
+            return "party \(by) reported \(code.name)\(party(blamed))\(authenticated ? "" : " [unauthenticated]")"
+        case .cloudVerificationFailed(let reason):
+            return "cloud verification failed: \(reason.rawValue)"
+        case .invalidConfiguration(let issue):
+            return "invalid configuration: \(issue.rawValue)"
+        }
+    }
+}
+
+extension SessionError {
+    static let malformed = SessionError.detected(.malformed, blamed: nil)
+    static let unexpected = SessionError.detected(.unexpected, blamed: nil)
+    static let badAuthenticator = SessionError.detected(.badAuthenticator, blamed: nil)
+    static let tooLarge = SessionError.detected(.tooLarge, blamed: nil)
+    static let invalidParameter = SessionError.detected(.invalidParameter, blamed: nil)
+}

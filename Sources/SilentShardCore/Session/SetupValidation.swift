@@ -1,0 +1,278 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+
+/// What the route and the node itself say about a SETUP (`specs/session.md` §2.1, §4.3).
+public struct SetupValidationContext: Sendable {
+    /// Result of the token check (§4.3 step 1, §9.1), done by the node's verifier before this.
+    public enum TokenVerdict: Sendable, Equatable {
+        case accepted, missing, invalid
+    }
+
+    public var token: TokenVerdict
+    /// The route's (mode, algorithm, operation).
+    public var mode: SessionMode
+    public var algorithm: SessionAlgorithm
+    public var operation: SessionOperation
+    /// The route's `params` (hex key id or nil).
+    public var params: String?
+    /// This node's party index (1 or 2).
+    public var nodeIndex: PartyIndex
+    /// Operations this node's role serves (UNSUPPORTED_OPERATION otherwise).
+    public var servedOperations: Set<SessionOperation>
+    /// The node's `cloudVerifyingKey` (duo: its node key; trio: the cluster key).
+    public var cloudKey: [UInt8]
+    /// The node's group id (trio), or nil.
+    public var groupID: [UInt8]?
+    /// Whether this SETUP arrived as the duo export POST (receiver 1, no session keys).
+    public var isExportPost: Bool
+    /// Node time, ms since the Unix epoch.
+    public var now: UInt64
+
+    public init(token: TokenVerdict, mode: SessionMode, algorithm: SessionAlgorithm, operation: SessionOperation,
+                params: String?, nodeIndex: PartyIndex, servedOperations: Set<SessionOperation> = Set(SessionOperation.allCases),
+                cloudKey: [UInt8], groupID: [UInt8]?, isExportPost: Bool = false, now: UInt64) {
+        self.token = token
+        self.mode = mode
+        self.algorithm = algorithm
+        self.operation = operation
+        self.params = params
+        self.nodeIndex = nodeIndex
+        self.servedOperations = servedOperations
+        self.cloudKey = cloudKey
+        self.groupID = groupID
+        self.isExportPost = isExportPost
+        self.now = now
+    }
+}
+
+/// A SETUP that passed §4.3 steps 1–8.
+public struct ValidatedSetup: Sendable, Equatable {
+    public let frame: Frame
+    public let payload: SetupPayload
+    public let mode: SessionMode
+    public let algorithm: SessionAlgorithm
+    public let operation: SessionOperation
+    public let deviceKey: DeviceKey
+    /// nil only in the duo export POST.
+    public let sessionKeys: SessionPublicKeys?
+    public let participants: PartySet
+    public let holders: PartySet?
+    /// `Hs("setup"; header ‖ payload)`.
+    public let setupHash: [UInt8]
+    public var instanceID: [UInt8] { frame.header.instanceID }
+    /// Whether the validating node only relays this session (trio A when S = {0, 2}).
+    public let isRelayOnly: Bool
+}
+
+/// A SETUP refused by the node: the REJECT code and its code-specific detail (§10: STALE_TIMESTAMP
+/// carries the node time as u64).
+public struct SetupRejection: Error, Sendable, Equatable {
+    public let code: WireCode
+    public let detail: [UInt8]
+    public init(_ code: WireCode, detail: [UInt8] = []) {
+        self.code = code
+        self.detail = detail
+    }
+}
+
+/// The node's validation of SETUP, steps 1–8 of §4.3, in order, first failure wins. Steps 9–13
+/// (authorization, key state, policy, trio forwarding, ACCEPT) need the node's stores and follow.
+public enum SetupValidator {
+    /// Validates the bytes of the first binary message (a bundle whose first frame must be the SETUP;
+    /// the app's early broadcasts may follow and are returned untouched for the session to process).
+    /// `replay` is updated only when steps 1–6 passed (step 7).
+    public static func validate(message: [UInt8], context: SetupValidationContext,
+                                replay: inout ReplayWindow) throws(SetupRejection) -> (setup: ValidatedSetup, rest: [Frame]) {
+        // 1. Token.
+        switch context.token {
+        case .accepted: break
+        case .missing: throw SetupRejection(.authRequired)
+        case .invalid: throw SetupRejection(.authInvalid)
+        }
+        // 2. Frame checks (§3.5 steps 1–2) and TLV decoding.
+        let frames: [Frame]
+        do { frames = try Frame.parseBundle(message) } catch { throw rejection(error) }
+        guard let frame = frames.first else { throw SetupRejection(.malformed) }
+        let header = frame.header
+        let expectedReceiver: PartyIndex = context.isExportPost ? context.nodeIndex : FrameHeader.everyParticipant
+        guard header.kind == .setup, header.sender == 0, header.seq == 0, header.receiver == expectedReceiver
+        else { throw SetupRejection(.unexpected) }
+        if context.isExportPost && frames.count != 1 { throw SetupRejection(.malformed) }
+        let payload: SetupPayload
+        do { payload = try SetupPayload(bytes: frame.body) } catch { throw rejection(error) }
+
+        // 3. Route, params, operation offered.
+        guard let mode = payload.mode, let algorithm = payload.algorithm, let operation = payload.operation,
+              mode == context.mode, algorithm == context.algorithm, operation == context.operation
+        else { throw SetupRejection(.routeMismatch) }
+        try checkParams(context.params, keyID: payload.keyID)
+        guard operation != .preSignFinal, operation.isOffered(mode: mode, algorithm: algorithm),
+              context.servedOperations.contains(operation),
+              operation != .export || (mode == .duo) == context.isExportPost
+        else { throw SetupRejection(.unsupportedOperation) }
+
+        // 4. Cluster.
+        guard payload.cloudKey == context.cloudKey else { throw SetupRejection(.wrongCluster) }
+        if let groupID = payload.groupID, let own = context.groupID, groupID != own {
+            throw SetupRejection(.wrongCluster)
+        }
+
+        // 5. Timestamp.
+        guard replay.isFresh(timestamp: payload.timestamp, now: context.now) else {
+            throw SetupRejection(.staleTimestamp, detail: context.now.bigEndianBytes)
+        }
+
+        // 6. Device signature (an undecodable device key cannot have signed: same code).
+        guard let deviceKey = try? DeviceKey(identity: payload.deviceKey), frame.hasValidSignature(by: deviceKey)
+        else { throw SetupRejection(.deviceSignatureInvalid) }
+
+        // 7. Replay store.
+        do { try replay.insert(header.instanceID, now: context.now) } catch { throw SetupRejection(.replay) }
+
+        // 8. Field rules.
+        let checked: (SessionPublicKeys?, PartySet, PartySet?)
+        do {
+            checked = try SetupFieldRules.check(payload, mode: mode, algorithm: algorithm, operation: operation,
+                                                isExportPost: context.isExportPost, nodeIndex: context.nodeIndex)
+        } catch { throw SetupRejection(.invalidParameter) }
+
+        let setup = ValidatedSetup(frame: frame, payload: payload, mode: mode, algorithm: algorithm,
+                                   operation: operation, deviceKey: deviceKey, sessionKeys: checked.0,
+                                   participants: checked.1, holders: checked.2,
+                                   setupHash: SessionHash.setupHash(headerAndPayload: frame.headerAndPayload),
+                                   isRelayOnly: !checked.1.contains(context.nodeIndex))
+        return (setup, Array(frames.dropFirst()))
+    }
+
+    private static func rejection(_ error: SessionError) -> SetupRejection {
+        SetupRejection(error.code ?? .malformed, detail: error.code == .unsupportedVersion
+            ? [UInt8(SessionConstants.supportedSessionVersions.count)] + SessionConstants.supportedSessionVersions : [])
+    }
+
+    /// `params` is the hex key id for operations on an existing key and nil otherwise (§2.1). Hex is
+    /// compared case-insensitively (§0).
+    private static func checkParams(_ params: String?, keyID: [UInt8]?) throws(SetupRejection) {
+        switch (params, keyID) {
+        case (nil, nil): return
+        case (let text?, let id?):
+            guard let decoded = try? Hex.decode(text), decoded == id else { throw SetupRejection(.routeMismatch) }
+        default: throw SetupRejection(.routeMismatch)
+        }
+    }
+}
+
+/// The per-operation field table of §4.2 and the content rules of §4.3 step 8.
+enum SetupFieldRules {
+    enum Presence { case required, optional, forbidden }
+
+    /// Per operation, the presence of 0x0C–0x15 (and 0x09 in trio); everything not listed is forbidden.
+    static func presence(_ operation: SessionOperation, mode: SessionMode) -> [UInt8: Presence] {
+        typealias T = SetupPayload.Tag
+        var table: [UInt8: Presence]
+        switch operation {
+        case .keygen, .preSignFinal: table = [:]
+        case .reconcile: table = [T.keyID: .required, T.appState: .required, T.groupID: .required]
+        case .refresh: table = [T.keyID: .required, T.gen: .required, T.holders: .optional, T.groupID: .required]
+        case .sign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.message: .required, T.groupID: .required]
+        case .preSign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.presignTTL: .optional, T.groupID: .required]
+        case .recover: table = [T.keyID: .required, T.publicKey: .required, T.holders: .required, T.groupID: .required]
+        case .export: table = [T.keyID: .required, T.gen: .required, T.exportKey: .required, T.groupID: .required]
+        case .import: table = [T.keyID: .required, T.publicKey: .required, T.chainCode: .required]
+        case .hardDerivation: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.groupID: .required]
+        }
+        // group_id exists only in trio (clarification: forbidden in duo).
+        if mode == .duo { table[T.groupID] = nil }
+        return table
+    }
+
+    static func check(_ payload: SetupPayload, mode: SessionMode, algorithm: SessionAlgorithm,
+                      operation: SessionOperation, isExportPost: Bool,
+                      nodeIndex: PartyIndex) throws(SessionError) -> (SessionPublicKeys?, PartySet, PartySet?) {
+        typealias T = SetupPayload.Tag
+        guard payload.protocolVersion == SessionConstants.protocolVersion else { throw .invalidParameter }
+        // Presence.
+        var table = presence(operation, mode: mode)
+        table[T.sessionKeys] = isExportPost ? .forbidden : .required
+        let present = payload.presentOptionalTags
+        for tag in SetupPayload.operationTags {
+            switch table[tag] ?? .forbidden {
+            case .required: guard present.contains(tag) else { throw .invalidParameter }
+            case .forbidden: guard !present.contains(tag) else { throw .invalidParameter }
+            case .optional: break
+            }
+        }
+        // Threshold.
+        guard payload.threshold == [mode.threshold.n, mode.threshold.t] else { throw .invalidParameter }
+        // Participants.
+        let participants = try PartySet(bytes: payload.participants)
+        let all = mode.allParties
+        switch operation {
+        case .sign, .preSign:
+            let allowedSigners: [PartyIndex] = mode == .duo ? [1] : [1, 2]
+            guard participants.count == 2, participants.parties.first == 0,
+                  let signer = participants.parties.last, allowedSigners.contains(signer)
+            else { throw .invalidParameter }
+        default:
+            guard participants == all else { throw .invalidParameter }
+        }
+        // The validating node participates, except trio node A relaying a {0, 2} session (§6.1 rule 3).
+        guard participants.contains(nodeIndex) || (mode == .trio && nodeIndex == 1) else { throw .invalidParameter }
+        // Session keys.
+        let sessionKeys = try payload.sessionKeys.map { bytes throws(SessionError) in try SessionPublicKeys(bytes: bytes) }
+        // Holders.
+        var holders: PartySet?
+        if let bytes = payload.holders {
+            let set = try PartySet(bytes: bytes)
+            guard set.isSubset(of: participants), set.count >= Int(mode.threshold.t) else { throw .invalidParameter }
+            if operation == .recover { guard set == PartySet([1, 2]) else { throw .invalidParameter } }
+            holders = set
+        }
+        // Path.
+        if let bytes = payload.path {
+            let path = try DerivationPathBytes(bytes: bytes)
+            switch operation {
+            case .sign, .preSign: guard path.isSoft else { throw .invalidParameter }
+            case .hardDerivation: guard !path.indices.isEmpty else { throw .invalidParameter }
+            default: break
+            }
+        }
+        // Message.
+        if let message = payload.message {
+            switch algorithm {
+            case .ecdsa: guard message.count == SessionConstants.ecdsaMessageByteCount else { throw .invalidParameter }
+            case .eddsa: guard message.count <= SessionConstants.maximumEdDSAMessageByteCount else { throw .invalidParameter }
+            }
+        }
+        // Public key (must decode as a point of the algorithm's group).
+        if let key = payload.publicKey {
+            switch algorithm {
+            case .ecdsa:
+                guard key.count == 33, (try? Secp256k1.Point(compressed: key)) != nil else { throw .invalidParameter }
+            case .eddsa:
+                guard key.count == 32, (try? Ed25519.Point(bytes: key)) != nil else { throw .invalidParameter }
+            }
+        }
+        // Export key: an X25519 key; reject the all-zero encoding outright.
+        if let key = payload.exportKey, key.allSatisfy({ $0 == 0 }) { throw .invalidParameter }
+        // app_state, presign_ttl, client_info.
+        if let state = payload.appState { _ = try AppState(bytes: state) }
+        if let ttl = payload.presignTTL, ttl == 0 { throw .invalidParameter }
+        if let info = payload.clientInfo, String(validating: info, as: UTF8.self) == nil { throw .invalidParameter }
+        return (sessionKeys, participants, holders)
+    }
+}
+
+// MARK: - Building SETUP (app side)
+
+extension SetupPayload {
+    /// The signed SETUP frame (receiver 0xFF, or 1 for the duo export POST) for a fresh `instanceID`.
+    public func signedFrame(instanceID: [UInt8], signer: some MessageSigner,
+                            exportPost: Bool = false) async throws -> Frame {
+        let payload = encoded()
+        guard payload.count <= FrameKind.setup.maximumPayloadByteCount else { throw SessionError.tooLarge }
+        let header = FrameHeader(kind: .setup, sender: 0, receiver: exportPost ? 1 : FrameHeader.everyParticipant,
+                                 length: UInt32(payload.count), instanceID: instanceID)
+        return try await Frame.signedSetup(header: header, payload: payload, signer: signer)
+    }
+}

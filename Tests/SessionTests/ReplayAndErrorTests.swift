@@ -1,0 +1,62 @@
+import MPCCrypto
+import MPCProtocols
+import Testing
+@testable import SilentShardCore
+
+@Suite("Replay window and session errors")
+struct ReplayAndErrorTests {
+    @Test func windowBounds() throws {
+        #expect(throws: SessionError.invalidConfiguration(.timestampWindow)) { try ReplayWindow(windowMilliseconds: 29_999) }
+        #expect(throws: SessionError.invalidConfiguration(.timestampWindow)) { try ReplayWindow(windowMilliseconds: 600_001) }
+        let w = try ReplayWindow(windowMilliseconds: 30_000)
+        #expect(w.retentionMilliseconds == 180_000)
+        #expect(w.isFresh(timestamp: 1_000_000, now: 1_030_000))
+        #expect(!w.isFresh(timestamp: 1_000_000, now: 1_030_001))
+        #expect(w.isFresh(timestamp: 1_030_000, now: 1_000_000))
+        #expect(!w.isFresh(timestamp: .max, now: 0) && !w.isFresh(timestamp: 0, now: .max))
+        #expect(throws: SessionError.detected(.staleTimestamp, blamed: nil)) { try w.checkFresh(timestamp: 0, now: 1_000_000) }
+    }
+
+    @Test func replayStore() throws {
+        var w = try ReplayWindow()   // 120 s window, retention 360 s
+        let a = SecureRandom.bytes(count: 32), b = SecureRandom.bytes(count: 32)
+        let t: UInt64 = 1_000_000_000
+        try w.insert(a, now: t)
+        #expect(throws: SessionError.detected(.replay, blamed: nil)) { try w.insert(a, now: t + 1) }
+        try w.insert(b, now: t + 1)
+        #expect(w.contains(a, now: t + 359_999) && !w.contains(a, now: t + 360_000))
+        // Still a replay just before retention ends; a SETUP that old is already stale (360 s > 120 s).
+        #expect(throws: SessionError.self) { try w.insert(a, now: t + 359_999) }
+        try w.insert(a, now: t + 360_000)
+        w.prune(now: t + 1_000_000)
+        #expect(w.count == 0)
+        // Many entries: pruning keeps the store at one retention's worth.
+        for i in 0..<5_000 { try w.insert(SecureRandom.bytes(count: 32), now: t + 2_000_000 + UInt64(i) * 1_000) }
+        #expect(w.count <= 361)
+        try w.insert(a, now: .max)    // no overflow
+        #expect(w.contains(a, now: .max - 1))
+    }
+
+    @Test func protocolErrorMapping() {
+        #expect(SessionError(ProtocolError.abort(party: 1, reason: .invalidProof)) == .detected(.abort, blamed: 1))
+        let ban = SessionError(ProtocolError.abortAndBan(party: 2, reason: .otConsistencyCheckFailed))
+        #expect(ban == .detected(.abortAndBan, blamed: 2) && ban.requiresBan)
+        #expect(SessionError(ProtocolError.signingFailed(party: nil, reason: .invalidSignature)) == .detected(.signatureFailed, blamed: nil))
+        #expect(SessionError(ProtocolError.invalidInput(.invalidDerivationPath)) == .detected(.invalidParameter, blamed: nil))
+        // A reported AbortAndBan never makes us ban.
+        #expect(!SessionError.reported(.abortAndBan, by: 1, blamed: 0, authenticated: true).requiresBan)
+    }
+
+    @Test func wireCodes() {
+        #expect(WireCode.known.count == 43)
+        #expect(Set(WireCode.known.values).count == 43)
+        #expect(WireCode.staleGeneration.retry == .reconcile && WireCode.keyBusy.retry == .delay)
+        #expect(WireCode.forbidden.retry == .no && WireCode.sequence.retry == .newSession)
+        #expect(WireCode(rawValue: 0x01FF).retry == .newSession && WireCode(rawValue: 0x05AA).retry == .newSession)
+        #expect(WireCode(rawValue: 0x02FF).retry == .no && WireCode(rawValue: 0x06FF).retry == .delay)
+        #expect(WireCode(rawValue: 0x0AFF).errorClass == .unknown && WireCode(rawValue: 0x0AFF).retry == .no)
+        #expect(WireCode(rawValue: 0x0199).name == "UNKNOWN_0x199")
+        #expect(SessionError.detected(.malformed, blamed: 1).description == "session error MALFORMED (blamed party 1)")
+        #expect(SessionError.reported(.replay, by: 2, blamed: nil, authenticated: false).description.contains("unauthenticated"))
+    }
+}
