@@ -54,3 +54,31 @@ struct DKLsSingleRunTests {
         }
     }
 }
+
+@Suite("DKLs23 presignature storage form")
+struct DKLsPresignatureCodecTests {
+    @Test func roundTripsAndFinishesLikeTheOriginal() throws {
+        var rng = DeterministicRandom(seed: 910)
+        let keyshares = try DKLsInProcess.keygen(partyCount: 3, threshold: 2, using: &rng)
+        let signers = [keyshares[0], keyshares[2]]
+        let path = try DerivationPath("m/1/2")
+        let presignatures = try DKLsInProcess.presign(signers, path: path, using: &rng)
+        let bytes = try presignatures.map { try $0.serialized() }
+        #expect(bytes.map(\.count) == [262 + 2 + 4 * 2, 262 + 2 + 4 * 2])   // spec §13.4: 262 + #S + 4·depth
+        let restored = try bytes.map { try DKLsPresignature.deserialize($0) }
+        #expect(try restored.map { try $0.serialized() } == bytes)
+        let hash = SHA256.hash(Array("stored".utf8))
+        let signature = try DKLsInProcess.finish(restored, keyshares: signers, messageHash: hash)
+        let child = try path.derive(publicKey: keyshares[0].publicKey, chainCode: keyshares[0].rootChainCode)
+        #expect(Secp256k1.ECDSA.verify(signature, hash: hash, publicKey: child.publicKey))
+        // A consumed presignature has no stored form; corrupt bytes are refused.
+        #expect(throws: ProtocolError.invalidInput(.presignatureAlreadyUsed)) { try restored[0].serialized() }
+        for corrupt in [Array(bytes[0].dropLast()), bytes[0] + [0], [2] + bytes[0].dropFirst()] {
+            #expect(throws: ProtocolError.invalidInput(.presignatureMismatch)) { try DKLsPresignature.deserialize(corrupt) }
+        }
+        var outOfRange = bytes[0]
+        outOfRange.replaceSubrange((outOfRange.count - 32)..<outOfRange.count, with: [UInt8](repeating: 0xFF, count: 32))
+        #expect(throws: ProtocolError.invalidInput(.presignatureMismatch)) { try DKLsPresignature.deserialize(outOfRange) }
+        #expect(!"\(restored[1])".contains(Hex.encode(bytes[1].suffix(32))))
+    }
+}

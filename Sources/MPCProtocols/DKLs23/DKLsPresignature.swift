@@ -43,6 +43,9 @@ public final class DKLsPresignature: Sendable {
         self.secrets = Mutex(secrets)
     }
 
+    /// The secrets, if not consumed (for serialization; does not consume).
+    func peekSecrets() -> Secrets? { secrets.withLock { $0 } }
+
     /// Whether `finish` has been called.
     public var isConsumed: Bool { secrets.withLock { $0 == nil } }
 
