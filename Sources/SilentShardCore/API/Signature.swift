@@ -30,7 +30,8 @@ public struct Signature: Sendable, Equatable, CustomStringConvertible {
         recoveryId = nil
     }
 
-    init(ecdsa signature: Secp256k1.ECDSASignature) {
+    /// Wraps a protocol ECDSA signature.
+    public init(ecdsa signature: Secp256k1.ECDSASignature) {
         algorithm = .ecdsa
         rawRepresentation = Data(signature.r + signature.s)
         recoveryId = signature.recoveryId

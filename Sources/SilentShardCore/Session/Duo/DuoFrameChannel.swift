@@ -20,6 +20,8 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
     private let keys: SessionKeyPair
     private var outgoing: OutgoingSequencer
     private var buffered: [FrameReceiver.Received] = []
+    /// The peer's authenticated ABORT, once one arrived (the session is over then).
+    public private(set) var peerAbort: AbortPayload?
     private var bufferedBytes = 0
     /// Kinds this party accepts from its peer besides BCAST/P2P (app: ACCEPT, OUTCOME, ABORT; node:
     /// COMMIT, ABORT, DONE).
@@ -90,6 +92,11 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
     public mutating func ingest(_ message: [UInt8]) throws(SilentShardError) {
         let frames: [Frame]
         do { frames = try Frame.parseBundle(message) } catch { throw SilentShardError(error) }
+        try ingest(frames: frames)
+    }
+
+    /// Runs §3.5 on already parsed frames (e.g. the app's early frames behind its SETUP).
+    public mutating func ingest(frames: [Frame]) throws(SilentShardError) {
         for frame in frames {
             let sender = frame.header.sender
             let received: FrameReceiver.Received
@@ -104,6 +111,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
             if received.header.kind == .abort {
                 let payload: AbortPayload
                 do { payload = try AbortPayload(bytes: received.payload) } catch { throw SilentShardError(error, frameSender: sender) }
+                peerAbort = payload
                 throw SilentShardError(payload.sessionError(sender: sender))
             }
             bufferedBytes += received.payload.count

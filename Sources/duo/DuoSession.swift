@@ -1,0 +1,283 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// The app's side of duo (app + one cloud node, 2-of-2) for one algorithm. Each operation is one step
+/// (`specs/session.md` §2.1, §5.3): connect → SETUP → ACCEPT (verified under `cloudVerifyingKey`) →
+/// protocol frames → for share-producing operations the commit of §7.2 → disconnect.
+///
+/// Steps run one at a time on the session's `NetworkClient` (a client carries one connection); the
+/// session is `Sendable` and may be shared between tasks.
+public final class DuoSession: Sendable {
+    /// The algorithm this session runs.
+    public let algorithm: Keyshare.Algorithm
+    private let messageSigner: any MessageSigner
+    private let cloudVerifyingKey: String
+    private let storageClient: any StorageClient
+    private let transport: TransportBox
+    private let gate = StepGate()
+
+    /// The session's transport. `NetworkClient` is not `Sendable` (seed contract); the box is safe
+    /// because every use happens inside a step that holds `gate`, so the client is never used from
+    /// two tasks at once.
+    private final class TransportBox: @unchecked Sendable {
+        let client: any NetworkClient
+        let actions: any DuoNetworkActionProvider
+        init(client: any NetworkClient, actions: any DuoNetworkActionProvider) {
+            self.client = client
+            self.actions = actions
+        }
+    }
+
+    init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
+         storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any DuoNetworkActionProvider) {
+        self.algorithm = algorithm
+        self.messageSigner = messageSigner
+        self.cloudVerifyingKey = cloudVerifyingKey
+        self.storageClient = storageClient
+        transport = TransportBox(client: networkClient, actions: actionProvider)
+    }
+
+    // MARK: - Operations
+
+    /// Generates a new key with the cloud node. The new keyshare is staged in storage, committed at the
+    /// node, then promoted to current; it is returned only after the node confirmed.
+    public func keygen() async throws(SilentShardError) -> Keyshare {
+        let result = try await step(.keygen, action: transport.actions.keygen, existing: nil) { setup in
+            _ = setup
+        } machine: { [algorithm] instanceID, setupHash throws(ProtocolError) in
+            algorithm == .ecdsa
+                ? try DuoProtocolMachine.dklsDKG(local: 0, instanceID: instanceID, setupHash: setupHash)
+                : try DuoProtocolMachine.frostDKG(local: 0, instanceID: instanceID)
+        }
+        guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
+        return keyshare
+    }
+
+    /// Refreshes the shares of `keyshare`'s key (same public key, new shares and generation). Staged,
+    /// committed at the node, then promoted; the old share stays current until then.
+    public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
+        try check(keyshare)
+        let result = try await step(.refresh, action: transport.actions.refresh, existing: keyshare) { setup in
+            setup.keyID = keyshare.keyIdBytes
+            setup.gen = [UInt8](keyshare.generation)
+        } machine: { instanceID, setupHash throws(ProtocolError) in
+            switch keyshare.algorithm {
+            case .ecdsa:
+                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try DuoProtocolMachine.dklsDKG(local: 0, instanceID: instanceID, setupHash: setupHash, refreshing: share)
+            case .eddsa:
+                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try DuoProtocolMachine.frostDKG(local: 0, instanceID: instanceID, refreshing: share)
+            }
+        }
+        guard case .keyshare(let refreshed) = result else { throw .invalidInput(reason: "unexpected result") }
+        return refreshed
+    }
+
+    /// Signs `message` with the cloud node. ECDSA: `message` is exactly the 32-byte hash; EdDSA: the
+    /// message itself (≤ 32,768 bytes). `chainPath` is a soft BIP32 path ("m" or "m/1/2"). The
+    /// signature is verified under the derived public key before it is returned.
+    public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m") async throws(SilentShardError) -> Signature {
+        try check(keyshare)
+        let messageBytes = [UInt8](message)
+        switch keyshare.algorithm {
+        case .ecdsa:
+            guard messageBytes.count == SessionConstants.ecdsaMessageByteCount else {
+                throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
+            }
+        case .eddsa:
+            guard messageBytes.count <= SessionConstants.maximumEdDSAMessageByteCount else {
+                throw .invalidInput(reason: "EdDSA message longer than 32,768 bytes")
+            }
+        }
+        let path: DerivationPath
+        do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
+        let result = try await step(.sign, action: transport.actions.sign, existing: keyshare) { setup in
+            setup.keyID = keyshare.keyIdBytes
+            setup.gen = [UInt8](keyshare.generation)
+            setup.path = DerivationPathBytes(indices: path.indices).encoded
+            setup.message = messageBytes
+        } machine: { instanceID, setupHash throws(ProtocolError) in
+            switch keyshare.algorithm {
+            case .ecdsa:
+                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try DuoProtocolMachine.dklsSign(keyshare: share, instanceID: instanceID, setupHash: setupHash,
+                                                       path: path, messageHash: messageBytes)
+            case .eddsa:
+                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try DuoProtocolMachine.frostSign(keyshare: share, message: messageBytes, path: path.indices)
+            }
+        }
+        switch result {
+        case .ecdsaSignature(let signature): return Signature(ecdsa: signature)
+        case .eddsaSignature(let bytes): return try Signature(eddsa: Data(bytes))
+        case .keyshare: throw .invalidInput(reason: "unexpected result")
+        }
+    }
+
+    // MARK: - One step
+
+    private func check(_ keyshare: Keyshare) throws(SilentShardError) {
+        guard keyshare.algorithm == algorithm, keyshare.mode == .duo, keyshare.party == 0 else {
+            throw .invalidKeyshare(reason: "not an app keyshare of a duo \(algorithm) key")
+        }
+    }
+
+    private var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
+
+    private func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
+                      fill: (inout SetupPayload) -> Void,
+                      machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine)
+        async throws(SilentShardError) -> DuoProtocolResult {
+        // Configuration before any connection (§1.2).
+        let cloudKey: Ed25519.VerifyingKey
+        do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
+        let deviceKey: DeviceKey
+        do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
+        let keys = SessionKeyPair()
+        let instanceID = SecureRandom.bytes(count: 32)
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        var setup = SetupPayload(mode: .duo, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
+                                 deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
+                                 participants: PartySet([0, 1]))
+        fill(&setup)
+        let setupFrame: Frame
+        do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
+        catch let error as SessionError { throw SilentShardError(error) }
+        catch { throw .authenticationFailed(reason: "device signer failed") }
+        let setupHash = SessionHash.setupHash(headerAndPayload: setupFrame.headerAndPayload)
+        let protocolMachine: DuoProtocolMachine
+        do { protocolMachine = try machine(instanceID, setupHash) } catch { throw SilentShardError(error) }
+        var channel = try DuoFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+                                          trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
+                                          protocolTags: protocolMachine.receivableTags)
+
+        await gate.acquire()
+        let client = transport.client
+        do {
+            try await client.connect(action: action, params: existing?.keyId)
+        } catch {
+            await gate.release()
+            throw Self.networkError(error)
+        }
+        let outcome: Result<DuoProtocolResult, SilentShardError>
+        do throws(SilentShardError) {
+            outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame, machine: protocolMachine,
+                                             client: client))
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await client.disconnect()
+        await gate.release()
+        return try outcome.get()
+    }
+
+    private func run(_ operation: SessionOperation, channel: inout DuoFrameChannel, setupFrame: Frame,
+                     machine: DuoProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> DuoProtocolResult {
+        func send(_ frames: [Frame]) async throws(SilentShardError) {
+            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
+        }
+        func read() async throws(SilentShardError) -> [UInt8] {
+            do { return [UInt8](try await client.read()) } catch { throw Self.networkError(error) }
+        }
+        try await send([setupFrame])
+        // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel).
+        _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
+        // RUNNING.
+        let result: DuoProtocolResult
+        do {
+            result = try await DuoDriver.runProtocol(machine, channel: &channel, send: send, read: read)
+        } catch {
+            if channel.peerAbort == nil { try? await abort(error, channel: &channel, send: send) }
+            throw error
+        }
+        switch result {
+        case .keyshare(let keyshare):
+            return .keyshare(try await commit(keyshare, channel: &channel, send: send, read: read))
+        case .ecdsaSignature(let signature):
+            if let done = try? channel.control(.done, payload: DonePayload.ecdsa(signature.r + signature.s + [signature.recoveryId]).encoded) {
+                try? await send([done])
+            }
+            return result
+        case .eddsaSignature(let bytes):
+            if let done = try? channel.control(.done, payload: DonePayload.eddsa(bytes).encoded) { try? await send([done]) }
+            return result
+        }
+    }
+
+    /// §7.2 at the app: stage durably, send COMMIT(D), promote on the node's OUTCOME(committed, D);
+    /// roll back on its ABORT or OUTCOME(aborted); anything else leaves the share staged (in doubt).
+    private func commit(_ keyshare: Keyshare, channel: inout DuoFrameChannel,
+                        send: ([Frame]) async throws(SilentShardError) -> Void,
+                        read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> Keyshare {
+        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
+        let digest = channel.commitDigest(keyID: keyID, gen: gen)
+        let kind: StoredShareKind = keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa
+        do {
+            try await storageClient.stage(keyId: keyshare.keyId, StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes))
+        } catch {
+            let failure = SilentShardError(storage: error)
+            try? await abort(failure, channel: &channel, send: send)
+            throw failure
+        }
+        // COMMIT_SENT: from here on, a failure that is not a definitive answer leaves us in doubt.
+        let outcome: OutcomePayload
+        do {
+            let commitFrame = try channel.control(.commit, payload: CommitPayload(keyID: keyID, gen: gen, digest: digest,
+                                                                                   context: .inSession).encoded)
+            try await send([commitFrame])
+            let frame = try await DuoDriver.awaitControl(.outcome, channel: &channel, read: read)
+            do { outcome = try OutcomePayload(bytes: frame.payload) } catch { throw SilentShardError(error, frameSender: 1) }
+        } catch {
+            if let abort = channel.peerAbort {
+                // The node's ABORT before any OUTCOME: it did not commit (duo, §7.4). Roll back.
+                try? await storageClient.discardStaged(keyId: keyshare.keyId)
+                throw SilentShardError(abort.sessionError(sender: 1))
+            }
+            throw .reconcileRequired(keyId: keyshare.keyId)
+        }
+        switch outcome.outcome {
+        case .committed where outcome.keyID == keyID && outcome.gen == gen && outcome.digest == digest:
+            do { try await storageClient.promote(keyId: keyshare.keyId) } catch { throw .reconcileRequired(keyId: keyshare.keyId) }
+            return keyshare
+        case .aborted:
+            try? await storageClient.discardStaged(keyId: keyshare.keyId)
+            throw .abortProtocol(party: .node(1))
+        default:
+            throw .reconcileRequired(keyId: keyshare.keyId)
+        }
+    }
+
+    private func abort(_ error: SilentShardError, channel: inout DuoFrameChannel,
+                       send: ([Frame]) async throws(SilentShardError) -> Void) async throws(SilentShardError) {
+        let frame = try channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded)
+        try await send([frame])
+    }
+
+    private static func networkError(_ error: any Error) -> SilentShardError {
+        if let error = error as? SilentShardError { return error }
+        if let error = error as? NetworkError { return .network(error) }
+        if error is CancellationError { return .cancelled }
+        return .network(.connectionFailed(reason: "transport error"))
+    }
+}
+
+/// A FIFO async lock: one step at a time per session.
+actor StepGate {
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+}
