@@ -81,6 +81,10 @@ let package = Package(
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
         .testTarget(
+            name: "DuoSessionTests",
+            dependencies: ["duo", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
+        ),
+        .testTarget(
             name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),

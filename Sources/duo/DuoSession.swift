@@ -183,13 +183,15 @@ public final class DuoSession: Sendable {
             do { return [UInt8](try await client.read()) } catch { throw Self.networkError(error) }
         }
         try await send([setupFrame])
-        // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel).
-        _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
-        // RUNNING.
         let result: DuoProtocolResult
         do {
+            // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel); then RUNNING.
+            _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
             result = try await DuoDriver.runProtocol(machine, channel: &channel, send: send, read: read)
         } catch {
+            // Abort(–) for our own failure (§0): the node learns the session is over. Not after the
+            // node's own ABORT or REJECT, and a REJECT means there are no session keys on its side.
+            if case .rejected = error { throw error }
             if channel.peerAbort == nil { try? await abort(error, channel: &channel, send: send) }
             throw error
         }

@@ -37,7 +37,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
         self.keys = keys
         outgoing = OutgoingSequencer(sender: local)
         if local == 0 { _ = outgoing.assign(receiver: FrameHeader.everyParticipant) }  // the SETUP is seq 0
-        controlKinds = local == 0 ? [.accept, .outcome, .abort] : [.commit, .abort, .done]
+        controlKinds = local == 0 ? [.accept, .reject, .outcome, .abort] : [.commit, .abort, .done]
         self.protocolTags = protocolTags
         do {
             receiver = try FrameReceiver(local: local, setupFrame: setupFrame, setup: setup, localKeys: keys, trust: trust)
