@@ -126,3 +126,44 @@ struct DuoSessionTests {
         }
     }
 }
+
+@Suite("Duo session: authorization and in-doubt commits", .serialized)
+struct DuoSessionCommitTests {
+    /// §9.2: a SETUP on an existing key signed by another device key is refused (DEVICE_NOT_REGISTERED).
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func anotherDeviceCannotUseTheKey(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm)
+        let keyshare = try await fixture.session.keygen()
+        let cloudKey = Hex.encode(fixture.nodeKey.verifyingKey.bytes)
+        let intruder = algorithm == .ecdsa
+            ? SilentShard.ECDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
+                                             storageClient: InMemoryStorageClient(), networkClient: fixture.client,
+                                             actionProvider: .ecdsa)
+            : SilentShard.EdDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
+                                             storageClient: InMemoryStorageClient(), networkClient: fixture.client,
+                                             actionProvider: .eddsa)
+        let message = algorithm == .ecdsa ? Data(repeating: 7, count: 32) : Data("m".utf8)
+        await #expect(throws: SilentShardError.deviceNotRegistered) {
+            _ = try await intruder.signature(keyshare: keyshare, message: message)
+        }
+        #expect(fixture.client.reports.last == .rejected(.deviceNotRegistered))
+    }
+
+    /// The connection is cut after the app's COMMIT went out (its OUTCOME read fails): the node has
+    /// committed, the app keeps the staged share and reports `reconcileRequired` (§5.3 IN_DOUBT).
+    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 3), (.eddsa, 2)])
+    func cutAfterCommitLeavesTheShareStaged(algorithm: Keyshare.Algorithm, outcomeRead: Int) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm) { index, data in
+            index == outcomeRead ? Data([0xFF]) : data   // an unparsable message stands in for a cut
+        }
+        var thrown: SilentShardError?
+        do { _ = try await fixture.session.keygen() } catch { thrown = error }
+        guard case .reconcileRequired(let keyId)? = thrown else {
+            Issue.record("expected reconcileRequired, got \(String(describing: thrown))")
+            return
+        }
+        let record = try await fixture.storage.read(keyId: keyId)
+        #expect(record?.staged != nil && record?.current == nil)
+        #expect(try fixture.store.share(keyId: keyId) != nil)
+    }
+}

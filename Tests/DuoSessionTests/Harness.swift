@@ -77,9 +77,15 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     func disconnect() async throws {
         let (app, nodeEnd, task) = state.withLock { ($0.app, $0.nodeEnd, $0.node) }
         try? await app?.disconnect()
-        // Like a socket close: the node's pending read ends (messages already sent stay readable).
-        try? await nodeEnd?.disconnect()
-        if let report = await task?.value {
+        // Like a socket close reaching the node after the messages in flight: a node still waiting
+        // for a frame after a grace period sees its read fail.
+        let closer = Task {
+            guard (try? await Task.sleep(for: .milliseconds(300))) != nil else { return }
+            try? await nodeEnd?.disconnect()
+        }
+        let finished = await task?.value
+        closer.cancel()
+        if let report = finished {
             state.withLock { $0.reports.append(report) }
         }
         state.withLock { $0.app = nil; $0.nodeEnd = nil; $0.node = nil }

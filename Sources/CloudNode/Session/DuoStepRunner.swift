@@ -183,7 +183,9 @@ public final class DuoStepRunner: Sendable {
             return .failed(.abortProtocol(party: nil))
         }
         let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
-                                 bytes: keyshare.protocolKeyshareBytes, digest: digest)
+                                 bytes: DuoNodeShareBlob(deviceIdentity: setup.deviceKey.identity,
+                                                         protocolBytes: keyshare.protocolKeyshareBytes).encoded,
+                                 digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
@@ -231,6 +233,9 @@ public final class DuoStepRunner: Sendable {
         if state.banned { throw SetupRejection(.banned) }
         guard operation != .keygen else { return nil }
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
+        // §9.2: every session on an existing key carries a SETUP signed by its registered device key.
+        guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
+        guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
         guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
         if operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
         return share
@@ -239,7 +244,9 @@ public final class DuoStepRunner: Sendable {
     private func makeMachine(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> DuoProtocolMachine {
         let instanceID = setup.instanceID, setupHash = setup.setupHash
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
-        let keyshare = try current.map { try Keyshare(algorithm: algorithm, mode: .duo, protocolBytes: $0.bytes) }
+        let keyshare = try current.map {
+            try Keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes)
+        }
         switch (setup.operation, algorithm) {
         case (.keygen, .ecdsa): return try DuoProtocolMachine.dklsDKG(local: 1, instanceID: instanceID, setupHash: setupHash)
         case (.keygen, .eddsa): return try DuoProtocolMachine.frostDKG(local: 1, instanceID: instanceID)
@@ -295,4 +302,37 @@ public final class DuoStepRunner: Sendable {
         }
         return try result.get()
     }
+}
+
+/// What a duo node stores as a share's bytes (sealed by `NodeShareStore`): the protocol keyshare bound
+/// to the device key registered at keygen (§9.2), so later sessions on the key can be refused with
+/// DEVICE_NOT_REGISTERED. `"SSND" ‖ u8 version (1) ‖ u8 len ‖ device identity (type ‖ key) ‖ protocol
+/// keyshare bytes`. Refresh carries the registration forward.
+public struct DuoNodeShareBlob: Sendable, SecretRedacting {
+    private static let magic: [UInt8] = Array("SSND".utf8)
+    /// The registered device key identity (`type ‖ public key`).
+    public let deviceIdentity: [UInt8]
+    /// The protocol keyshare (secret).
+    public let protocolBytes: [UInt8]
+
+    public init(deviceIdentity: [UInt8], protocolBytes: [UInt8]) {
+        self.deviceIdentity = deviceIdentity
+        self.protocolBytes = protocolBytes
+    }
+
+    /// Decodes `encoded`; malformed input throws, never traps.
+    public init(bytes: [UInt8]) throws(SilentShardError) {
+        guard bytes.count >= 6, Array(bytes[0..<4]) == Self.magic, bytes[4] == 1 else {
+            throw .invalidKeyshare(reason: "node share record")
+        }
+        let length = Int(bytes[5])
+        guard length > 0, bytes.count > 6 + length else { throw .invalidKeyshare(reason: "node share record") }
+        deviceIdentity = Array(bytes[6..<(6 + length)])
+        protocolBytes = Array(bytes[(6 + length)...])
+    }
+
+    /// The stored form.
+    public var encoded: [UInt8] { Self.magic + [1, UInt8(clamping: deviceIdentity.count)] + deviceIdentity + protocolBytes }
+
+    public var description: String { "DuoNodeShareBlob(\(protocolBytes.count) secret bytes)" }
 }
