@@ -44,6 +44,10 @@ public final class DuoSession: Sendable {
     /// Generates a new key with the cloud node. The new keyshare is staged in storage, committed at the
     /// node, then promoted to current; it is returned only after the node confirmed.
     public func keygen() async throws(SilentShardError) -> Keyshare {
+        do { return try await keygenStep() } catch { return try await resolveInDoubt(error, previous: nil) }
+    }
+
+    private func keygenStep() async throws(SilentShardError) -> Keyshare {
         let result = try await step(.keygen, action: transport.actions.keygen, existing: nil) { setup in
             _ = setup
         } machine: { [algorithm] instanceID, setupHash throws(ProtocolError) in
@@ -59,6 +63,11 @@ public final class DuoSession: Sendable {
     /// committed at the node, then promoted; the old share stays current until then.
     public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
         try check(keyshare)
+        try await settleIfStaged(keyshare)
+        do { return try await refreshStep(keyshare) } catch { return try await resolveInDoubt(error, previous: keyshare) }
+    }
+
+    private func refreshStep(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
         let result = try await step(.refresh, action: transport.actions.refresh, existing: keyshare) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
@@ -94,6 +103,7 @@ public final class DuoSession: Sendable {
         }
         let path: DerivationPath
         do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
+        try await settleIfStaged(keyshare)
         let result = try await step(.sign, action: transport.actions.sign, existing: keyshare) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
@@ -117,6 +127,123 @@ public final class DuoSession: Sendable {
         }
     }
 
+    /// Settles the app's record for `keyId` with the node (`specs/session.md` §7.3), e.g. after
+    /// `reconcileRequired` or at launch: a staged share the node committed is promoted; one it did not
+    /// commit is rolled back (the node tombstones that generation first, so it can never commit it
+    /// later). Returns the resulting current keyshare. Idempotent.
+    ///
+    /// Throws `keyNotFound` when there is no local record, `abortedKeyshare` when the first generation
+    /// of a key was rolled back (there is no key), `staleKeyshare` when the node holds another
+    /// generation than the app's current one, `reconcileConflict` for any other mismatch.
+    public func reconcileKeyshare(keyId: String) async throws(SilentShardError) -> Keyshare {
+        let record: KeyshareRecord?
+        do { record = try await storageClient.read(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+        guard let record else { throw .keyNotFound(keyId: keyId) }
+        let current = try record.current.map { share throws(SilentShardError) in try decode(share) }
+        let staged = try record.staged.map { share throws(SilentShardError) in try decode(share) }
+        guard let reference = staged ?? current else { throw .keyNotFound(keyId: keyId) }
+        let context = ReconcileContext(storageKeyId: keyId, current: current, staged: staged)
+        let appState = AppState(currentGen: current.map { [UInt8]($0.generation) },
+                                staged: staged.map { ([UInt8]($0.generation), [UInt8](repeating: 0, count: 32)) })
+        let result = try await step(.reconcile, action: transport.actions.reconcile, existing: reference,
+                                    reconciling: context) { setup in
+            setup.keyID = reference.keyIdBytes
+            setup.appState = appState.encoded
+        } machine: { _, _ throws(ProtocolError) in nil }
+        guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
+        return keyshare
+    }
+
+    /// The local record's shares for one reconcile.
+    struct ReconcileContext: Sendable {
+        let storageKeyId: String
+        let current: Keyshare?
+        let staged: Keyshare?
+    }
+
+    private func decode(_ share: StoredShare) throws(SilentShardError) -> Keyshare {
+        let kind: Keyshare.Algorithm
+        switch share.kind {
+        case .ecdsa: kind = .ecdsa
+        case .eddsa: kind = .eddsa
+        case .sdkRecord: throw .invalidKeyshare(reason: "not a keyshare record")
+        }
+        let keyshare = try Keyshare(algorithm: kind, mode: .duo, protocolBytes: [UInt8](share.bytes))
+        try check(keyshare)
+        return keyshare
+    }
+
+    /// The app's decision of §7.3 for duo (a duo node never holds PREPARED).
+    private func runReconcile(_ context: ReconcileContext, channel: inout DuoFrameChannel, setupFrame: Frame,
+                              client: any NetworkClient) async throws(SilentShardError) -> Keyshare {
+        func send(_ frames: [Frame]) async throws(SilentShardError) {
+            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
+        }
+        func read() async throws(SilentShardError) -> [UInt8] {
+            do { return [UInt8](try await client.read()) } catch { throw Self.networkError(error) }
+        }
+        try await send([setupFrame])
+        _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
+        guard let status = channel.receiver.accepts[1]?.keyStatus, status.prepared == nil else {
+            throw .protocolViolation(party: .node(1))
+        }
+        let keyId = context.storageKeyId
+        let currentGen = context.current.map { [UInt8]($0.generation) }
+        func done() async throws(SilentShardError) {
+            try await send([try channel.control(.done, payload: DonePayload.none.encoded)])
+        }
+        guard let staged = context.staged else {
+            guard let current = context.current, status.currentGen == currentGen else { throw .staleKeyshare }
+            try await done()
+            return current
+        }
+        let stagedGen = [UInt8](staged.generation)
+        if status.currentGen == stagedGen {
+            try await done()
+            do { try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+            return staged
+        }
+        guard status.currentGen == currentGen else { throw .reconcileConflict(keyId: keyId) }
+        // Roll back: the node tombstones g and answers how g was decided.
+        let rollback = AbortPayload(code: .rollback, blamed: nil, rollback: (staged.keyIdBytes, stagedGen))
+        try await send([try channel.control(.abort, payload: rollback.encoded)])
+        let frame = try await DuoDriver.awaitControl(.outcome, channel: &channel, read: read)
+        let outcome: OutcomePayload
+        do { outcome = try OutcomePayload(bytes: frame.payload) } catch { throw SilentShardError(error, frameSender: 1) }
+        guard outcome.keyID == staged.keyIdBytes, outcome.gen == stagedGen else { throw .protocolViolation(party: .node(1)) }
+        switch outcome.outcome {
+        case .aborted:
+            do { try await storageClient.discardStaged(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+            guard let current = context.current else { throw .abortedKeyshare(keyId: keyId) }
+            return current
+        case .committed where outcome.currentGen == stagedGen:
+            do { try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+            return staged
+        default:
+            throw .reconcileConflict(keyId: keyId)
+        }
+    }
+
+    /// §5.3: before an operation on a key whose record has a staged share, reconcile first.
+    private func settleIfStaged(_ keyshare: Keyshare) async throws(SilentShardError) {
+        let record: KeyshareRecord?
+        do { record = try await storageClient.read(keyId: keyshare.keyId) } catch { throw SilentShardError(storage: error) }
+        if record?.staged != nil { _ = try await reconcileKeyshare(keyId: keyshare.keyId) }
+    }
+
+    /// §5.3 IN_DOUBT: one reconcile right away; if it does not finish, `reconcileRequired` stands.
+    private func resolveInDoubt(_ error: SilentShardError, previous: Keyshare?) async throws(SilentShardError) -> Keyshare {
+        guard case .reconcileRequired(let keyId) = error else { throw error }
+        let settled: Keyshare
+        do { settled = try await reconcileKeyshare(keyId: keyId) } catch {
+            if case .abortedKeyshare = error { throw error }
+            throw .reconcileRequired(keyId: keyId)
+        }
+        // A refresh that was rolled back leaves the previous generation: the operation failed.
+        if let previous, settled.generation == previous.generation { throw .abortProtocol(party: nil) }
+        return settled
+    }
+
     // MARK: - One step
 
     private func check(_ keyshare: Keyshare) throws(SilentShardError) {
@@ -128,8 +255,9 @@ public final class DuoSession: Sendable {
     private var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
 
     private func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
+                      reconciling: ReconcileContext? = nil,
                       fill: (inout SetupPayload) -> Void,
-                      machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine)
+                      machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
         async throws(SilentShardError) -> DuoProtocolResult {
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
@@ -148,11 +276,11 @@ public final class DuoSession: Sendable {
         catch let error as SessionError { throw SilentShardError(error) }
         catch { throw .authenticationFailed(reason: "device signer failed") }
         let setupHash = SessionHash.setupHash(headerAndPayload: setupFrame.headerAndPayload)
-        let protocolMachine: DuoProtocolMachine
+        let protocolMachine: DuoProtocolMachine?
         do { protocolMachine = try machine(instanceID, setupHash) } catch { throw SilentShardError(error) }
         var channel = try DuoFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
                                           trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
-                                          protocolTags: protocolMachine.receivableTags)
+                                          protocolTags: protocolMachine?.receivableTags ?? [])
 
         await gate.acquire()
         let client = transport.client
@@ -164,8 +292,15 @@ public final class DuoSession: Sendable {
         }
         let outcome: Result<DuoProtocolResult, SilentShardError>
         do throws(SilentShardError) {
-            outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame, machine: protocolMachine,
-                                             client: client))
+            if let protocolMachine {
+                outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame,
+                                                 machine: protocolMachine, client: client))
+            } else if let reconciling {
+                outcome = .success(.keyshare(try await runReconcile(reconciling, channel: &channel, setupFrame: setupFrame,
+                                                                    client: client)))
+            } else {
+                throw SilentShardError.invalidInput(reason: "no protocol")
+            }
         } catch {
             outcome = .failure(error)
         }

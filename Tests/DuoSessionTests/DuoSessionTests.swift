@@ -150,20 +150,44 @@ struct DuoSessionCommitTests {
     }
 
     /// The connection is cut after the app's COMMIT went out (its OUTCOME read fails): the node has
-    /// committed, the app keeps the staged share and reports `reconcileRequired` (§5.3 IN_DOUBT).
+    /// committed; the app was in doubt, ran one reconcile right away (§5.3) and promoted.
     @Test(arguments: [(Keyshare.Algorithm.ecdsa, 3), (.eddsa, 2)])
-    func cutAfterCommitLeavesTheShareStaged(algorithm: Keyshare.Algorithm, outcomeRead: Int) async throws {
+    func cutAfterCommitIsReconciledForward(algorithm: Keyshare.Algorithm, outcomeRead: Int) async throws {
         let fixture = try DuoFixture(algorithm: algorithm) { index, data in
             index == outcomeRead ? Data([0xFF]) : data   // an unparsable message stands in for a cut
         }
+        let keyshare = try await fixture.session.keygen()
+        let record = try await fixture.storage.read(keyId: keyshare.keyId)
+        #expect(record?.staged == nil && record?.current?.bytes == Data(keyshare.protocolKeyshareBytes))
+        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+        #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: nil))
+        // Reconciling a settled key changes nothing and returns the current share.
+        let again = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
+        #expect(again == keyshare)
+        await #expect(throws: SilentShardError.keyNotFound(keyId: String(repeating: "ab", count: 32))) {
+            _ = try await fixture.session.reconcileKeyshare(keyId: String(repeating: "ab", count: 32))
+        }
+    }
+
+    /// The app's COMMIT is destroyed in transit: the node never commits; the app, in doubt, reconciles:
+    /// the node tombstones the generation (OUTCOME aborted) and the app drops its staged first share.
+    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 4), (.eddsa, 3)])
+    func lostCommitIsRolledBack(algorithm: Keyshare.Algorithm, commitSend: Int) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm, tamperSend: { index, data in
+            index == commitSend ? Data([0xFF]) : data
+        })
         var thrown: SilentShardError?
         do { _ = try await fixture.session.keygen() } catch { thrown = error }
-        guard case .reconcileRequired(let keyId)? = thrown else {
-            Issue.record("expected reconcileRequired, got \(String(describing: thrown))")
+        guard case .abortedKeyshare(let keyId)? = thrown else {
+            Issue.record("expected abortedKeyshare, got \(String(describing: thrown))")
             return
         }
-        let record = try await fixture.storage.read(keyId: keyId)
-        #expect(record?.staged != nil && record?.current == nil)
-        #expect(try fixture.store.share(keyId: keyId) != nil)
+        #expect(try await fixture.storage.read(keyId: keyId) == nil)
+        #expect(try fixture.store.share(keyId: keyId) == nil)
+        // The node logged the staged generation as aborted (a late commit of it is impossible).
+        let staged = try #require(fixture.storage.writes.first?.staged)
+        let stagedShare = try Keyshare(algorithm: algorithm, mode: .duo, protocolBytes: [UInt8](staged.bytes))
+        #expect(try fixture.store.decision(keyId: keyId, gen: [UInt8](stagedShare.generation)) == .aborted)
+        #expect(fixture.client.reports.last == .reconciled(keyId: keyId, outcome: .aborted))
     }
 }

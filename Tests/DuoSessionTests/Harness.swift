@@ -16,7 +16,12 @@ struct PipeNodeConnection: NodeStepConnection {
         }
     }
     func send(_ data: Data) async throws { try await end.send(bytes: data) }
-    func close(code: UInt16, reason: String) async { try? await end.disconnect() }
+    /// Like a socket close: the app's pending read ends after the messages already sent (a text
+    /// message stands in for the close; duo never sends text after the token).
+    func close(code: UInt16, reason: String) async {
+        try? await end.send(text: "close \(code)")
+        try? await end.disconnect()
+    }
 }
 
 /// A test `NetworkClient` for the app: each `connect` opens a fresh in-memory pipe and starts the
@@ -27,10 +32,14 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<DuoStepReport, Never>?, reads: Int,
                               reports: [DuoStepReport])>((nil, nil, nil, 0, []))
     let tamper: @Sendable (Int, Data) -> Data
+    let tamperSend: @Sendable (Int, Data) -> Data
+    private let sends = Mutex(0)
 
-    init(runner: DuoStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+    init(runner: DuoStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
         self.runner = runner
         self.tamper = tamper
+        self.tamperSend = tamperSend
     }
 
     var reports: [DuoStepReport] { state.withLock { $0.reports } }
@@ -52,11 +61,16 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
         let runner = self.runner
         let task = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
         state.withLock { $0 = (app, node, task, 0, $0.reports) }
+        sends.withLock { $0 = 0 }
     }
 
     func send(bytes: Data) async throws {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
-        try await app.send(bytes: bytes)
+        let index = sends.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+        try await app.send(bytes: tamperSend(index, bytes))
     }
 
     func send(text: String) async throws {
@@ -66,7 +80,7 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
 
     func read() async throws -> Data {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
-        let data = try await app.read()
+        guard case .binary(let data) = try await app.readMessage() else { throw NetworkError.closedByPeer(code: 1000, reason: "") }
         let index = state.withLock { s in
             defer { s.reads += 1 }
             return s.reads
@@ -115,13 +129,14 @@ struct DuoFixture {
     let session: DuoSession
 
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
-         tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) throws {
+         tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) throws {
         nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-duo-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
         runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
-        client = LoopbackDuoClient(runner: runner, tamper: tamper)
+        client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)
         let cloudKey = cloudKeyOverride ?? Hex.encode(nodeKey.verifyingKey.bytes)
         let signer = SoftwareEd25519MessageSigner()
         switch algorithm {

@@ -39,6 +39,9 @@ public enum DuoStepReport: Sendable, Equatable {
     case committed(keyId: String, gen: [UInt8])
     /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
     case signed(confirmed: Bool)
+    /// A reconcile ended: with the app's DONE (`outcome` nil) or its rollback, answered with this
+    /// decision for the rolled-back generation.
+    case reconciled(keyId: String, outcome: CommitDecision?)
     /// The step ended without a result.
     case failed(SilentShardError)
 }
@@ -82,7 +85,7 @@ public final class DuoStepRunner: Sendable {
         let now = clock()
         let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: route.algorithm,
                                              operation: route.operation, params: route.params, nodeIndex: 1,
-                                             servedOperations: [.keygen, .refresh, .sign],
+                                             servedOperations: [.keygen, .refresh, .sign, .reconcile],
                                              cloudKey: nodeKey.verifyingKey.bytes, groupID: nil, now: now)
         let validated: (setup: ValidatedSetup, rest: [Frame])
         do {
@@ -93,6 +96,9 @@ public final class DuoStepRunner: Sendable {
             return await reject(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
         }
         let setup = validated.setup
+        if setup.operation == .reconcile {
+            return await reconcile(setup, now: now, connection: connection)
+        }
         // Steps 9–10: key state.
         let current: NodeKeyshare?
         do { current = try await keyState(setup) } catch {
@@ -211,6 +217,102 @@ public final class DuoStepRunner: Sendable {
               let done = try? DonePayload(bytes: frame.payload)
         else { return .signed(confirmed: false) }
         return .signed(confirmed: done == own)
+    }
+
+    // MARK: - Reconcile (§7.3, duo)
+
+    /// Duo reconcile: ACCEPT carries `key_status` (a duo node never holds PREPARED: it commits in one
+    /// transaction, §7.2 rule 2); then the app's DONE, or its ABORT(rollback g), which tombstones g
+    /// (serialized with any late commit of g by the store's transaction) and is answered with
+    /// OUTCOME(aborted) — or OUTCOME(committed) if g had been committed after all.
+    private func reconcile(_ setup: ValidatedSetup, now: UInt64, connection: some NodeStepConnection) async -> DuoStepReport {
+        guard let keyIDBytes = setup.payload.keyID, let appStateBytes = setup.payload.appState,
+              let appState = try? AppState(bytes: appStateBytes)
+        else {
+            return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        let keyID = Hex.encode(keyIDBytes)
+        let deviceIdentity = setup.deviceKey.identity
+        let stagedGen = appState.staged?.gen
+        let state: (share: NodeKeyshare?, decision: CommitDecision?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                (try store.share(keyId: keyID), try stagedGen.flatMap { gen throws(NodeStoreError) in try store.decision(keyId: keyID, gen: gen) })
+            }
+        } catch {
+            return await reject(SetupRejection(.storageFailure), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        // §9.2: a known key needs its registered device; an unknown key id reports an empty status.
+        if let share = state.share {
+            guard let blob = try? DuoNodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
+                return await reject(SetupRejection(.deviceNotRegistered), instanceID: setup.instanceID,
+                                    setupHash: setup.setupHash, connection: connection)
+            }
+        }
+        let decision: KeyStatus.Decision
+        switch state.decision {
+        case .committed?: decision = .committed
+        case .aborted?: decision = .aborted
+        case nil: decision = .unknown
+        }
+        let status = KeyStatus(currentGen: state.share?.gen, prepared: nil, preparedHoldsCommit: false, decision: decision)
+        let keys = SessionKeyPair()
+        var channel: DuoFrameChannel
+        do {
+            channel = try DuoFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
+                                          trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
+                                          protocolTags: [])
+        } catch {
+            return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        let accept = channel.acceptFrame(payload: AcceptPayload(setupHash: setup.setupHash, nodeKey: nodeKey.verifyingKey,
+                                                                certificate: nil, sessionKeys: keys.publicKeys,
+                                                                nodeTime: now, keyStatus: status),
+                                         nodeKey: nodeKey)
+        let report = await reconcileRunning(keyID: keyID, keyIDBytes: keyIDBytes, accept: accept, channel: &channel,
+                                            connection: connection)
+        await connection.close(code: 1000, reason: "done")
+        return report
+    }
+
+    private func reconcileRunning(keyID: String, keyIDBytes: [UInt8], accept: Frame, channel: inout DuoFrameChannel,
+                                  connection: some NodeStepConnection) async -> DuoStepReport {
+        func read() async throws(SilentShardError) -> [UInt8] {
+            do { return [UInt8](try await connection.read()) } catch { throw .network(.connectionLost) }
+        }
+        do { try await connection.send(Data(Frame.bundle([accept]))) } catch { return .failed(.network(.connectionLost)) }
+        do {
+            _ = try await DuoDriver.awaitControl(.done, channel: &channel, read: read)
+            return .reconciled(keyId: keyID, outcome: nil)
+        } catch {
+            guard let abort = channel.peerAbort, abort.code == .rollback, let rollback = abort.rollback,
+                  rollback.keyID == keyIDBytes
+            else { return .failed(error) }
+            let gen = rollback.gen
+            let outcome: OutcomePayload.Outcome
+            let current: [UInt8]?
+            do {
+                (outcome, current) = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                    do throws(NodeStoreError) {
+                        try store.abort(keyId: keyID, gen: gen, party: "reconcile")
+                        return (.aborted, try store.share(keyId: keyID)?.gen)
+                    } catch .alreadyDecided {
+                        return (.committed, try store.share(keyId: keyID)?.gen)
+                    }
+                }
+            } catch {
+                return .failed(.serviceUnavailable(retryAfter: nil))
+            }
+            let payload = OutcomePayload(keyID: keyIDBytes, gen: gen, digest: [UInt8](repeating: 0, count: 32),
+                                         outcome: outcome, currentGen: current)
+            if let frame = try? channel.control(.outcome, payload: payload.encoded) {
+                try? await connection.send(Data(Frame.bundle([frame])))
+            }
+            return .reconciled(keyId: keyID, outcome: outcome == .aborted ? .aborted : .committed)
+        }
     }
 
     // MARK: - SETUP steps 9–10, machines

@@ -140,6 +140,15 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
     /// The raw key id (32 bytes).
     public var keyIdBytes: [UInt8] { (try? Hex.decode(keyId)) ?? [] }
 
+    /// Equality on public identity only (algorithm, mode, key id, party, generation, public key, chain
+    /// code, t, n): the generation names one share set, and comparing secret bytes with a
+    /// variable-time `==` is avoided (session-notes item 24).
+    public static func == (lhs: Keyshare, rhs: Keyshare) -> Bool {
+        lhs.algorithm == rhs.algorithm && lhs.mode == rhs.mode && lhs.keyId == rhs.keyId && lhs.party == rhs.party
+            && lhs.generation == rhs.generation && lhs.publicKey == rhs.publicKey && lhs.rootChainCode == rhs.rootChainCode
+            && lhs.threshold == rhs.threshold && lhs.partyCount == rhs.partyCount
+    }
+
     /// Public fields only.
     public var description: String {
         "Keyshare(\(algorithm), \(mode), key \(keyId), party \(party), \(threshold)-of-\(partyCount), share redacted)"
