@@ -85,6 +85,63 @@ public final class DuoSession: Sendable {
         return refreshed
     }
 
+    /// Imports an existing private key: the app splits it with the node (DKG import mode, the app is
+    /// the importer); afterwards neither party holds the whole key. ECDSA: `privateKey` is the 32-byte
+    /// big-endian secp256k1 scalar; EdDSA: the 32-byte RFC 8032 seed. `rootChainCode` is 32 bytes.
+    /// Staged, committed at the node (which refuses a key id it already holds: `keyAlreadyExists`),
+    /// then promoted. The caller should erase its copy of the private key afterwards.
+    public func `import`(privateKey: Data, rootChainCode: Data) async throws(SilentShardError) -> Keyshare {
+        guard privateKey.count == 32, rootChainCode.count == 32 else {
+            throw .invalidInput(reason: "private key and chain code must be 32 bytes each")
+        }
+        let chainCode = [UInt8](rootChainCode)
+        let keyID: [UInt8], publicKeyBytes: [UInt8]
+        let makeMachine: @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?
+        switch algorithm {
+        case .ecdsa:
+            guard let x = try? Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)) else {
+                throw .invalidInput(reason: "private key is not a valid secp256k1 scalar")
+            }
+            let point = Secp256k1.Point(base: x)
+            guard let compressed = try? point.compressed(), let id = try? DKLsDKG.keyId(for: point) else {
+                throw .invalidInput(reason: "private key")
+            }
+            keyID = id
+            publicKeyBytes = compressed
+            makeMachine = { instanceID, setupHash throws(ProtocolError) in
+                try DuoProtocolMachine.dklsImport(local: 0, instanceID: instanceID, setupHash: setupHash, publicKey: point,
+                                                  chainCode: chainCode, privateKey: x)
+            }
+        case .eddsa:
+            guard let x = try? FROST.secretScalar(fromSeed: [UInt8](privateKey)) else {
+                throw .invalidInput(reason: "private key is not a 32-byte Ed25519 seed")
+            }
+            let point = FROST.Point(base: x)
+            keyID = FROST.keyId(for: point)
+            publicKeyBytes = point.bytes
+            makeMachine = { instanceID, _ throws(ProtocolError) in
+                try DuoProtocolMachine.frostImport(local: 0, instanceID: instanceID, publicKey: point, chainCode: chainCode,
+                                                   secret: x)
+            }
+        }
+        do { return try await importStep(keyID: keyID, publicKey: publicKeyBytes, chainCode: chainCode, machine: makeMachine) }
+        catch { return try await resolveInDoubt(error, previous: nil) }
+    }
+
+    private func importStep(keyID: [UInt8], publicKey: [UInt8], chainCode: [UInt8],
+                            machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
+        async throws(SilentShardError) -> Keyshare {
+        let result = try await step(.import, action: transport.actions.import, existing: nil, fill: { setup in
+            setup.keyID = keyID
+            setup.publicKey = publicKey
+            setup.chainCode = chainCode
+        }, machine: machine)
+        guard case .keyshare(let keyshare) = result, keyshare.keyIdBytes == keyID else {
+            throw .invalidInput(reason: "unexpected result")
+        }
+        return keyshare
+    }
+
     /// Signs `message` with the cloud node. ECDSA: `message` is exactly the 32-byte hash; EdDSA: the
     /// message itself (≤ 32,768 bytes). `chainPath` is a soft BIP32 path ("m" or "m/1/2"). The
     /// signature is verified under the derived public key before it is returned.

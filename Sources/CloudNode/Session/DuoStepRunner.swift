@@ -85,7 +85,7 @@ public final class DuoStepRunner: Sendable {
         let now = clock()
         let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: route.algorithm,
                                              operation: route.operation, params: route.params, nodeIndex: 1,
-                                             servedOperations: [.keygen, .refresh, .sign, .reconcile],
+                                             servedOperations: [.keygen, .refresh, .sign, .reconcile, .import],
                                              cloudKey: nodeKey.verifyingKey.bytes, groupID: nil, now: now)
         let validated: (setup: ValidatedSetup, rest: [Frame])
         do {
@@ -334,6 +334,14 @@ public final class DuoStepRunner: Sendable {
         }
         if state.banned { throw SetupRejection(.banned) }
         guard operation != .keygen else { return nil }
+        if operation == .import {
+            // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
+            return nil
+        }
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
         // §9.2: every session on an existing key carries a SETUP signed by its registered device key.
         guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
@@ -359,6 +367,20 @@ public final class DuoStepRunner: Sendable {
         case (.refresh, .eddsa):
             guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
             return try DuoProtocolMachine.frostDKG(local: 1, instanceID: instanceID, refreshing: try keyshare.frostKeyshare())
+        case (.import, .ecdsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try DuoProtocolMachine.dklsImport(local: 1, instanceID: instanceID, setupHash: setupHash,
+                                                     publicKey: try Secp256k1.Point(compressed: publicKey),
+                                                     chainCode: chainCode, privateKey: nil)
+        case (.import, .eddsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try DuoProtocolMachine.frostImport(local: 1, instanceID: instanceID,
+                                                      publicKey: try FROST.Point(bytes: publicKey),
+                                                      chainCode: chainCode, secret: nil)
         case (.sign, _):
             guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
@@ -375,6 +397,18 @@ public final class DuoStepRunner: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The protocol key id of a SETUP public key (nil if it does not decode).
+    private static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
+        switch algorithm {
+        case .ecdsa:
+            guard let point = try? Secp256k1.Point(compressed: publicKey) else { return nil }
+            return try? DKLsDKG.keyId(for: point)
+        case .eddsa:
+            guard let point = try? FROST.Point(bytes: publicKey) else { return nil }
+            return FROST.keyId(for: point)
+        }
+    }
 
     private func reject(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?,
                         connection: some NodeStepConnection) async -> DuoStepReport {

@@ -78,6 +78,26 @@ public struct DuoProtocolMachine: Sendable {
         return DuoProtocolMachine(local: local, state: .dklsDKGStart(parameters), receivable: dklsDKGTags)
     }
 
+    /// DKLs23 import (duo; the app, party 0, is the importer and alone passes the private key).
+    public static func dklsImport(local: PartyIndex, instanceID: [UInt8], setupHash: [UInt8], publicKey: Secp256k1.Point,
+                                  chainCode: [UInt8], privateKey: Secp256k1.Scalar?) throws(ProtocolError) -> DuoProtocolMachine {
+        let parameters = try DKLsDKG.Parameters(partyCount: 2, threshold: 2, partyIndex: local, instanceId: instanceID,
+                                                setupHash: setupHash,
+                                                mode: .importKey(importer: 0, publicKey: publicKey, chainCode: chainCode,
+                                                                 privateKey: privateKey))
+        return DuoProtocolMachine(local: local, state: .dklsDKGStart(parameters), receivable: dklsDKGTags)
+    }
+
+    /// FROST import (duo; the app, party 0, is the importer and alone passes the secret scalar).
+    public static func frostImport(local: PartyIndex, instanceID: [UInt8], publicKey: FROST.Point, chainCode: [UInt8],
+                                   secret: FROST.Scalar?) throws(ProtocolError) -> DuoProtocolMachine {
+        var rng = SecureRandom()
+        let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode, secret: secret)
+        let machine = try FROST.KeyGeneration(party: local, threshold: 2, parties: 2, sessionId: instanceID,
+                                              mode: .importKey(key), using: &rng)
+        return DuoProtocolMachine(local: local, state: .frostDKG(machine, round: 0), receivable: frostDKGTags)
+    }
+
     /// DKLs23 signing of a 32-byte hash by {0, 1} along a soft `path`.
     public static func dklsSign(keyshare: DKLsKeyshare, instanceID: [UInt8], setupHash: [UInt8], path: DerivationPath,
                                 messageHash: [UInt8]) throws(ProtocolError) -> DuoProtocolMachine {
