@@ -381,9 +381,9 @@ public final class DuoSession: Sendable {
             _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
             result = try await DuoDriver.runProtocol(machine, channel: &channel, send: send, read: read)
         } catch {
-            // Abort(–) for our own failure (§0): the node learns the session is over. Not after the
-            // node's own ABORT or REJECT, and a REJECT means there are no session keys on its side.
-            if case .rejected = error { throw error }
+            // Abort(–) for our own failure (§0): the node learns the session is over (also when its
+            // ACCEPT failed verification: it did accept). Not after the node's own ABORT; after a
+            // REJECT the node has closed and the best-effort send goes nowhere.
             if channel.peerAbort == nil { try? await abort(error, channel: &channel, send: send) }
             throw error
         }
