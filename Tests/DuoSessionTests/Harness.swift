@@ -34,6 +34,9 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     let tamper: @Sendable (Int, Data) -> Data
     let tamperSend: @Sendable (Int, Data) -> Data
     private let sends = Mutex(0)
+    private let sentLog = Mutex<[Data]>([])
+    /// Every message the app sent, oldest first.
+    var sentMessages: [Data] { sentLog.withLock { $0 } }
 
     init(runner: DuoStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
@@ -70,6 +73,7 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
             defer { n += 1 }
             return n
         }
+        sentLog.withLock { $0.append(bytes) }
         try await app.send(bytes: tamperSend(index, bytes))
     }
 

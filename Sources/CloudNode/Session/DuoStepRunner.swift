@@ -60,14 +60,22 @@ public final class DuoStepRunner: Sendable {
     private let replay: Mutex<ReplayWindow>
     private let storeQueue = DispatchQueue(label: "silentshard.node.store")
     private let clock: @Sendable () -> UInt64
+    private let setupTimeout: Duration
+    private let frameTimeout: Duration
 
     /// - Parameters:
     ///   - nodeKey: the node's Ed25519 key; in duo its public key is the app's `cloudVerifyingKey`.
     ///   - store: the node's share store.
     ///   - replayWindow: the SETUP replay store (§9.6), shared by every step this runner serves.
     ///   - clock: node time in ms since the Unix epoch.
+    ///   - setupTimeout, frameTimeout: §5.4 deadlines for the SETUP and for each expected frame; on
+    ///     expiry the connection is closed and the step fails with `timeout` (nothing is stored).
     public init(nodeKey: Ed25519.SigningKey, store: NodeShareStore, replayWindow: ReplayWindow,
-                clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) }) {
+                clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
+                setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
+                frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds))) {
+        self.setupTimeout = setupTimeout
+        self.frameTimeout = frameTimeout
         self.nodeKey = nodeKey
         self.store = store
         replay = Mutex(replayWindow)
@@ -77,9 +85,9 @@ public final class DuoStepRunner: Sendable {
     /// Runs one step on `connection` for `route` and closes the connection.
     public func run(connection: some NodeStepConnection, route: DuoNodeRoute) async -> DuoStepReport {
         let first: [UInt8]
-        do { first = [UInt8](try await connection.read()) } catch {
+        do { first = try await read(connection, timeout: setupTimeout) } catch {
             await connection.close(code: 1002, reason: "no setup")
-            return .failed(.network(.connectionLost))
+            return .failed(error)
         }
         // §4.3 steps 1–8.
         let now = clock()
@@ -141,7 +149,7 @@ public final class DuoStepRunner: Sendable {
             do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
         }
         func read() async throws(SilentShardError) -> [UInt8] {
-            do { return [UInt8](try await connection.read()) } catch { throw .network(.connectionLost) }
+            try await self.read(connection, timeout: frameTimeout)
         }
         let result: DuoProtocolResult
         do {
@@ -281,7 +289,7 @@ public final class DuoStepRunner: Sendable {
     private func reconcileRunning(keyID: String, keyIDBytes: [UInt8], accept: Frame, channel: inout DuoFrameChannel,
                                   connection: some NodeStepConnection) async -> DuoStepReport {
         func read() async throws(SilentShardError) -> [UInt8] {
-            do { return [UInt8](try await connection.read()) } catch { throw .network(.connectionLost) }
+            try await self.read(connection, timeout: frameTimeout)
         }
         do { try await connection.send(Data(Frame.bundle([accept]))) } catch { return .failed(.network(.connectionLost)) }
         do {
@@ -397,6 +405,30 @@ public final class DuoStepRunner: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// One read with a deadline. On expiry the connection is closed (which ends the pending read:
+    /// transports need not support cancellation) and the read fails with `timeout`.
+    private func read(_ connection: some NodeStepConnection, timeout: Duration) async throws(SilentShardError) -> [UInt8] {
+        let outcome: Result<[UInt8], SilentShardError> = await withTaskGroup(of: Result<[UInt8], SilentShardError>?.self) { group in
+            group.addTask {
+                do { return .success([UInt8](try await connection.read())) } catch { return .failure(.network(.connectionLost)) }
+            }
+            group.addTask {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+                await connection.close(code: 1011, reason: "timeout")
+                return .failure(.timeout)
+            }
+            var first: Result<[UInt8], SilentShardError>?
+            while let next = await group.next() {
+                if let next, first == nil {
+                    first = next
+                    group.cancelAll()
+                }
+            }
+            return first ?? .failure(.timeout)
+        }
+        return try outcome.get()
+    }
 
     /// The protocol key id of a SETUP public key (nil if it does not decode).
     private static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
