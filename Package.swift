@@ -54,11 +54,11 @@ let package = Package(
 
         // MARK: SDK
         .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "MPCCrypto", "COpenSSL", "CSocketShims", "CSQLite"]),
-        .target(name: "duo", dependencies: ["SilentShardCore"]),
+        .target(name: "duo", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
         .target(name: "trio", dependencies: ["SilentShardCore"]),
 
         // MARK: Cloud node (server side): share store first; the server itself comes later.
-        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "CSQLite"]),
+        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
         .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),
@@ -80,6 +80,10 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
+        .testTarget(
+            name: "DuoSessionTests",
+            dependencies: ["duo", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
+        ),
         .testTarget(
             name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]

@@ -79,3 +79,13 @@ struct DuoRoutingTests {
         #expect(seedTransports().count == 5)
     }
 }
+
+@Suite("Duo seed initiators")
+struct DuoSeedInitiatorTests {
+    @Test func theThreeOverloadsBuildSessions() {
+        #expect([seedExample1(), seedExample2(), seedExample3()].allSatisfy { $0.algorithm == .ecdsa })
+        let eddsa = SilentShard.EdDSA.duoInitiator(messageSigner: messageSigner, cloudVerifyingKey: cloudPublicKey,
+                                                   websocketConfig: websocketConfig, storageClient: storageClient)
+        #expect(eddsa.algorithm == .eddsa)
+    }
+}

@@ -1,9 +1,10 @@
 // The code samples of the duo seed (shared/seeds/001_c836ce62aefbaadf.txt), compiled unchanged.
 //
-// Adapted (sessions and initiators do not exist yet): the three
-// `let duoSession = SilentShard.ECDSA.duoInitiator(...)` statements are kept below as comments;
-// in their place `seedTransports` builds the same transport objects they pass. Also: the seed's
-// Example.swift and CustomNetworkClient.swift are one file here, so `websocketConfig` is declared once.
+// Adapted: the three `let duoSession = SilentShard.ECDSA.duoInitiator(...)` statements are each
+// wrapped in a function (they are top-level statements of separate files in the seed, and would
+// collide as globals of one file); `messageSigner`, `cloudPublicKey` and `storageClient`, which the
+// seed leaves to the app, are declared in SeedContext.swift. The seed's Example.swift and
+// CustomNetworkClient.swift are one file here, so `websocketConfig` is declared once.
 import duo
 
 // MARK: Example.swift (1. Default WebSocket)
@@ -12,13 +13,15 @@ import duo
 // default DuoNetworkClient (a URLSession WebSocket client) for you — nothing to implement.
 let websocketConfig = WebsocketConfig(url: "wss://your-server.example.com")
 
-// ADAPTED: duoInitiator does not exist yet.
-// let duoSession = SilentShard.ECDSA.duoInitiator(
-//     messageSigner: messageSigner,
-//     cloudVerifyingKey: cloudPublicKey,
-//     websocketConfig: websocketConfig,
-//     storageClient: storageClient
-// )
+func seedExample1() -> DuoSession {  // ADAPTED: wrapped in a function
+let duoSession = SilentShard.ECDSA.duoInitiator(
+    messageSigner: messageSigner,
+    cloudVerifyingKey: cloudPublicKey,
+    websocketConfig: websocketConfig,
+    storageClient: storageClient
+)
+return duoSession
+}
 
 // MARK: CustomNetworkClient.swift (2. Subclass DuoNetworkClient)
 
@@ -40,13 +43,15 @@ class CustomNetworkClient: DuoNetworkClient {
     }
 }
 
-// ADAPTED: duoInitiator does not exist yet.
-// let duoSession = SilentShard.ECDSA.duoInitiator(
-//     messageSigner: messageSigner,
-//     cloudVerifyingKey: cloudPublicKey,
-//     networkClient: CustomNetworkClient(websocketConfig: websocketConfig),
-//     storageClient: storageClient
-// )
+func seedExample2() -> DuoSession {  // ADAPTED: wrapped in a function
+let duoSession = SilentShard.ECDSA.duoInitiator(
+    messageSigner: messageSigner,
+    cloudVerifyingKey: cloudPublicKey,
+    networkClient: CustomNetworkClient(websocketConfig: websocketConfig),
+    storageClient: storageClient
+)
+return duoSession
+}
 
 // MARK: CustomTransport.swift (3a. Implement NetworkClient)
 
@@ -91,14 +96,16 @@ struct CustomActions: DuoNetworkActionProvider {
 
 // MARK: Example.swift (3c. Wire the two halves)
 
-// ADAPTED: duoInitiator does not exist yet.
-// let duoSession = SilentShard.ECDSA.duoInitiator(
-//     messageSigner: messageSigner,
-//     cloudVerifyingKey: cloudPublicKey,
-//     storageClient: storageClient,
-//     networkClient: CustomTransport(),
-//     actionProvider: CustomActions() // or .ecdsa
-// )
+func seedExample3() -> DuoSession {  // ADAPTED: wrapped in a function
+let duoSession = SilentShard.ECDSA.duoInitiator(
+    messageSigner: messageSigner,
+    cloudVerifyingKey: cloudPublicKey,
+    storageClient: storageClient,
+    networkClient: CustomTransport(),
+    actionProvider: CustomActions() // or .ecdsa
+)
+return duoSession
+}
 
 /// Stand-in for the three adapted `duoInitiator` calls: the transport objects they receive,
 /// with the provider arguments typed as the initiator's `some DuoNetworkActionProvider`.

@@ -75,3 +75,11 @@ extension DKLsDKG {
         }
     }
 }
+
+extension DKLsDKG {
+    /// The protocol key id of a public key, `H("key-id"; enc(P))` (spec §12.4): what SETUP's key_id
+    /// must be for an import, computable before the run.
+    public static func keyId(for publicKey: Secp256k1.Point) throws(ProtocolError) -> [UInt8] {
+        DKLsHash.h("key-id", try DKLsHash.enc(publicKey))
+    }
+}

@@ -1,0 +1,506 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+import Synchronization
+
+/// One accepted client connection of a duo step, as the server hands it to the session layer: binary
+/// messages in and out, then a close. The WebSocket server implements it; tests use an in-memory pipe.
+/// The server handles the optional token message (§2.1) before handing the connection over.
+public protocol NodeStepConnection: Sendable {
+    /// The next binary message from the app.
+    func read() async throws -> Data
+    /// Sends one binary message (a bundle of frames) to the app.
+    func send(_ data: Data) async throws
+    /// Closes the connection with a WebSocket close code (§2.1: 1000 done, 1002 malformed, 1008 REJECT,
+    /// 1011 internal).
+    func close(code: UInt16, reason: String) async
+}
+
+/// What the route of a duo step says (`/v3/{algorithm}/{action}`, `params`).
+public struct DuoNodeRoute: Sendable, Equatable {
+    public var algorithm: SessionAlgorithm
+    public var operation: SessionOperation
+    /// The route's `params` (hex key id) or nil.
+    public var params: String?
+
+    public init(algorithm: SessionAlgorithm, operation: SessionOperation, params: String?) {
+        self.algorithm = algorithm
+        self.operation = operation
+        self.params = params
+    }
+}
+
+/// How a node step ended (for logs, metrics and tests; no secrets).
+public enum DuoStepReport: Sendable, Equatable {
+    /// The SETUP was refused with this code (REJECT sent).
+    case rejected(WireCode)
+    /// A share-changing step committed this key id and generation.
+    case committed(keyId: String, gen: [UInt8])
+    /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
+    case signed(confirmed: Bool)
+    /// A reconcile ended: with the app's DONE (`outcome` nil) or its rollback, answered with this
+    /// decision for the rolled-back generation.
+    case reconciled(keyId: String, outcome: CommitDecision?)
+    /// The step ended without a result.
+    case failed(SilentShardError)
+}
+
+/// The node half of duo steps (`specs/session.md` §4.3, §5.4, §7.2) for keygen, refresh and sign
+/// (ECDSA/DKLs23 and EdDSA/FROST), over an abstract `NodeStepConnection`.
+///
+/// * SETUP validation: `SetupValidator` (steps 1–8), then key state from the `NodeShareStore`.
+/// * MPC rounds run on `DuoCompute`'s dedicated queue; `NodeShareStore` calls (synchronous SQLite)
+///   run on this runner's own serial queue — neither blocks Swift's cooperative pool.
+/// * Duo commit (§7.2 rule 2): the result is held in memory until the app's COMMIT(D) arrives, then
+///   stored CURRENT in one transaction (`commitDirectly`), then OUTCOME(committed) is sent.
+public final class DuoStepRunner: Sendable {
+    private let nodeKey: Ed25519.SigningKey
+    private let store: NodeShareStore
+    private let replay: Mutex<ReplayWindow>
+    private let storeQueue = DispatchQueue(label: "silentshard.node.store")
+    private let clock: @Sendable () -> UInt64
+    private let setupTimeout: Duration
+    private let frameTimeout: Duration
+
+    /// - Parameters:
+    ///   - nodeKey: the node's Ed25519 key; in duo its public key is the app's `cloudVerifyingKey`.
+    ///   - store: the node's share store.
+    ///   - replayWindow: the SETUP replay store (§9.6), shared by every step this runner serves.
+    ///   - clock: node time in ms since the Unix epoch.
+    ///   - setupTimeout, frameTimeout: §5.4 deadlines for the SETUP and for each expected frame; on
+    ///     expiry the connection is closed and the step fails with `timeout` (nothing is stored).
+    public init(nodeKey: Ed25519.SigningKey, store: NodeShareStore, replayWindow: ReplayWindow,
+                clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
+                setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
+                frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds))) {
+        self.setupTimeout = setupTimeout
+        self.frameTimeout = frameTimeout
+        self.nodeKey = nodeKey
+        self.store = store
+        replay = Mutex(replayWindow)
+        self.clock = clock
+    }
+
+    /// Runs one step on `connection` for `route` and closes the connection.
+    public func run(connection: some NodeStepConnection, route: DuoNodeRoute) async -> DuoStepReport {
+        let first: [UInt8]
+        do { first = try await read(connection, timeout: setupTimeout) } catch {
+            await connection.close(code: 1002, reason: "no setup")
+            return .failed(error)
+        }
+        // §4.3 steps 1–8.
+        let now = clock()
+        let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: route.algorithm,
+                                             operation: route.operation, params: route.params, nodeIndex: 1,
+                                             servedOperations: [.keygen, .refresh, .sign, .reconcile, .import],
+                                             cloudKey: nodeKey.verifyingKey.bytes, groupID: nil, now: now)
+        let validated: (setup: ValidatedSetup, rest: [Frame])
+        do {
+            validated = try replay.withLock { (window: inout ReplayWindow) throws(SetupRejection) in
+                try SetupValidator.validate(message: first, context: context, replay: &window)
+            }
+        } catch {
+            return await reject(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
+        }
+        let setup = validated.setup
+        if setup.operation == .reconcile {
+            return await reconcile(setup, now: now, connection: connection)
+        }
+        // Steps 9–10: key state.
+        let current: NodeKeyshare?
+        do { current = try await keyState(setup) } catch {
+            return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        // Step 13: session keys, protocol machine, ACCEPT.
+        let keys = SessionKeyPair()
+        let machine: DuoProtocolMachine
+        do { machine = try makeMachine(setup, current: current) } catch {
+            return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        var channel: DuoFrameChannel
+        do {
+            channel = try DuoFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
+                                          trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
+                                          protocolTags: machine.receivableTags)
+        } catch {
+            return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        let accept = channel.acceptFrame(payload: AcceptPayload(setupHash: setup.setupHash, nodeKey: nodeKey.verifyingKey,
+                                                                certificate: nil, sessionKeys: keys.publicKeys,
+                                                                nodeTime: now, keyStatus: nil),
+                                         nodeKey: nodeKey)
+        let report = await running(setup: setup, early: validated.rest, machine: machine, accept: accept,
+                                   channel: &channel, connection: connection)
+        switch report {
+        case .failed: await connection.close(code: 1011, reason: "aborted")
+        default: await connection.close(code: 1000, reason: "done")
+        }
+        return report
+    }
+
+    // MARK: - Running
+
+    private func running(setup: ValidatedSetup, early: [Frame], machine: DuoProtocolMachine, accept: Frame,
+                         channel: inout DuoFrameChannel, connection: some NodeStepConnection) async -> DuoStepReport {
+        func send(_ frames: [Frame]) async throws(SilentShardError) {
+            do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
+        }
+        func read() async throws(SilentShardError) -> [UInt8] {
+            try await self.read(connection, timeout: frameTimeout)
+        }
+        let result: DuoProtocolResult
+        do {
+            try channel.ingest(frames: early)
+            result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: send, read: read)
+        } catch {
+            if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
+                try? await send([frame])
+            }
+            return .failed(error)
+        }
+        switch result {
+        case .keyshare(let keyshare):
+            return await commit(keyshare, setup: setup, channel: &channel, send: send, read: read)
+        case .ecdsaSignature(let signature):
+            return await awaitDone(.ecdsa(signature.r + signature.s + [signature.recoveryId]), channel: &channel, read: read)
+        case .eddsaSignature(let bytes):
+            return await awaitDone(.eddsa(bytes), channel: &channel, read: read)
+        }
+    }
+
+    /// WAIT_COMMIT (duo): the app's COMMIT(D) must match this node's own result; then one commit
+    /// transaction, then OUTCOME(committed). A mismatch is RESULT_MISMATCH (nothing stored).
+    private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout DuoFrameChannel,
+                        send: ([Frame]) async throws(SilentShardError) -> Void,
+                        read: () async throws(SilentShardError) -> [UInt8]) async -> DuoStepReport {
+        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
+        let digest = channel.commitDigest(keyID: keyID, gen: gen)
+        let received: FrameReceiver.Received
+        do { received = try await DuoDriver.awaitControl(.commit, channel: &channel, read: read) } catch {
+            // The app's ABORT before any COMMIT, a disconnect or a bad frame: nothing was stored.
+            return .failed(error)
+        }
+        let matches: Bool
+        if let payload = try? CommitPayload(bytes: received.payload) {
+            matches = payload.keyID == keyID && payload.gen == gen && payload.digest == digest && payload.context == .inSession
+                && (setup.payload.keyID.map { $0 == keyID } ?? true)
+        } else {
+            matches = false
+        }
+        guard matches else {
+            if let frame = try? channel.control(.abort, payload: AbortPayload(code: .resultMismatch, blamed: nil).encoded) {
+                try? await send([frame])
+            }
+            return .failed(.abortProtocol(party: nil))
+        }
+        let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
+                                 bytes: DuoNodeShareBlob(deviceIdentity: setup.deviceKey.identity,
+                                                         protocolBytes: keyshare.protocolKeyshareBytes).encoded,
+                                 digest: digest)
+        let party = "device:" + Hex.encode(setup.deviceKey.identity)
+        do {
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                try store.commitDirectly(keyId: keyshare.keyId, share: share, party: party)
+            }
+        } catch {
+            // Duo: a failed commit transaction is definitive (nothing was promised).
+            if let frame = try? channel.control(.abort, payload: AbortPayload(code: .storageFailure, blamed: nil).encoded) {
+                try? await send([frame])
+            }
+            return .failed(.serviceUnavailable(retryAfter: nil))
+        }
+        let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen)
+        if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
+        return .committed(keyId: keyshare.keyId, gen: gen)
+    }
+
+    /// After its finish the node waits for the app's DONE (for its audit log); a missing DONE is not
+    /// an error of the step.
+    private func awaitDone(_ own: DonePayload, channel: inout DuoFrameChannel,
+                           read: () async throws(SilentShardError) -> [UInt8]) async -> DuoStepReport {
+        guard let frame = try? await DuoDriver.awaitControl(.done, channel: &channel, read: read),
+              let done = try? DonePayload(bytes: frame.payload)
+        else { return .signed(confirmed: false) }
+        return .signed(confirmed: done == own)
+    }
+
+    // MARK: - Reconcile (§7.3, duo)
+
+    /// Duo reconcile: ACCEPT carries `key_status` (a duo node never holds PREPARED: it commits in one
+    /// transaction, §7.2 rule 2); then the app's DONE, or its ABORT(rollback g), which tombstones g
+    /// (serialized with any late commit of g by the store's transaction) and is answered with
+    /// OUTCOME(aborted) — or OUTCOME(committed) if g had been committed after all.
+    private func reconcile(_ setup: ValidatedSetup, now: UInt64, connection: some NodeStepConnection) async -> DuoStepReport {
+        guard let keyIDBytes = setup.payload.keyID, let appStateBytes = setup.payload.appState,
+              let appState = try? AppState(bytes: appStateBytes)
+        else {
+            return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        let keyID = Hex.encode(keyIDBytes)
+        let deviceIdentity = setup.deviceKey.identity
+        let stagedGen = appState.staged?.gen
+        let state: (share: NodeKeyshare?, decision: CommitDecision?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                (try store.share(keyId: keyID), try stagedGen.flatMap { gen throws(NodeStoreError) in try store.decision(keyId: keyID, gen: gen) })
+            }
+        } catch {
+            return await reject(SetupRejection(.storageFailure), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        // §9.2: a known key needs its registered device; an unknown key id reports an empty status.
+        if let share = state.share {
+            guard let blob = try? DuoNodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
+                return await reject(SetupRejection(.deviceNotRegistered), instanceID: setup.instanceID,
+                                    setupHash: setup.setupHash, connection: connection)
+            }
+        }
+        let decision: KeyStatus.Decision
+        switch state.decision {
+        case .committed?: decision = .committed
+        case .aborted?: decision = .aborted
+        case nil: decision = .unknown
+        }
+        let status = KeyStatus(currentGen: state.share?.gen, prepared: nil, preparedHoldsCommit: false, decision: decision)
+        let keys = SessionKeyPair()
+        var channel: DuoFrameChannel
+        do {
+            channel = try DuoFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
+                                          trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
+                                          protocolTags: [])
+        } catch {
+            return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        let accept = channel.acceptFrame(payload: AcceptPayload(setupHash: setup.setupHash, nodeKey: nodeKey.verifyingKey,
+                                                                certificate: nil, sessionKeys: keys.publicKeys,
+                                                                nodeTime: now, keyStatus: status),
+                                         nodeKey: nodeKey)
+        let report = await reconcileRunning(keyID: keyID, keyIDBytes: keyIDBytes, accept: accept, channel: &channel,
+                                            connection: connection)
+        await connection.close(code: 1000, reason: "done")
+        return report
+    }
+
+    private func reconcileRunning(keyID: String, keyIDBytes: [UInt8], accept: Frame, channel: inout DuoFrameChannel,
+                                  connection: some NodeStepConnection) async -> DuoStepReport {
+        func read() async throws(SilentShardError) -> [UInt8] {
+            try await self.read(connection, timeout: frameTimeout)
+        }
+        do { try await connection.send(Data(Frame.bundle([accept]))) } catch { return .failed(.network(.connectionLost)) }
+        do {
+            _ = try await DuoDriver.awaitControl(.done, channel: &channel, read: read)
+            return .reconciled(keyId: keyID, outcome: nil)
+        } catch {
+            guard let abort = channel.peerAbort, abort.code == .rollback, let rollback = abort.rollback,
+                  rollback.keyID == keyIDBytes
+            else { return .failed(error) }
+            let gen = rollback.gen
+            let outcome: OutcomePayload.Outcome
+            let current: [UInt8]?
+            do {
+                (outcome, current) = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                    do throws(NodeStoreError) {
+                        try store.abort(keyId: keyID, gen: gen, party: "reconcile")
+                        return (.aborted, try store.share(keyId: keyID)?.gen)
+                    } catch .alreadyDecided {
+                        return (.committed, try store.share(keyId: keyID)?.gen)
+                    }
+                }
+            } catch {
+                return .failed(.serviceUnavailable(retryAfter: nil))
+            }
+            let payload = OutcomePayload(keyID: keyIDBytes, gen: gen, digest: [UInt8](repeating: 0, count: 32),
+                                         outcome: outcome, currentGen: current)
+            if let frame = try? channel.control(.outcome, payload: payload.encoded) {
+                try? await connection.send(Data(Frame.bundle([frame])))
+            }
+            return .reconciled(keyId: keyID, outcome: outcome == .aborted ? .aborted : .committed)
+        }
+    }
+
+    // MARK: - SETUP steps 9–10, machines
+
+    private func keyState(_ setup: ValidatedSetup) async throws(SetupRejection) -> NodeKeyshare? {
+        let deviceIdentity = setup.deviceKey.identity
+        let keyID = setup.payload.keyID.map { Hex.encode($0) }
+        let operation = setup.operation
+        let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                let banned = try store.isBanned(deviceKey: deviceIdentity)
+                guard let keyID else { return (banned, nil, nil) }
+                return (banned, try store.share(keyId: keyID), try store.status(keyId: keyID))
+            }
+        } catch {
+            throw SetupRejection(.storageFailure)
+        }
+        if state.banned { throw SetupRejection(.banned) }
+        guard operation != .keygen else { return nil }
+        if operation == .import {
+            // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
+            return nil
+        }
+        guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
+        // §9.2: every session on an existing key carries a SETUP signed by its registered device key.
+        guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
+        guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
+        guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        if operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
+        return share
+    }
+
+    private func makeMachine(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> DuoProtocolMachine {
+        let instanceID = setup.instanceID, setupHash = setup.setupHash
+        let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let keyshare = try current.map {
+            try Keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes)
+        }
+        switch (setup.operation, algorithm) {
+        case (.keygen, .ecdsa): return try DuoProtocolMachine.dklsDKG(local: 1, instanceID: instanceID, setupHash: setupHash)
+        case (.keygen, .eddsa): return try DuoProtocolMachine.frostDKG(local: 1, instanceID: instanceID)
+        case (.refresh, .ecdsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try DuoProtocolMachine.dklsDKG(local: 1, instanceID: instanceID, setupHash: setupHash,
+                                                  refreshing: try keyshare.dklsKeyshare())
+        case (.refresh, .eddsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try DuoProtocolMachine.frostDKG(local: 1, instanceID: instanceID, refreshing: try keyshare.frostKeyshare())
+        case (.import, .ecdsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try DuoProtocolMachine.dklsImport(local: 1, instanceID: instanceID, setupHash: setupHash,
+                                                     publicKey: try Secp256k1.Point(compressed: publicKey),
+                                                     chainCode: chainCode, privateKey: nil)
+        case (.import, .eddsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try DuoProtocolMachine.frostImport(local: 1, instanceID: instanceID,
+                                                      publicKey: try FROST.Point(bytes: publicKey),
+                                                      chainCode: chainCode, secret: nil)
+        case (.sign, _):
+            guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
+            if algorithm == .ecdsa {
+                let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
+                return try DuoProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), instanceID: instanceID,
+                                                       setupHash: setupHash, path: try DerivationPath(text),
+                                                       messageHash: message)
+            }
+            return try DuoProtocolMachine.frostSign(keyshare: try keyshare.frostKeyshare(), message: message, path: path.indices)
+        default:
+            throw SilentShardError.unsupportedOperation
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// One read with a deadline. On expiry the connection is closed (which ends the pending read:
+    /// transports need not support cancellation) and the read fails with `timeout`.
+    private func read(_ connection: some NodeStepConnection, timeout: Duration) async throws(SilentShardError) -> [UInt8] {
+        let outcome: Result<[UInt8], SilentShardError> = await withTaskGroup(of: Result<[UInt8], SilentShardError>?.self) { group in
+            group.addTask {
+                do { return .success([UInt8](try await connection.read())) } catch { return .failure(.network(.connectionLost)) }
+            }
+            group.addTask {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+                await connection.close(code: 1011, reason: "timeout")
+                return .failure(.timeout)
+            }
+            var first: Result<[UInt8], SilentShardError>?
+            while let next = await group.next() {
+                if let next, first == nil {
+                    first = next
+                    group.cancelAll()
+                }
+            }
+            return first ?? .failure(.timeout)
+        }
+        return try outcome.get()
+    }
+
+    /// The protocol key id of a SETUP public key (nil if it does not decode).
+    private static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
+        switch algorithm {
+        case .ecdsa:
+            guard let point = try? Secp256k1.Point(compressed: publicKey) else { return nil }
+            return try? DKLsDKG.keyId(for: point)
+        case .eddsa:
+            guard let point = try? FROST.Point(bytes: publicKey) else { return nil }
+            return FROST.keyId(for: point)
+        }
+    }
+
+    private func reject(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?,
+                        connection: some NodeStepConnection) async -> DuoStepReport {
+        let payload = RejectPayload(code: rejection.code, setupHash: setupHash, nodeKey: nodeKey.verifyingKey,
+                                    detail: rejection.detail).encoded()
+        let header = FrameHeader(kind: .reject, sender: 1, receiver: 0, length: UInt32(payload.count), instanceID: instanceID)
+        let frame = Frame.signed(header: header, payload: payload, key: nodeKey)
+        try? await connection.send(Data(frame.encoded()))
+        await connection.close(code: 1008, reason: "rejected")
+        return .rejected(rejection.code)
+    }
+
+    /// The instance id of an unparsable SETUP if its header is readable, else zeros (§4.5).
+    private static func instanceID(of message: [UInt8]) -> [UInt8] {
+        guard let header = try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)), header.kind == .setup else {
+            return [UInt8](repeating: 0, count: 32)
+        }
+        return header.instanceID
+    }
+
+    private func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
+        let result: Result<T, NodeStoreError> = await withCheckedContinuation { continuation in
+            storeQueue.async {
+                do throws(NodeStoreError) { continuation.resume(returning: .success(try body())) }
+                catch { continuation.resume(returning: .failure(error)) }
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// What a duo node stores as a share's bytes (sealed by `NodeShareStore`): the protocol keyshare bound
+/// to the device key registered at keygen (§9.2), so later sessions on the key can be refused with
+/// DEVICE_NOT_REGISTERED. `"SSND" ‖ u8 version (1) ‖ u8 len ‖ device identity (type ‖ key) ‖ protocol
+/// keyshare bytes`. Refresh carries the registration forward.
+public struct DuoNodeShareBlob: Sendable, SecretRedacting {
+    private static let magic: [UInt8] = Array("SSND".utf8)
+    /// The registered device key identity (`type ‖ public key`).
+    public let deviceIdentity: [UInt8]
+    /// The protocol keyshare (secret).
+    public let protocolBytes: [UInt8]
+
+    public init(deviceIdentity: [UInt8], protocolBytes: [UInt8]) {
+        self.deviceIdentity = deviceIdentity
+        self.protocolBytes = protocolBytes
+    }
+
+    /// Decodes `encoded`; malformed input throws, never traps.
+    public init(bytes: [UInt8]) throws(SilentShardError) {
+        guard bytes.count >= 6, Array(bytes[0..<4]) == Self.magic, bytes[4] == 1 else {
+            throw .invalidKeyshare(reason: "node share record")
+        }
+        let length = Int(bytes[5])
+        guard length > 0, bytes.count > 6 + length else { throw .invalidKeyshare(reason: "node share record") }
+        deviceIdentity = Array(bytes[6..<(6 + length)])
+        protocolBytes = Array(bytes[(6 + length)...])
+    }
+
+    /// The stored form.
+    public var encoded: [UInt8] { Self.magic + [1, UInt8(clamping: deviceIdentity.count)] + deviceIdentity + protocolBytes }
+
+    public var description: String { "DuoNodeShareBlob(\(protocolBytes.count) secret bytes)" }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import MPCProtocols
+
+/// A party of a session, as errors name it.
+public enum SessionParty: Sendable, Equatable, CustomStringConvertible {
+    /// The app (party 0).
+    case app
+    /// A cloud node by party index (duo: 1; trio: 1 = node A, 2 = node B).
+    case node(UInt8)
+
+    /// The party for a protocol party index.
+    public init(index: PartyIndex) { self = index == 0 ? .app : .node(index) }
+
+    /// The protocol party index.
+    public var index: PartyIndex {
+        switch self {
+        case .app: return 0
+        case .node(let index): return index
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .app: return "app"
+        case .node(let index): return "node \(index)"
+        }
+    }
+}
+
+/// Every failure the SDK reports (`specs/session.md` §10): what went wrong and, where known, which
+/// party is involved. Never carries secret values.
+///
+/// Party semantics:
+/// * `malformedMessage`, `protocolViolation`, `messageAuthenticationFailed`: `party` is the sender the
+///   offending frame *named* (or nil). The bytes were unauthenticated, so this says where the bad frame
+///   claimed to come from — it is not proof of fault and never causes a ban (§3.5).
+/// * `abortProtocol`, `abortProtocolAndBanParty`, `signatureFailed`: `party` is the party the protocol
+///   blamed after authenticated checks.
+/// * `rejected`/`reported` forms carry the reporting node (`by`) and whether its signature verified.
+public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertible {
+    // Frames and protocol
+    case malformedMessage(party: SessionParty?)
+    case protocolViolation(party: SessionParty?)
+    case messageAuthenticationFailed(party: SessionParty?)
+    case abortProtocol(party: SessionParty?)
+    case abortProtocolAndBanParty(party: SessionParty)
+    case signatureFailed(party: SessionParty?)
+    case unsupportedVersion
+    case timeout
+    // Trust and authorization
+    /// An ACCEPT, certificate or node signature did not verify under `cloudVerifyingKey`.
+    case cloudVerificationFailed(reason: String)
+    case authenticationFailed(reason: String)
+    case authorizationDenied
+    case deviceNotRegistered
+    case clockSkew(nodeTime: UInt64?)
+    case replayDetected
+    case partyBanned(party: SessionParty?)
+    case rateLimited(retryAfter: UInt32?)
+    // Key state
+    case keyNotFound(keyId: String?)
+    case keyAlreadyExists
+    case staleKeyshare
+    case keyBusy
+    /// A share change is in doubt: call `reconcileKeyshare(keyId:)`.
+    case reconcileRequired(keyId: String)
+    case reconcileConflict(keyId: String)
+    /// Reconcile rolled back the first generation of a key: there is no key.
+    case abortedKeyshare(keyId: String)
+    // Parameters and node
+    case invalidInput(reason: String)
+    case invalidKeyshare(reason: String)
+    case invalidConfiguration(reason: String)
+    case unsupportedOperation
+    case policyDenied
+    case peerUnavailable(party: SessionParty?)
+    case serviceUnavailable(retryAfter: UInt32?)
+    case cancelled
+    /// A node refused or ended the session with a code this enum has no closer case for.
+    case rejected(code: UInt16, name: String, by: SessionParty, authenticated: Bool)
+    // App-local
+    case network(NetworkError)
+    /// The app's `StorageClient` failed (its error's description; storage errors hold no secrets).
+    case storage(reason: String)
+
+    /// Maps a session-layer error. `frameSender` is the sender named by the frame that failed (for
+    /// frame-level failures, which blame nobody).
+    public init(_ error: SessionError, frameSender: PartyIndex? = nil) {
+        switch error {
+        case .cloudVerificationFailed(let reason):
+            self = .cloudVerificationFailed(reason: reason.rawValue)
+        case .invalidConfiguration(let issue):
+            self = .invalidConfiguration(reason: issue.rawValue)
+        case .detected(let code, let blamed):
+            self = Self.map(code: code, party: (blamed ?? frameSender).map(SessionParty.init(index:)), detail: [])
+        case .reported(let code, let by, let blamed, let authenticated):
+            let reporter = SessionParty(index: by)
+            switch code {
+            case .abort, .abortAndBan, .signatureFailed, .resultMismatch:
+                // Another party's ABORT: we never ban on it (§6.2); report who blamed whom.
+                self = .abortProtocol(party: blamed.map(SessionParty.init(index:)) ?? reporter)
+            default:
+                let mapped = Self.map(code: code, party: reporter, detail: [])
+                if case .rejected = mapped {
+                    self = .rejected(code: code.rawValue, name: code.name, by: reporter, authenticated: authenticated)
+                } else {
+                    self = mapped
+                }
+            }
+        }
+    }
+
+    /// Maps a wire code (§10 table; unknown codes by class).
+    static func map(code: WireCode, party: SessionParty?, detail: [UInt8]) -> SilentShardError {
+        switch code {
+        case .malformed, .tooLarge: return .malformedMessage(party: party)
+        case .unsupportedVersion, .unknownField: return .unsupportedVersion
+        case .unexpected: return .protocolViolation(party: party)
+        case .sequence: return .protocolViolation(party: nil)
+        case .badAuthenticator: return .messageAuthenticationFailed(party: party)
+        case .routeMismatch, .invalidParameter: return .invalidInput(reason: code.name)
+        case .timeout: return .timeout
+        case .peerUnavailable, .signerUnavailable: return .peerUnavailable(party: party)
+        case .authRequired: return .authenticationFailed(reason: "missing token")
+        case .authInvalid: return .authenticationFailed(reason: "invalid token")
+        case .deviceSignatureInvalid: return .authenticationFailed(reason: "device signature")
+        case .forbidden: return .authorizationDenied
+        case .deviceNotRegistered: return .deviceNotRegistered
+        case .staleTimestamp:
+            let time = detail.count == 8 ? detail.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
+            return .clockSkew(nodeTime: time)
+        case .replay: return .replayDetected
+        case .banned: return .partyBanned(party: party)
+        case .rateLimited, .presignLimit: return .rateLimited(retryAfter: nil)
+        case .wrongCluster: return .cloudVerificationFailed(reason: "wrong cluster")
+        case .keyNotFound: return .keyNotFound(keyId: nil)
+        case .keyExists: return .keyAlreadyExists
+        case .staleGeneration: return .staleKeyshare
+        case .keyBusy: return .keyBusy
+        case .unsupportedOperation: return .unsupportedOperation
+        case .policyDenied: return .policyDenied
+        case .abort, .resultMismatch: return .abortProtocol(party: party)
+        case .abortAndBan: return party.map { .abortProtocolAndBanParty(party: $0) } ?? .abortProtocol(party: nil)
+        case .signatureFailed: return .signatureFailed(party: party)
+        case .cancelled: return .cancelled
+        case .internalError, .overloaded, .storageFailure: return .serviceUnavailable(retryAfter: nil)
+        default: return .rejected(code: code.rawValue, name: code.name, by: party ?? .node(1), authenticated: false)
+        }
+    }
+
+    /// Maps a protocol failure raised by this party's own checks.
+    public init(_ error: ProtocolError) { self.init(SessionError(error)) }
+
+    /// Maps a transport failure.
+    public init(_ error: NetworkError) { self = .network(error) }
+
+    /// Maps a storage failure (the app's `StorageClient`).
+    public init(storage error: any Error) { self = .storage(reason: String(describing: error)) }
+
+    /// The party involved, where known.
+    public var party: SessionParty? {
+        switch self {
+        case .malformedMessage(let p), .protocolViolation(let p), .messageAuthenticationFailed(let p),
+             .abortProtocol(let p), .signatureFailed(let p), .partyBanned(let p), .peerUnavailable(let p):
+            return p
+        case .abortProtocolAndBanParty(let p): return p
+        case .rejected(_, _, let by, _): return by
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        func of(_ p: SessionParty?) -> String { p.map { " (party: \($0))" } ?? "" }
+        switch self {
+        case .malformedMessage(let p): return "malformed message\(of(p))"
+        case .protocolViolation(let p): return "protocol violation\(of(p))"
+        case .messageAuthenticationFailed(let p): return "message authentication failed\(of(p))"
+        case .abortProtocol(let p): return "protocol aborted\(of(p))"
+        case .abortProtocolAndBanParty(let p): return "protocol aborted, party banned\(of(p))"
+        case .signatureFailed(let p): return "no valid signature\(of(p))"
+        case .unsupportedVersion: return "unsupported session version"
+        case .timeout: return "timeout"
+        case .cloudVerificationFailed(let reason): return "cloud verification failed: \(reason)"
+        case .authenticationFailed(let reason): return "authentication failed: \(reason)"
+        case .authorizationDenied: return "authorization denied"
+        case .deviceNotRegistered: return "device key not registered for this key"
+        case .clockSkew(let time): return "clock skew (node time \(time.map(String.init) ?? "unknown"))"
+        case .replayDetected: return "replay detected"
+        case .partyBanned(let p): return "party banned\(of(p))"
+        case .rateLimited(let after): return "rate limited\(after.map { " (retry after \($0) s)" } ?? "")"
+        case .keyNotFound(let keyId): return "key not found\(keyId.map { ": \($0)" } ?? "")"
+        case .keyAlreadyExists: return "key already exists"
+        case .staleKeyshare: return "stale keyshare generation"
+        case .keyBusy: return "key busy"
+        case .reconcileRequired(let keyId): return "reconcile required for key \(keyId)"
+        case .reconcileConflict(let keyId): return "reconcile conflict for key \(keyId)"
+        case .abortedKeyshare(let keyId): return "keyshare aborted for key \(keyId)"
+        case .invalidInput(let reason): return "invalid input: \(reason)"
+        case .invalidKeyshare(let reason): return "invalid keyshare: \(reason)"
+        case .invalidConfiguration(let reason): return "invalid configuration: \(reason)"
+        case .unsupportedOperation: return "unsupported operation"
+        case .policyDenied: return "policy denied"
+        case .peerUnavailable(let p): return "peer unavailable\(of(p))"
+        case .serviceUnavailable: return "service unavailable"
+        case .cancelled: return "cancelled"
+        case .rejected(let code, let name, let by, let authenticated):
+            return "\(by) reported \(name) (0x\(String(code, radix: 16)))\(authenticated ? "" : " [unauthenticated]")"
+        case .network(let error): return "network: \(error)"
+        case .storage(let reason): return "storage: \(reason)"
+        }
+    }
+}

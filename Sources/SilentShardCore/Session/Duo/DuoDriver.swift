@@ -1,0 +1,56 @@
+import Foundation
+import MPCProtocols
+
+/// The transport-independent loop of a duo step, shared by the app and the node: send a round's
+/// frames as soon as they exist, read bundles until the next round's inputs are all buffered, run the
+/// round off the cooperative pool, repeat.
+public enum DuoDriver {
+    /// Runs `machine` to its result. `leadingFrames` go out in the same bundle as the first round
+    /// (the node's ACCEPT).
+    public static func runProtocol(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
+                                   send: ([Frame]) async throws(SilentShardError) -> Void,
+                                   read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> DuoProtocolResult {
+        var (current, out) = try await DuoCompute.step(machine) { (m: inout DuoProtocolMachine) throws(ProtocolError) in try m.start() }
+        var pending = leadingFrames
+        while true {
+            pending += try channel.frames(for: out)
+            if !pending.isEmpty { try await send(pending) }
+            pending = []
+            if let result = current.result { return result }
+            var inputs = channel.take(tags: current.awaiting)
+            while inputs == nil {
+                try channel.ingest(try await read())
+                inputs = channel.take(tags: current.awaiting)
+            }
+            let messages = inputs ?? []
+            (current, out) = try await DuoCompute.step(current) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
+                try m.advance(messages)
+            }
+        }
+    }
+
+    /// Reads until a control frame of `kind` from the peer is buffered and returns it.
+    public static func awaitControl(_ kind: FrameKind, channel: inout DuoFrameChannel,
+                                    read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> FrameReceiver.Received {
+        while true {
+            if let frame = channel.take(kind: kind) { return frame }
+            try channel.ingest(try await read())
+        }
+    }
+
+    /// The ABORT code and blame this party sends for its own failure (§3.5, §10).
+    public static func abortPayload(for error: SilentShardError) -> AbortPayload {
+        switch error {
+        case .abortProtocol(let party): return AbortPayload(code: .abort, blamed: party?.index, detail: "")
+        case .abortProtocolAndBanParty(let party): return AbortPayload(code: .abortAndBan, blamed: party.index, ban: true, detail: "")
+        case .signatureFailed(let party): return AbortPayload(code: .signatureFailed, blamed: party?.index, detail: "")
+        case .malformedMessage: return AbortPayload(code: .malformed, blamed: nil, detail: "")
+        case .protocolViolation: return AbortPayload(code: .unexpected, blamed: nil, detail: "")
+        case .messageAuthenticationFailed, .cloudVerificationFailed: return AbortPayload(code: .badAuthenticator, blamed: nil, detail: "")
+        case .storage: return AbortPayload(code: .storageFailure, blamed: nil, detail: "")
+        case .timeout: return AbortPayload(code: .timeout, blamed: nil, detail: "")
+        case .invalidInput, .invalidKeyshare: return AbortPayload(code: .invalidParameter, blamed: nil, detail: "")
+        default: return AbortPayload(code: .cancelled, blamed: nil, detail: "")
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Testing
+import duo
+
+/// Verifies with libsecp256k1 (through MPCCrypto's thin wrapper) under the keyshare's root key.
+func verifyECDSA(_ signature: Signature, hash: Data, keyshare: Keyshare) throws -> Bool {
+    let key = try Secp256k1.Point(compressed: [UInt8](keyshare.publicKey))
+    guard let r = signature.r, let s = signature.s, let v = signature.recoveryId else { return false }
+    let raw = try Secp256k1.ECDSASignature(r: [UInt8](r), s: [UInt8](s), recoveryId: v)
+    let recovered = try Secp256k1.ECDSA.recoverPublicKey(raw, hash: [UInt8](hash))
+    return Secp256k1.ECDSA.verify(raw, hash: [UInt8](hash), publicKey: key) && recovered == key
+}
+
+/// Verifies with libsodium (strict `crypto_sign_verify_detached`) under the keyshare's root key.
+func verifyEdDSA(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
+    let key = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
+    return key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message))
+}
+
+@Suite("Duo session: app DuoSession ↔ node DuoStepRunner over an in-memory pipe", .serialized)
+struct DuoSessionTests {
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func keygenSignRefreshSign(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm)
+        let keyshare = try await fixture.session.keygen()
+        #expect(keyshare.algorithm == algorithm && keyshare.mode == .duo && keyshare.party == 0)
+        #expect(keyshare.threshold == 2 && keyshare.partyCount == 2)
+
+        // The node committed its share of the same generation; the app's record went staged → current.
+        let nodeShare = try #require(try fixture.store.share(keyId: keyshare.keyId))
+        #expect(nodeShare.gen == [UInt8](keyshare.generation))
+        #expect(try fixture.store.status(keyId: keyshare.keyId).preparedGen == nil)
+        let writes = fixture.storage.writes
+        #expect(writes.count == 2)
+        #expect(writes.first?.staged != nil && writes.first?.current == nil)
+        #expect(writes.last?.staged == nil && writes.last?.current?.bytes == Data(keyshare.protocolKeyshareBytes))
+        if case .committed(let keyId, _)? = fixture.client.reports.last { #expect(keyId == keyshare.keyId) } else {
+            Issue.record("node did not commit: \(fixture.client.reports)")
+        }
+
+        // Serialization round trip.
+        let decoded = try Keyshare(serialized: keyshare.serialized())
+        #expect(decoded == keyshare)
+        #expect(!decoded.description.contains(Hex.encode(keyshare.protocolKeyshareBytes.prefix(16))))
+
+        let message = algorithm == .ecdsa ? Data(SHA256.hash(Array("duo test".utf8))) : Data("hello duo".utf8)
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(signature.algorithm == algorithm)
+        #expect(algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
+                                    : try verifyEdDSA(signature, message: message, keyshare: keyshare))
+        if algorithm == .ecdsa {
+            #expect(signature.der != nil && signature.recoverable?.count == 65)
+        }
+        #expect(fixture.client.reports.last == .signed(confirmed: true))
+
+        // Refresh: same key, new generation, committed at both.
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        #expect(refreshed.keyId == keyshare.keyId && refreshed.publicKey == keyshare.publicKey)
+        #expect(refreshed.generation != keyshare.generation)
+        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](refreshed.generation))
+        let record = try await fixture.storage.read(keyId: keyshare.keyId)
+        #expect(record?.staged == nil && record?.current?.bytes == Data(refreshed.protocolKeyshareBytes))
+
+        let second = try await fixture.session.signature(keyshare: refreshed, message: message)
+        #expect(algorithm == .ecdsa ? try verifyECDSA(second, hash: message, keyshare: refreshed)
+                                    : try verifyEdDSA(second, message: message, keyshare: refreshed))
+
+        // The old generation is refused by the node (authenticated REJECT STALE_GENERATION).
+        await #expect(throws: SilentShardError.staleKeyshare) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: message)
+        }
+    }
+
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func wrongCloudKeyIsATypedError(algorithm: Keyshare.Algorithm) async throws {
+        let other = Hex.encode(Ed25519.SigningKey().verifyingKey.bytes)
+        let fixture = try DuoFixture(algorithm: algorithm, cloudKeyOverride: other)
+        await #expect(throws: SilentShardError.cloudVerificationFailed(reason: "wrong cluster")) {
+            _ = try await fixture.session.keygen()
+        }
+        #expect(fixture.client.reports == [.rejected(.wrongCluster)])
+        #expect(fixture.storage.writes.isEmpty)
+    }
+
+    @Test func malformedCloudKeyFailsBeforeConnecting() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa, cloudKeyOverride: "not-a-key")
+        await #expect(throws: SilentShardError.invalidConfiguration(reason: "cloudVerifyingKey")) {
+            _ = try await fixture.session.keygen()
+        }
+        #expect(fixture.client.reports.isEmpty)
+    }
+
+    /// A flipped bit in the node's first P2P frame (the last bytes of its first bundle: the AEAD tag)
+    /// is BAD_AUTHENTICATOR at the app, reported as `messageAuthenticationFailed` naming the frame's
+    /// sender (node 1); nothing is stored on either side.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func tamperedFrameIsATypedErrorNamingTheParty(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm) { index, data in
+            guard index == 0, !data.isEmpty else { return data }
+            var bytes = [UInt8](data)
+            bytes[bytes.count - 1] ^= 0x01
+            return Data(bytes)
+        }
+        await #expect(throws: SilentShardError.messageAuthenticationFailed(party: .node(1))) {
+            _ = try await fixture.session.keygen()
+        }
+        #expect(fixture.storage.writes.isEmpty)
+        if case .failed? = fixture.client.reports.last {} else { Issue.record("node reports \(fixture.client.reports)") }
+    }
+
+    @Test func ecdsaMessageMustBe32Bytes() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        await #expect(throws: SilentShardError.invalidInput(reason: "ECDSA message must be a 32-byte hash")) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: Data(count: 31))
+        }
+    }
+
+    @Test func keyshareDecodingNeverTraps() {
+        for bytes in [Data(), Data("SSKS".utf8), Data([0x53, 0x53, 0x4B, 0x53, 1, 1, 1, 0, 0, 0, 5, 1, 2, 3, 4, 5]),
+                      Data([0x53, 0x53, 0x4B, 0x53, 9, 1, 1, 0, 0, 0, 0]), Data(repeating: 0xFF, count: 64)] {
+            #expect(throws: SilentShardError.self) { _ = try Keyshare(serialized: bytes) }
+        }
+    }
+}
+
+@Suite("Duo session: authorization and in-doubt commits", .serialized)
+struct DuoSessionCommitTests {
+    /// §9.2: a SETUP on an existing key signed by another device key is refused (DEVICE_NOT_REGISTERED).
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func anotherDeviceCannotUseTheKey(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm)
+        let keyshare = try await fixture.session.keygen()
+        let cloudKey = Hex.encode(fixture.nodeKey.verifyingKey.bytes)
+        let intruder = algorithm == .ecdsa
+            ? SilentShard.ECDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
+                                             storageClient: InMemoryStorageClient(), networkClient: fixture.client,
+                                             actionProvider: .ecdsa)
+            : SilentShard.EdDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
+                                             storageClient: InMemoryStorageClient(), networkClient: fixture.client,
+                                             actionProvider: .eddsa)
+        let message = algorithm == .ecdsa ? Data(repeating: 7, count: 32) : Data("m".utf8)
+        await #expect(throws: SilentShardError.deviceNotRegistered) {
+            _ = try await intruder.signature(keyshare: keyshare, message: message)
+        }
+        #expect(fixture.client.reports.last == .rejected(.deviceNotRegistered))
+    }
+
+    /// The connection is cut after the app's COMMIT went out (its OUTCOME read fails): the node has
+    /// committed; the app was in doubt, ran one reconcile right away (§5.3) and promoted.
+    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 3), (.eddsa, 2)])
+    func cutAfterCommitIsReconciledForward(algorithm: Keyshare.Algorithm, outcomeRead: Int) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm) { index, data in
+            index == outcomeRead ? Data([0xFF]) : data   // an unparsable message stands in for a cut
+        }
+        let keyshare = try await fixture.session.keygen()
+        let record = try await fixture.storage.read(keyId: keyshare.keyId)
+        #expect(record?.staged == nil && record?.current?.bytes == Data(keyshare.protocolKeyshareBytes))
+        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+        #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: nil))
+        // Reconciling a settled key changes nothing and returns the current share.
+        let again = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
+        #expect(again == keyshare)
+        await #expect(throws: SilentShardError.keyNotFound(keyId: String(repeating: "ab", count: 32))) {
+            _ = try await fixture.session.reconcileKeyshare(keyId: String(repeating: "ab", count: 32))
+        }
+    }
+
+    /// The app's COMMIT is destroyed in transit: the node never commits; the app, in doubt, reconciles:
+    /// the node tombstones the generation (OUTCOME aborted) and the app drops its staged first share.
+    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 4), (.eddsa, 3)])
+    func lostCommitIsRolledBack(algorithm: Keyshare.Algorithm, commitSend: Int) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm, tamperSend: { index, data in
+            index == commitSend ? Data([0xFF]) : data
+        })
+        var thrown: SilentShardError?
+        do { _ = try await fixture.session.keygen() } catch { thrown = error }
+        guard case .abortedKeyshare(let keyId)? = thrown else {
+            Issue.record("expected abortedKeyshare, got \(String(describing: thrown))")
+            return
+        }
+        #expect(try await fixture.storage.read(keyId: keyId) == nil)
+        #expect(try fixture.store.share(keyId: keyId) == nil)
+        // The node logged the staged generation as aborted (a late commit of it is impossible).
+        let staged = try #require(fixture.storage.writes.first?.staged)
+        let stagedShare = try Keyshare(algorithm: algorithm, mode: .duo, protocolBytes: [UInt8](staged.bytes))
+        #expect(try fixture.store.decision(keyId: keyId, gen: [UInt8](stagedShare.generation)) == .aborted)
+        #expect(fixture.client.reports.last == .reconciled(keyId: keyId, outcome: .aborted))
+    }
+}
+
+@Suite("Duo session: import", .serialized)
+struct DuoImportTests {
+    /// A known key is split with the node; the duo signature verifies under the key's own public key
+    /// (computed independently: libsecp256k1 x·G, libsodium's seed keypair); a second import of the
+    /// same key is KEY_EXISTS.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func importThenSign(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm)
+        let privateKey = Data(SHA256.hash(Array("import test key".utf8)))
+        let chainCode = Data(repeating: 0x42, count: 32)
+        let keyshare = try await fixture.session.import(privateKey: privateKey, rootChainCode: chainCode)
+        switch algorithm {
+        case .ecdsa:
+            let expected = Secp256k1.Point(base: try Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)))
+            #expect(keyshare.publicKey == Data(try expected.compressed()))
+        case .eddsa:
+            #expect(keyshare.publicKey == Data(try Ed25519.SigningKey(seed: [UInt8](privateKey)).verifyingKey.bytes))
+        }
+        #expect(keyshare.rootChainCode == chainCode)
+        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+        let message = algorithm == .ecdsa ? Data(repeating: 9, count: 32) : Data("imported".utf8)
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
+                                    : try verifyEdDSA(signature, message: message, keyshare: keyshare))
+        await #expect(throws: SilentShardError.keyAlreadyExists) {
+            _ = try await fixture.session.import(privateKey: privateKey, rootChainCode: chainCode)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import SilentShardTestSupport
+import Synchronization
+import duo
+
+/// The node side of an in-memory pipe as a `NodeStepConnection`.
+struct PipeNodeConnection: NodeStepConnection {
+    let end: InMemoryNetworkClient
+    func read() async throws -> Data {
+        switch try await end.readMessage() {
+        case .binary(let data): return data
+        case .text: throw NetworkError.protocolViolation(closeCode: 1002)
+        }
+    }
+    func send(_ data: Data) async throws { try await end.send(bytes: data) }
+    /// Like a socket close: the app's pending read ends after the messages already sent (a text
+    /// message stands in for the close; duo never sends text after the token).
+    func close(code: UInt16, reason: String) async {
+        try? await end.send(text: "close \(code)")
+        try? await end.disconnect()
+    }
+}
+
+/// A test `NetworkClient` for the app: each `connect` opens a fresh in-memory pipe and starts the
+/// node's `DuoStepRunner` on the other end for the route the action names. `tamper` may rewrite the
+/// n-th message the app reads (0-based). Reports of finished node steps are collected.
+final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
+    let runner: DuoStepRunner
+    private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<DuoStepReport, Never>?, reads: Int,
+                              reports: [DuoStepReport])>((nil, nil, nil, 0, []))
+    let tamper: @Sendable (Int, Data) -> Data
+    let tamperSend: @Sendable (Int, Data) -> Data
+    private let sends = Mutex(0)
+    private let sentLog = Mutex<[Data]>([])
+    /// Every message the app sent, oldest first.
+    var sentMessages: [Data] { sentLog.withLock { $0 } }
+
+    init(runner: DuoStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+        self.runner = runner
+        self.tamper = tamper
+        self.tamperSend = tamperSend
+    }
+
+    var reports: [DuoStepReport] { state.withLock { $0.reports } }
+
+    func connect(action: NetworkAction, params: String?) async throws {
+        let (app, node) = InMemoryNetworkClient.pair()
+        try await app.connect(action: action, params: params)
+        try await node.connect(action: action, params: params)
+        let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
+        let operation: SessionOperation
+        switch action.action {
+        case "keygen": operation = .keygen
+        case "refresh": operation = .refresh
+        case "sign": operation = .sign
+        case "reconcile": operation = .reconcile
+        default: operation = .import
+        }
+        let route = DuoNodeRoute(algorithm: algorithm, operation: operation, params: params)
+        let runner = self.runner
+        let task = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
+        state.withLock { $0 = (app, node, task, 0, $0.reports) }
+        sends.withLock { $0 = 0 }
+    }
+
+    func send(bytes: Data) async throws {
+        guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        let index = sends.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+        sentLog.withLock { $0.append(bytes) }
+        try await app.send(bytes: tamperSend(index, bytes))
+    }
+
+    func send(text: String) async throws {
+        guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        try await app.send(text: text)
+    }
+
+    func read() async throws -> Data {
+        guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        guard case .binary(let data) = try await app.readMessage() else { throw NetworkError.closedByPeer(code: 1000, reason: "") }
+        let index = state.withLock { s in
+            defer { s.reads += 1 }
+            return s.reads
+        }
+        return tamper(index, data)
+    }
+
+    func disconnect() async throws {
+        let (app, nodeEnd, task) = state.withLock { ($0.app, $0.nodeEnd, $0.node) }
+        try? await app?.disconnect()
+        // Like a socket close reaching the node after the messages in flight: a node still waiting
+        // for a frame after a grace period sees its read fail.
+        let closer = Task {
+            guard (try? await Task.sleep(for: .milliseconds(300))) != nil else { return }
+            try? await nodeEnd?.disconnect()
+        }
+        let finished = await task?.value
+        closer.cancel()
+        if let report = finished {
+            state.withLock { $0.reports.append(report) }
+        }
+        state.withLock { $0.app = nil; $0.nodeEnd = nil; $0.node = nil }
+    }
+}
+
+/// A storage client that records every write (to check staged → current).
+final class RecordingStorage: StorageClient {
+    let inner = InMemoryStorageClient()
+    private let log = Mutex<[KeyshareRecord]>([])
+    var writes: [KeyshareRecord] { log.withLock { $0 } }
+    func read(keyId: String) async throws -> KeyshareRecord? { try await inner.read(keyId: keyId) }
+    func write(_ record: KeyshareRecord) async throws {
+        log.withLock { $0.append(record) }
+        try await inner.write(record)
+    }
+    func delete(keyId: String) async throws { try await inner.delete(keyId: keyId) }
+}
+
+/// One node (key, store, runner) and an app session wired to it.
+struct DuoFixture {
+    let nodeKey: Ed25519.SigningKey
+    let store: NodeShareStore
+    let runner: DuoStepRunner
+    let storage = RecordingStorage()
+    let client: LoopbackDuoClient
+    let session: DuoSession
+
+    init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
+         tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) throws {
+        nodeKey = Ed25519.SigningKey()
+        let directory = NSTemporaryDirectory() + "silentshard-duo-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
+        runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+        client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)
+        let cloudKey = cloudKeyOverride ?? Hex.encode(nodeKey.verifyingKey.bytes)
+        let signer = SoftwareEd25519MessageSigner()
+        switch algorithm {
+        case .ecdsa:
+            session = SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
+                                                     storageClient: storage, networkClient: client, actionProvider: .ecdsa)
+        case .eddsa:
+            session = SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
+                                                     storageClient: storage, networkClient: client, actionProvider: .eddsa)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import SilentShardTestSupport
+import Synchronization
+import Testing
+import duo
+
+/// A node connection that replays scripted messages, then waits for more until closed, and records
+/// what the node sends.
+final class ScriptedConnection: NodeStepConnection {
+    private let pipe = InMemoryNetworkClient.pair()
+    private let sent = Mutex<[Data]>([])
+    private let closed = Mutex<UInt16?>(nil)
+
+    init(messages: [Data]) async throws {
+        try await pipe.0.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        try await pipe.1.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        for message in messages { try await pipe.0.send(bytes: message) }
+    }
+
+    var sentFrames: [Frame] { sent.withLock { $0 }.compactMap { try? Frame.parseSingle([UInt8]($0)) } }
+    var closeCode: UInt16? { closed.withLock { $0 } }
+
+    func read() async throws -> Data { try await pipe.1.read() }
+    func send(_ data: Data) async throws { sent.withLock { $0.append(data) } }
+    func close(code: UInt16, reason: String) async {
+        closed.withLock { $0 = $0 ?? code }
+        try? await pipe.1.disconnect()
+    }
+}
+
+@Suite("Duo node runner: validation, replay, deadlines", .serialized)
+struct NodeRunnerTests {
+    /// Captures the app's SETUP message of a keygen.
+    private func capturedSetup(_ fixture: DuoFixture) async throws -> Data {
+        _ = try await fixture.session.keygen()
+        return try #require(fixture.client.sentMessages.first)
+    }
+
+    @Test func replayedSetupIsRejected() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let setup = try await capturedSetup(fixture)
+        let connection = try await ScriptedConnection(messages: [setup])
+        let report = await fixture.runner.run(connection: connection,
+                                              route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+        #expect(report == .rejected(.replay))
+        #expect(connection.closeCode == 1008)
+        // The REJECT is signed by the node key and bound to the SETUP's instance id.
+        let reject = try #require(connection.sentFrames.first)
+        #expect(reject.header.kind == .reject && reject.hasValidSignature(by: fixture.nodeKey.verifyingKey))
+    }
+
+    @Test func setupOnAnotherRouteIsRouteMismatch() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let setup = try await capturedSetup(fixture)
+        let connection = try await ScriptedConnection(messages: [setup])
+        let report = await fixture.runner.run(connection: connection,
+                                              route: DuoNodeRoute(algorithm: .eddsa, operation: .keygen, params: nil))
+        #expect(report == .rejected(.routeMismatch))
+    }
+
+    @Test func tamperedSetupIsRejectedWithoutState() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        var bytes = [UInt8](try await capturedSetup(fixture))
+        bytes[bytes.count - 1] ^= 0x80   // the device signature
+        let connection = try await ScriptedConnection(messages: [Data(bytes)])
+        let report = await fixture.runner.run(connection: connection,
+                                              route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+        #expect(report == .rejected(.deviceSignatureInvalid))
+    }
+
+    /// A silent client: the node gives up at its deadline, closes, and stores nothing.
+    @Test func silentClientTimesOut() async throws {
+        let nodeKey = Ed25519.SigningKey()
+        let directory = NSTemporaryDirectory() + "silentshard-duo-timeout-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
+        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(),
+                                   setupTimeout: .milliseconds(200), frameTimeout: .milliseconds(200))
+        let connection = try await ScriptedConnection(messages: [])
+        let report = await runner.run(connection: connection,
+                                      route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+        #expect(report == .failed(.timeout))
+        #expect(connection.closeCode != nil)
+    }
+}
