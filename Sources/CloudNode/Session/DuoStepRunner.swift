@@ -409,12 +409,18 @@ public final class DuoStepRunner: Sendable {
     /// One read with a deadline. On expiry the connection is closed (which ends the pending read:
     /// transports need not support cancellation) and the read fails with `timeout`.
     private func read(_ connection: some NodeStepConnection, timeout: Duration) async throws(SilentShardError) -> [UInt8] {
+        // The timer closes the connection to wake a read that cannot be cancelled; the flag makes the
+        // outcome `.timeout` whichever task reports first (the woken read fails with connectionLost).
+        let timedOut = TimeoutFlag()
         let outcome: Result<[UInt8], SilentShardError> = await withTaskGroup(of: Result<[UInt8], SilentShardError>?.self) { group in
             group.addTask {
-                do { return .success([UInt8](try await connection.read())) } catch { return .failure(.network(.connectionLost)) }
+                do { return .success([UInt8](try await connection.read())) } catch {
+                    return .failure(timedOut.isSet ? .timeout : .network(.connectionLost))
+                }
             }
             group.addTask {
                 guard (try? await Task.sleep(for: timeout)) != nil else { return nil }
+                timedOut.set()
                 await connection.close(code: 1011, reason: "timeout")
                 return .failure(.timeout)
             }
@@ -503,4 +509,11 @@ public struct DuoNodeShareBlob: Sendable, SecretRedacting {
     public var encoded: [UInt8] { Self.magic + [1, UInt8(clamping: deviceIdentity.count)] + deviceIdentity + protocolBytes }
 
     public var description: String { "DuoNodeShareBlob(\(protocolBytes.count) secret bytes)" }
+}
+
+/// Set once when a step's timer fires (shared by the reader and timer tasks of one read).
+private final class TimeoutFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
