@@ -317,10 +317,22 @@ final class LWSEngine: @unchecked Sendable {
         return raw.removingPercentEncoding ?? raw
     }
 
-    private func reject(_ wsi: OpaquePointer, status: UInt32, _ line: String) -> Int32 {
+    /// Refuses an upgrade with a complete HTTP/1.1 response (lws_return_http_status answers an
+    /// upgrade as HTTP/1.0, which strict clients refuse to parse).
+    private func reject(_ wsi: OpaquePointer, status: Int, _ line: String) -> Int32 {
         metrics.upgradeRejected()
         logger.log(line)
-        _ = lws_return_http_status(wsi, status, nil)
+        let phrase = [400: "Bad Request", 404: "Not Found", 503: "Service Unavailable"][status] ?? "Error"
+        let body = "\(status) \(phrase)\n"
+        let head = "HTTP/1.1 \(status) \(phrase)\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
+            + "connection: close\r\n\r\n" + body
+        let bytes = Array(head.utf8)
+        let pre = Int(ss_lws_pre())
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            (writeBuffer + pre).copyMemory(from: base, byteCount: raw.count)
+        }
+        _ = lws_write(wsi, writeBuffer.assumingMemoryBound(to: UInt8.self) + pre, bytes.count, LWS_WRITE_HTTP_HEADERS)
         return 1
     }
 

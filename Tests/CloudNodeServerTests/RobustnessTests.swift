@@ -1,0 +1,141 @@
+import CloudNode
+import duo
+import Foundation
+import SilentShardCore
+import SilentShardTestSupport
+import Testing
+import trio
+
+@Suite(.serialized) struct RobustnessTests {
+    /// Python `websockets` and raw sockets misbehaving: each gets a clean rejection; the node keeps serving.
+    @Test func misbehavingPythonClients() async throws {
+        let limit = 1 << 20
+        let node = try TestNode.start(maximumMessageSize: limit)
+        let root = PythonPeer.repositoryRoot
+        let process = Process()
+        process.executableURL = root.appendingPathComponent(".venv/bin/python")
+        process.arguments = [root.appendingPathComponent("interop/node_raw_client.py").path, "\(node.port)", "\(limit)"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let results = try #require(try JSONSerialization.jsonObject(with: data) as? [String: String])
+        #expect(["dropped", "status 400", "status 403"].contains(results["garbage_bytes"]), "\(results)")
+        #expect(["dropped", "status 400", "status 403", "status 404", "status 405", "status 501"].contains(results["bad_http"]), "\(results)")
+        #expect(results["wrong_subprotocol"] == "status 400")
+        #expect(results["foreign_subprotocol"] == "status 400")
+        #expect(results["no_subprotocol"] == "status 400")
+        #expect(results["unknown_route"] == "status 404")
+        #expect(results["oversized"] == "closed 1009")
+        #expect(["closed 1002", "dropped", "upgraded"].contains(results["bad_frame"]), "\(results)")
+        #expect(results["truncated"] == "sent")
+        #expect(results["good_after"] == "echo ok")
+        // And our own client still works.
+        let client = TrioNetworkClient(websocketConfig: node.clientConfig())
+        try await client.connect(action: TrioAction.ECDSA.Keygen(), params: nil)
+        try await client.send(bytes: Data([42]))
+        #expect(try await client.read() == Data([42]))
+        try await client.disconnect()
+        await node.server.stop()
+    }
+
+    /// 200 connect/echo/disconnect cycles: file descriptors and threads return to where they started.
+    @Test func twoHundredCyclesLeaveNoResidue() async throws {
+        let node = try TestNode.start()
+        let client = DuoNetworkClient(websocketConfig: node.clientConfig(token: "t"))
+        // Warm up (lazy allocations in the runtime, OpenSSL, the cooperative pool).
+        for _ in 0..<5 { try await cycle(client) }
+        try await Task.sleep(for: .milliseconds(100))
+        let fdsBefore = openFileDescriptors()
+        let threadsBefore = threadCount()
+        let start = ContinuousClock.now
+        for _ in 0..<200 { try await cycle(client) }
+        let elapsed = ContinuousClock.now - start
+        var fdsAfter = openFileDescriptors()
+        var threadsAfter = threadCount()
+        // Closing is asynchronous on both sides: give it time (no upper bound asserted on speed).
+        for _ in 0..<200 where fdsAfter > fdsBefore || threadsAfter > threadsBefore {
+            try await Task.sleep(for: .milliseconds(20))
+            fdsAfter = openFileDescriptors()
+            threadsAfter = threadCount()
+        }
+        #expect(fdsAfter <= fdsBefore, "fds \(fdsBefore) → \(fdsAfter)")
+        #expect(threadsAfter <= threadsBefore, "threads \(threadsBefore) → \(threadsAfter)")
+        #expect(node.server.metricsText().contains("silentshard_node_connections_open 0"))
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("node: 200 connect/echo/disconnect cycles in \(String(format: "%.3f", seconds)) s "
+              + "(\(String(format: "%.0f", 200 / seconds)) cycles/s)")
+        await node.server.stop()
+    }
+
+    /// Round trips of a small message on one connection (figures printed, not asserted).
+    @Test func echoRoundTrip() async throws {
+        let node = try TestNode.start()
+        let client = DuoNetworkClient(websocketConfig: node.clientConfig())
+        try await client.connect(action: DuoAction.ECDSA.Signature(), params: nil)
+        let payload = Data(count: 64)
+        for _ in 0..<20 {
+            try await client.send(bytes: payload)
+            _ = try await client.read()
+        }
+        let rounds = 500
+        let start = ContinuousClock.now
+        for _ in 0..<rounds {
+            try await client.send(bytes: payload)
+            #expect(try await client.read() == payload)
+        }
+        let elapsed = ContinuousClock.now - start
+        let micros = (Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12) / Double(rounds)
+        print("node: 64-byte echo round trip \(String(format: "%.0f", micros)) µs (mean of \(rounds))")
+        try await client.disconnect()
+        await node.server.stop()
+    }
+
+    /// Stop with a step in progress: the client sees 1001, the port stops accepting, stop returns.
+    @Test func gracefulStop() async throws {
+        let node = try TestNode.start()
+        let client = DuoNetworkClient(websocketConfig: node.clientConfig())
+        try await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        try await client.send(bytes: Data([1]))
+        _ = try await client.read()
+        let port = node.port
+        await node.server.stop()
+        #expect(closeCode(await thrownError { _ = try await client.read() }) == 1001)
+        try await client.disconnect()
+        await node.server.stop()   // idempotent
+        let after = DuoNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)", connectTimeout: .seconds(5)))
+        #expect(await thrownError { try await after.connect(action: DuoAction.ECDSA.Keygen(), params: nil) } != nil)
+        #expect(node.log.contains("stopped"))
+    }
+
+    @Test func startErrors() async throws {
+        let node = try TestNode.start()
+        // The same port again: refused.
+        let clash = NodeServer(configuration: NodeServerConfiguration(
+            port: node.port, nodeKey: .init(), verifier: NoTokenVerifier(), logger: .silent))
+        #expect(throws: NodeServerError.self) { try clash.start() }
+        #expect(throws: NodeServerError.alreadyStarted) { try node.server.start() }
+        let badTLS = NodeServer(configuration: NodeServerConfiguration(
+            tlsCertificatePath: "/nonexistent.pem", tlsKeyPath: "/nonexistent.key", nodeKey: .init(), verifier: NoTokenVerifier(),
+            logger: .silent))
+        #expect(throws: NodeServerError.self) { try badTLS.start() }
+        await node.server.stop()
+    }
+
+    private func cycle(_ client: DuoNetworkClient) async throws {
+        try await client.connect(action: DuoAction.EdDSA.Keygen(), params: nil)
+        try await client.send(bytes: Data([1, 2, 3]))
+        #expect(try await client.read() == Data([1, 2, 3]))
+        try await client.disconnect()
+    }
+
+    private func openFileDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    private func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    }
+}
