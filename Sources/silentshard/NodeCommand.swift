@@ -34,8 +34,9 @@ enum NodeCommand {
             }
             let server = try makeServer(options)
             try server.start()
-            print("silentshard node listening on port \(server.port)")
-            print("node verifying key (Ed25519): \(server.verifyingKeyHex)")
+            // Unbuffered: supervisors and tests read these lines through a pipe.
+            FileHandle.standardOutput.write(Data(("silentshard node listening on port \(server.port)\n"
+                + "node verifying key (Ed25519): \(server.verifyingKeyHex)\n").utf8))
             await waitForTermination()
             await server.stop(grace: .seconds(5))
             return 0

@@ -139,3 +139,79 @@ import trio
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
     }
 }
+
+/// Waits before reading, so messages pile up and the server pauses the socket.
+struct SlowStartEcho: StepHandler {
+    func run(_ context: StepContext) async throws {
+        try await Task.sleep(for: .milliseconds(300))
+        try await EchoStepHandler().run(context)
+    }
+}
+
+extension RobustnessTests {
+    /// A reader that falls behind pauses the socket (rx flow control) and loses nothing.
+    @Test func slowReaderGetsEverythingInOrder() async throws {
+        let node = try TestNode.start(stepHandler: SlowStartEcho())
+        let client = DuoNetworkClient(websocketConfig: node.clientConfig())
+        try await client.connect(action: DuoAction.ECDSA.Signature(), params: nil)
+        let messages = (0..<12).map { index in Data(repeating: UInt8(index), count: 64 << 10) }
+        for message in messages { try await client.send(bytes: message) }
+        for message in messages { #expect(try await client.read() == message) }
+        try await client.disconnect()
+        await node.server.stop()
+    }
+
+    /// `silentshard node`: generates a key, serves /health, stops on SIGTERM with status 0.
+    @Test func commandLineNode() async throws {
+        let binary = PythonPeer.repositoryRoot.appendingPathComponent(".build/debug/silentshard")
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build the silentshard product first")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("node-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenPath = directory.appendingPathComponent("token").path
+        try "cli-token\n".write(toFile: tokenPath, atomically: true, encoding: .utf8)
+        let keyPath = directory.appendingPathComponent("node.key").path
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["node", "--listen", "127.0.0.1:0", "--node-key", keyPath, "--generate-key",
+                             "--auth", "token-file:\(tokenPath)", "--max-sessions", "8", "--step-timeout", "30"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        while !text.contains("verifying key") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let port = try #require(text.split(separator: "\n").first { $0.hasPrefix("silentshard node listening on port ") }
+            .flatMap { Int($0.split(separator: " ").last ?? "") })
+        let key = try #require(text.split(separator: "\n").first { $0.hasPrefix("node verifying key") }?.split(separator: " ").last)
+        #expect(key.count == 64)
+        let saved = try String(contentsOfFile: keyPath, encoding: .utf8)
+        #expect(!text.contains(saved.trimmingCharacters(in: .whitespacesAndNewlines)), "the seed is never printed")
+        let attributes = try FileManager.default.attributesOfItem(atPath: keyPath)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+        let client = DuoNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)", authenticationToken: "cli-token"))
+        try await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        let error = await thrownError { _ = try await client.read() }
+        #expect(closeCode(error) == Int(NodeCloseCode.notImplemented.rawValue), "the CLI has no session runner yet")
+        try await client.disconnect()
+
+        process.terminate()   // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        // --generate-key refuses to overwrite.
+        let again = Process()
+        again.executableURL = binary
+        again.arguments = ["node", "--node-key", keyPath, "--generate-key", "--auth", "none"]
+        again.standardOutput = FileHandle.nullDevice
+        again.standardError = FileHandle.nullDevice
+        try again.run()
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 2)
+    }
+}

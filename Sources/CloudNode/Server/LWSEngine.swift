@@ -188,6 +188,14 @@ final class LWSEngine: @unchecked Sendable {
         }
     }
 
+    /// Resumes (or pauses) reading from the connection's socket.
+    func setReceiving(connectionID: UInt64, enabled: Bool) {
+        post { [self] in
+            guard let state = sockets[connectionID] else { return }
+            lws_rx_flow_control(state.wsi, enabled ? 1 : 0)
+        }
+    }
+
     func reply(exchangeID: UInt64, response: HTTPResponse) {
         post { [self] in
             guard let key = exchangeKeys[exchangeID], let exchange = exchanges[key], exchange.id == exchangeID else { return }
@@ -374,7 +382,7 @@ final class LWSEngine: @unchecked Sendable {
             state.inbound = Data()
             state.receiving = false
             metrics.received(bytes: message.data.count)
-            state.connection.deliver(message)
+            if state.connection.deliver(message) { lws_rx_flow_control(wsi, 0) }
         }
         return 0
     }

@@ -21,7 +21,8 @@ public final class NodeConnection: Sendable {
         var nextWaiterID: UInt64 = 0
         var closed = false
         var closeCode: UInt16?
-        var sawFirstMessage = false
+        /// Receiving is paused (the inbox reached `pauseThreshold`) until the reader catches up.
+        var paused = false
     }
 
     /// Process-unique id (for the service thread's table and logs).
@@ -42,6 +43,9 @@ public final class NodeConnection: Sendable {
         self.engine = engine
         self.idleTimeout = idleTimeout
     }
+
+    /// Inbox length at which the service thread stops reading from the socket (backpressure on the peer).
+    static let pauseThreshold = 4
 
     /// The next binary message. A text message here (after the token) closes the connection with
     /// 1002 (session.md §2.1).
@@ -90,12 +94,20 @@ public final class NodeConnection: Sendable {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
+                    var resumeReceiving = false
                     let result: Result<Message, NodeServerError>? = state.withLock { state in
-                        if !state.inbox.isEmpty { return .success(state.inbox.removeFirst()) }
+                        if !state.inbox.isEmpty {
+                            if state.paused, state.inbox.count <= Self.pauseThreshold / 2 {
+                                state.paused = false
+                                resumeReceiving = true
+                            }
+                            return .success(state.inbox.removeFirst())
+                        }
                         if state.closed { return .failure(.connectionClosed(code: state.closeCode)) }
                         state.waiter = Waiter(id: waiterID, continuation: continuation)
                         return nil
                     }
+                    if resumeReceiving { engine.setReceiving(connectionID: id, enabled: true) }
                     if let result { continuation.resume(with: result) }
                 }
             } onCancel: {
@@ -124,17 +136,23 @@ public final class NodeConnection: Sendable {
 
     // MARK: Service thread → Swift
 
-    /// A complete message arrived.
-    func deliver(_ message: Message) {
-        let waiter: Waiter? = state.withLock { state in
+    /// A complete message arrived. Returns true when the service thread should stop reading from
+    /// the socket until the reader catches up (``setReceiving`` resumes it).
+    func deliver(_ message: Message) -> Bool {
+        let (waiter, pause): (Waiter?, Bool) = state.withLock { state in
             if let waiter = state.waiter {
                 state.waiter = nil
-                return waiter
+                return (waiter, false)
             }
             state.inbox.append(message)
-            return nil
+            if !state.paused, state.inbox.count >= Self.pauseThreshold {
+                state.paused = true
+                return (nil, true)
+            }
+            return (nil, false)
         }
         waiter?.continuation.resume(returning: message)
+        return pause
     }
 
     /// The connection is gone; `code` is the close code sent or received, if any.
