@@ -21,7 +21,7 @@ BASE = f"ws://127.0.0.1:{PORT}"
 
 
 def raw_exchange(payload: bytes, read_after=True) -> str:
-    with socket.create_connection(("127.0.0.1", PORT), timeout=20) as s:
+    with socket.create_connection(("127.0.0.1", PORT), timeout=300) as s:
         s.sendall(payload)
         if not read_after:
             return "sent"
@@ -59,13 +59,13 @@ def upgrade_request(path: str, protocol: str) -> bytes:
 async def ws_outcome(path, protocols, messages, expect_reply=True):
     try:
         async with connect(BASE + path, subprotocols=protocols, max_size=None, compression=None,
-                           open_timeout=20, close_timeout=5) as ws:
+                           open_timeout=300, close_timeout=5) as ws:
             for message in messages:
                 await ws.send(message)
             if not expect_reply:
                 await ws.wait_closed()
                 return f"closed {ws.close_code}"
-            reply = await asyncio.wait_for(ws.recv(), 20)
+            reply = await asyncio.wait_for(ws.recv(), 300)
             return "echo ok" if reply == messages[-1] else "echo wrong"
     except InvalidStatus as error:
         return f"status {error.response.status_code}"

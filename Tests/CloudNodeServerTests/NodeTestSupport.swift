@@ -84,9 +84,9 @@ struct TestNode {
         return TestNode(server: server, log: log, secure: secure, caDER: certificate?.caDER)
     }
 
-    func clientConfig(token: String? = nil, readTimeout: Duration = .seconds(30), maximumMessageSize: Int = 16 << 20)
+    func clientConfig(token: String? = nil, readTimeout: Duration = .seconds(600), maximumMessageSize: Int = 16 << 20)
         -> WebsocketConfig {
-        WebsocketConfig(url: wsURL, authenticationToken: token, connectTimeout: .seconds(20), readTimeout: readTimeout,
+        WebsocketConfig(url: wsURL, authenticationToken: token, connectTimeout: .seconds(300), readTimeout: readTimeout,
                         maximumMessageSize: maximumMessageSize, trustedRootCertificates: caDER.map { [$0] } ?? [])
     }
 
@@ -112,4 +112,13 @@ func thrownError(_ body: () async throws -> Void) async -> (any Error)? {
 func closeCode(_ error: (any Error)?) -> Int? {
     if case .closedByPeer(let code, _) = error as? NetworkError { return code }
     return nil
+}
+
+/// Runs blocking work (waiting for a child process, reading its pipe) on a thread of its own, so
+/// it never occupies one of the cooperative pool's few threads the embedded server's tasks need.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
 }

@@ -18,9 +18,13 @@ import trio
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let reader = output.fileHandleForReading
+        let (data, status) = try await offPool { () -> (Data, Int32) in
+            let data = reader.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (data, process.terminationStatus)
+        }
+        #expect(status == 0)
         let results = try #require(try JSONSerialization.jsonObject(with: data) as? [String: String])
         #expect(["dropped", "status 400", "status 403"].contains(results["garbage_bytes"]), "\(results)")
         #expect(["dropped", "status 400", "status 403", "status 404", "status 405", "status 501"].contains(results["bad_http"]), "\(results)")
@@ -179,11 +183,15 @@ extension RobustnessTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
-        while !text.contains("verifying key") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+        let reader = output.fileHandleForReading
+        let text = try await offPool { () -> String in
+            var text = ""
+            while !text.contains("verifying key") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
         }
         let port = try #require(text.split(separator: "\n").first { $0.hasPrefix("silentshard node listening on port ") }
             .flatMap { Int($0.split(separator: " ").last ?? "") })
@@ -201,9 +209,12 @@ extension RobustnessTests {
         try await client.disconnect()
 
         process.terminate()   // SIGTERM
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        let (reason, status) = try await offPool { () -> (Bool, Int32) in
+            process.waitUntilExit()
+            return (process.terminationReason == .exit, process.terminationStatus)
+        }
+        #expect(reason)
+        #expect(status == 0)
         // --generate-key refuses to overwrite.
         let again = Process()
         again.executableURL = binary
@@ -211,7 +222,6 @@ extension RobustnessTests {
         again.standardOutput = FileHandle.nullDevice
         again.standardError = FileHandle.nullDevice
         try again.run()
-        again.waitUntilExit()
-        #expect(again.terminationStatus == 2)
+        #expect(try await offPool { again.waitUntilExit(); return again.terminationStatus } == 2)
     }
 }

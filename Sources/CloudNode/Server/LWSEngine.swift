@@ -35,7 +35,9 @@ final class LWSEngine: @unchecked Sendable {
     private let logger: NodeLogger
     private let commands = Mutex<[@Sendable () -> Void]>([])
     private let running = Mutex(true)
-    private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// `done`: posts are refused (set before the context is destroyed, so no thread calls
+    /// `lws_cancel_service` on a destroyed context); `exited`: the service thread has finished.
+    private let finished = Mutex<(done: Bool, exited: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
 
     // Service thread state.
     private var context: OpaquePointer?
@@ -103,6 +105,10 @@ final class LWSEngine: @unchecked Sendable {
         info.max_http_header_data = 16 << 10
         info.user = Unmanaged.passUnretained(self).toOpaque()
         guard let created = lws_create_context(&info) else {
+            finished.withLock { state in
+                state.done = true
+                state.exited = true
+            }
             throw .startFailed(reason: "cannot listen on \(settings.host):\(settings.port) (address in use, or unusable TLS files)")
         }
         context = created
@@ -118,24 +124,36 @@ final class LWSEngine: @unchecked Sendable {
         while running.withLock({ $0 }) {
             if lws_service(context, 0) < 0 { break }
         }
+        finished.withLock { $0.done = true }
         // Destroying the context closes every connection (CLOSED callbacks run here, on this thread).
         lws_context_destroy(context)
         context = nil
         let waiters = finished.withLock { state in
-            state.done = true
+            state.exited = true
             let waiters = state.waiters
             state.waiters = []
             return waiters
         }
+        // Commands queued before `done`: run them now (no sockets remain, so sends fail cleanly).
+        let leftovers = commands.withLock { queue in
+            let drained = queue
+            queue.removeAll()
+            return drained
+        }
+        for command in leftovers { command() }
         for waiter in waiters { waiter.resume() }
     }
 
     /// Runs `command` on the service thread.
-    func post(_ command: @escaping @Sendable () -> Void) {
-        let alive = finished.withLock { !$0.done }
-        guard alive else { return }
-        commands.withLock { $0.append(command) }
-        if let context { lws_cancel_service(context) }
+    /// Returns false (without running it) once the service thread has ended.
+    @discardableResult
+    func post(_ command: @escaping @Sendable () -> Void) -> Bool {
+        finished.withLock { state in
+            guard !state.done, let context else { return false }
+            commands.withLock { $0.append(command) }
+            lws_cancel_service(context)
+            return true
+        }
     }
 
     /// Closes every connection with 1001, waits up to `grace` for them to go, then stops the thread.
@@ -151,10 +169,10 @@ final class LWSEngine: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         running.withLock { $0 = false }
-        if let context { lws_cancel_service(context) }
+        post {}   // wakes the service loop so it sees `running` is false
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = finished.withLock { state in
-                if state.done { return true }
+                if state.exited { return true }
                 state.waiters.append(continuation)
                 return false
             }
@@ -169,7 +187,7 @@ final class LWSEngine: @unchecked Sendable {
             throw NodeServerError.sendTooLarge(limit: settings.maximumMessageSize)
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            post { [self] in
+            let accepted = post { [self] in
                 guard let state = sockets[connectionID], state.closeCode == nil else {
                     continuation.resume(throwing: NodeServerError.connectionClosed(code: sockets[connectionID]?.closeCode))
                     return
@@ -177,6 +195,7 @@ final class LWSEngine: @unchecked Sendable {
                 state.outbox.append(WebSocketState.Outgoing(data: data, binary: binary, continuation: continuation))
                 lws_callback_on_writable(state.wsi)
             }
+            if !accepted { continuation.resume(throwing: NodeServerError.connectionClosed(code: nil)) }
         }
     }
 

@@ -48,7 +48,12 @@ public final class NodeServer: Sendable {
             guard current == nil else { throw .alreadyStarted }
             current = created
         }
-        try created.start()
+        do {
+            try created.start()
+        } catch {
+            engine.withLock { $0 = nil }
+            throw error
+        }
         boundPort.withLock { $0 = created.port }
         if config.verifier is NoTokenVerifier {
             config.logger.log("WARNING: --auth none: every client is accepted without a token. Development only.")
