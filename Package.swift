@@ -40,6 +40,13 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
 
+        // libwebsockets: the cloud node's HTTP + WebSocket server (one port, one service thread).
+        .systemLibrary(
+            name: "CWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"]), .brew(["libwebsockets"])]
+        ),
+
         // Linux headers Glibc does not export (eventfd), for the WebSocket transport.
         .systemLibrary(name: "CSocketShims"),
 
@@ -57,14 +64,14 @@ let package = Package(
         .target(name: "duo", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
         .target(name: "trio", dependencies: ["SilentShardCore"]),
 
-        // MARK: Cloud node (server side): share store first; the server itself comes later.
-        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]),
+        // MARK: Cloud node (server side): share store and the HTTP + WebSocket server.
+        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CWebSockets"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
         .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),
 
         // MARK: Executables
-        .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
+        .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
@@ -75,6 +82,10 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]),
         .testTarget(
             name: "CloudNodeStoreTests", dependencies: ["CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]
+        ),
+        .testTarget(
+            name: "CloudNodeServerTests",
+            dependencies: ["CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]
         ),
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),

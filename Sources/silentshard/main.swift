@@ -10,6 +10,7 @@ let usage = """
     commands:
       demo        threshold keygen and signing, ECDSA (DKLs23) and EdDSA (FROST), every party in
                   this process (the networked duo/trio demo on an embedded node comes with the node)
+      node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
       selfcheck   check the cryptographic primitives against known answers
       version     print the version
     """
@@ -27,6 +28,8 @@ case "demo":
         FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))
         exit(1)
     }
+case "node":
+    exit(await NodeCommand.main(Array(CommandLine.arguments.dropFirst(2))))
 case "selfcheck":
     exit(SelfCheck.run() ? 0 : 1)
 case "version", "--version":

@@ -1,0 +1,41 @@
+import Foundation
+import SilentShardCore
+
+/// Asks an operator service: POSTs the token (as the body and as `Authorization: Bearer`) to a
+/// URL; any 2xx accepts (a short, printable response body becomes the principal's subject), any
+/// other status or a transport failure refuses.
+public struct HookTokenVerifier: TokenVerifier {
+    private let url: URL
+    private let timeout: Duration
+
+    /// `url` must be `http`/`https`.
+    public init(url: String, timeout: Duration = .seconds(5)) throws(NodeServerError) {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              parsed.host != nil
+        else { throw .invalidConfiguration("hook URL") }
+        self.url = parsed
+        self.timeout = timeout
+    }
+
+    public var name: String { "hook" }
+
+    public func verify(token: String?) async throws(AuthenticationError) -> Principal {
+        guard let token else { throw .missingToken }
+        var config = WebsocketConfig(url: url.absoluteString, authenticationToken: token)
+        config.connectTimeout = timeout
+        config.readTimeout = timeout
+        config.maximumMessageSize = 4096
+        let body: Data
+        do {
+            body = try await WebSocketTransport.post(url: url, body: Data(token.utf8), bearerToken: token,
+                                                     settings: WebSocketSettings(config))
+        } catch NetworkError.httpStatus(_) {
+            throw .invalidToken
+        } catch {
+            throw .hookUnavailable
+        }
+        let subject = String(decoding: body.prefix(128), as: UTF8.self)
+        let printable = subject.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
+        return Principal(subject: printable && !subject.isEmpty ? subject : "hook")
+    }
+}

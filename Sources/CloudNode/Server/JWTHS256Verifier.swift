@@ -1,0 +1,58 @@
+import Foundation
+import MPCCrypto
+
+/// Accepts HS256 JWTs (RFC 7519) signed with a shared secret and carrying a numeric `exp` in the
+/// future. Any other `alg` (including `none`) is refused; the MAC is compared in constant time.
+public struct JWTHS256Verifier: TokenVerifier {
+    private let secret: [UInt8]
+    /// Allowed clock skew for `exp` and `nbf`.
+    public var leeway: Duration
+    private let now: @Sendable () -> Date
+
+    /// Reads the secret from `path` (the raw file bytes, one trailing newline removed).
+    public init(secretFile path: String, leeway: Duration = .seconds(0)) throws(NodeServerError) {
+        guard var data = FileManager.default.contents(atPath: path) else { throw .invalidConfiguration("JWT secret file unreadable") }
+        if data.last == UInt8(ascii: "\n") { data.removeLast() }
+        if data.last == UInt8(ascii: "\r") { data.removeLast() }
+        try self.init(secret: [UInt8](data), leeway: leeway)
+    }
+
+    /// Uses `secret` (at least 32 bytes, as RFC 7518 §3.2 requires for HS256).
+    public init(secret: [UInt8], leeway: Duration = .seconds(0), now: @escaping @Sendable () -> Date = Date.init)
+        throws(NodeServerError) {
+        guard secret.count >= 32 else { throw .invalidConfiguration("JWT secret shorter than 32 bytes") }
+        self.secret = secret
+        self.leeway = leeway
+        self.now = now
+    }
+
+    public var name: String { "jwt-hs256" }
+
+    private struct Header: Decodable { var alg: String }
+
+    public func verify(token: String?) async throws(AuthenticationError) -> Principal {
+        guard let token else { throw .missingToken }
+        guard token.utf8.count <= 8192 else { throw .invalidToken }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2])
+        else { throw .invalidToken }
+        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else { throw .invalidToken }
+        guard header.alg == "HS256" else { throw .unsupportedAlgorithm }
+        let signingInput = Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8)
+        guard constantTimeEqual(SHA256.hmac(key: secret, data: signingInput), signature) else { throw .invalidToken }
+        guard let claims = (try? JSONSerialization.jsonObject(with: Data(payloadBytes))) as? [String: Any],
+              let exp = (claims["exp"] as? NSNumber)?.doubleValue
+        else { throw .invalidToken }
+        let skew = Double(leeway.components.seconds)
+        let current = now().timeIntervalSince1970
+        guard current < exp + skew else { throw .expired }
+        if let nbf = (claims["nbf"] as? NSNumber)?.doubleValue, current + skew < nbf { throw .invalidToken }
+        let subject = (claims["sub"] as? String).map { String($0.prefix(128)) } ?? "jwt"
+        return Principal(subject: subject)
+    }
+}
+
+extension JWTHS256Verifier: CustomStringConvertible {
+    public var description: String { "JWTHS256Verifier(<redacted>)" }
+}

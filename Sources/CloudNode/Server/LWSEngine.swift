@@ -1,0 +1,575 @@
+import CWebSockets
+import Foundation
+import Synchronization
+
+/// The libwebsockets side: one context, one service thread. Only `post` (lock + `lws_cancel_service`)
+/// is called from other threads; every other member is touched on the service thread alone, which is
+/// why the class is `@unchecked Sendable`.
+final class LWSEngine: @unchecked Sendable {
+    /// What the engine asks of the Swift side (called on the service thread; must not block).
+    struct Delegate: Sendable {
+        /// An upgrade: route, params and the connection's id are decided; decide nothing here.
+        var connectionOpened: @Sendable (NodeConnection) -> Void
+        /// A POST body is complete; `reply` may be called from any thread, once.
+        var post: @Sendable (_ route: NodeRoute, _ params: String?, _ token: String?, _ body: Data,
+                             _ reply: @escaping @Sendable (HTTPResponse) -> Void) -> Void
+        /// A GET on a non-route path: the response, or nil for 404.
+        var get: @Sendable (_ path: String) -> HTTPResponse?
+    }
+
+    struct Settings: Sendable {
+        var host: String
+        var port: Int
+        var tlsCertificatePath: String?
+        var tlsKeyPath: String?
+        var maximumMessageSize: Int
+        var maximumPostBodySize: Int
+        var maximumConnections: Int
+        var idleTimeout: Duration
+        var routes: NodeRouteTable
+    }
+
+    private let settings: Settings
+    private let delegate: Delegate
+    private let metrics: NodeMetrics
+    private let logger: NodeLogger
+    private let commands = Mutex<[@Sendable () -> Void]>([])
+    private let running = Mutex(true)
+    /// `done`: posts are refused (set before the context is destroyed, so no thread calls
+    /// `lws_cancel_service` on a destroyed context); `exited`: the service thread has finished.
+    private let finished = Mutex<(done: Bool, exited: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
+
+    // Service thread state.
+    private var context: OpaquePointer?
+    private var protocols: UnsafeMutablePointer<lws_protocols>?
+    private var cStrings: [UnsafeMutablePointer<CChar>] = []
+    private var sockets: [UInt64: WebSocketState] = [:]
+    private var socketIDs: [UInt: UInt64] = [:]
+    private var pendingUpgrades: [UInt: (route: NodeRoute, params: String?)] = [:]
+    private var exchanges: [UInt: HTTPExchange] = [:]
+    private var exchangeKeys: [UInt64: UInt] = [:]
+    private var nextID: UInt64 = 0
+    private let fragmentSize = 256 << 10
+    private let writeBuffer: UnsafeMutableRawPointer
+
+    /// The bound port (after `start`).
+    private(set) var port = 0
+
+    init(settings: Settings, delegate: Delegate, metrics: NodeMetrics, logger: NodeLogger) {
+        self.settings = settings
+        self.delegate = delegate
+        self.metrics = metrics
+        self.logger = logger
+        writeBuffer = UnsafeMutableRawPointer.allocate(byteCount: Int(ss_lws_pre()) + max(fragmentSize, 64 << 10), alignment: 16)
+    }
+
+    deinit {
+        writeBuffer.deallocate()
+        for string in cStrings { free(string) }
+        protocols?.deallocate()
+    }
+
+    private func cString(_ text: String) -> UnsafeMutablePointer<CChar>? {
+        guard let copy = strdup(text) else { return nil }
+        cStrings.append(copy)
+        return copy
+    }
+
+    /// Creates the context (binding the port) and starts the service thread.
+    func start() throws(NodeServerError) {
+        lws_set_log_level(Int32(LLL_ERR), nil)
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 4)
+        protocols = table
+        let names = ["http", NodeMode.duo.subprotocol, NodeMode.trio.subprotocol]
+        for (index, name) in names.enumerated() {
+            var entry = lws_protocols()
+            entry.name = UnsafePointer(cString(name))
+            entry.callback = lwsCallback
+            entry.per_session_data_size = 0
+            entry.rx_buffer_size = 64 << 10
+            table[index] = entry
+        }
+        table[3] = lws_protocols()
+
+        var info = lws_context_creation_info()
+        info.port = Int32(settings.port)
+        let host = settings.host == "localhost" ? "127.0.0.1" : settings.host
+        info.iface = UnsafePointer(cString(host))
+        info.protocols = UnsafePointer(table)
+        let tls = settings.tlsCertificatePath != nil
+        info.options = ss_lws_server_options(tls ? 1 : 0, host.contains(":") ? 0 : 1)
+        if let certificate = settings.tlsCertificatePath, let key = settings.tlsKeyPath {
+            info.ssl_cert_filepath = UnsafePointer(cString(certificate))
+            info.ssl_private_key_filepath = UnsafePointer(cString(key))
+        }
+        info.max_http_header_data = 16 << 10
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        guard let created = lws_create_context(&info) else {
+            finished.withLock { state in
+                state.done = true
+                state.exited = true
+            }
+            throw .startFailed(reason: "cannot listen on \(settings.host):\(settings.port) (address in use, or unusable TLS files)")
+        }
+        context = created
+        if let vhost = lws_get_vhost_by_name(created, "default") {
+            port = Int(lws_get_vhost_listen_port(vhost))
+        }
+        let thread = Thread { [self] in serviceLoop() }
+        thread.name = "silentshard-node-lws"
+        thread.start()
+    }
+
+    private func serviceLoop() {
+        while running.withLock({ $0 }) {
+            if lws_service(context, 0) < 0 { break }
+        }
+        finished.withLock { $0.done = true }
+        // Destroying the context closes every connection (CLOSED callbacks run here, on this thread).
+        lws_context_destroy(context)
+        context = nil
+        let waiters = finished.withLock { state in
+            state.exited = true
+            let waiters = state.waiters
+            state.waiters = []
+            return waiters
+        }
+        // Commands queued before `done`: run them now (no sockets remain, so sends fail cleanly).
+        let leftovers = commands.withLock { queue in
+            let drained = queue
+            queue.removeAll()
+            return drained
+        }
+        for command in leftovers { command() }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs `command` on the service thread.
+    /// Returns false (without running it) once the service thread has ended.
+    @discardableResult
+    func post(_ command: @escaping @Sendable () -> Void) -> Bool {
+        finished.withLock { state in
+            guard !state.done, let context else { return false }
+            commands.withLock { $0.append(command) }
+            lws_cancel_service(context)
+            return true
+        }
+    }
+
+    /// Closes every connection with 1001, waits up to `grace` for them to go, then stops the thread.
+    func stop(grace: Duration) async {
+        post { [self] in
+            for state in sockets.values {
+                if state.closeCode == nil { state.closeCode = NodeCloseCode.goingAway.rawValue }
+                lws_callback_on_writable(state.wsi)
+            }
+        }
+        let deadline = ContinuousClock.now + grace
+        while metrics.openConnections > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        running.withLock { $0 = false }
+        post {}   // wakes the service loop so it sees `running` is false
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = finished.withLock { state in
+                if state.exited { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: Swift → service thread
+
+    func send(connectionID: UInt64, data: Data, binary: Bool) async throws {
+        guard data.count <= settings.maximumMessageSize else {
+            throw NodeServerError.sendTooLarge(limit: settings.maximumMessageSize)
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let accepted = post { [self] in
+                guard let state = sockets[connectionID], state.closeCode == nil else {
+                    continuation.resume(throwing: NodeServerError.connectionClosed(code: sockets[connectionID]?.closeCode))
+                    return
+                }
+                state.outbox.append(WebSocketState.Outgoing(data: data, binary: binary, continuation: continuation))
+                lws_callback_on_writable(state.wsi)
+            }
+            if !accepted { continuation.resume(throwing: NodeServerError.connectionClosed(code: nil)) }
+        }
+    }
+
+    func close(connectionID: UInt64, code: NodeCloseCode) {
+        post { [self] in
+            guard let state = sockets[connectionID], state.closeCode == nil else { return }
+            state.closeCode = code.rawValue
+            lws_callback_on_writable(state.wsi)
+        }
+    }
+
+    /// Resumes (or pauses) reading from the connection's socket.
+    func setReceiving(connectionID: UInt64, enabled: Bool) {
+        post { [self] in
+            guard let state = sockets[connectionID] else { return }
+            lws_rx_flow_control(state.wsi, enabled ? 1 : 0)
+        }
+    }
+
+    func reply(exchangeID: UInt64, response: HTTPResponse) {
+        post { [self] in
+            guard let key = exchangeKeys[exchangeID], let exchange = exchanges[key], exchange.id == exchangeID else { return }
+            exchange.response = response
+            lws_callback_on_writable(exchange.wsi)
+        }
+    }
+
+    // MARK: Callback (service thread)
+
+    fileprivate func handle(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                            _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        let key = UInt(bitPattern: wsi.map { UnsafeRawPointer($0) })
+        switch reason {
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            let pending = commands.withLock { queue in
+                let drained = queue
+                queue.removeAll()
+                return drained
+            }
+            for command in pending { command() }
+            return 0
+
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            guard let wsi else { return -1 }
+            return confirmUpgrade(wsi, key: key)
+
+        case LWS_CALLBACK_ESTABLISHED:
+            guard let wsi, let pending = pendingUpgrades.removeValue(forKey: key) else { return -1 }
+            nextID += 1
+            let connection = NodeConnection(id: nextID, route: pending.route, params: pending.params, engine: self,
+                                            idleTimeout: settings.idleTimeout)
+            sockets[nextID] = WebSocketState(wsi: wsi, connection: connection)
+            socketIDs[key] = nextID
+            metrics.connectionOpened()
+            delegate.connectionOpened(connection)
+            return 0
+
+        case LWS_CALLBACK_RECEIVE:
+            guard let wsi, let id = socketIDs[key], let state = sockets[id] else { return -1 }
+            return receive(wsi, state: state, input: input, length: length)
+
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            guard let wsi, let id = socketIDs[key], let state = sockets[id] else { return -1 }
+            return writeWebSocket(wsi, state: state)
+
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if let id = socketIDs[key], let state = sockets[id], let input, length >= 2 {
+                let bytes = input.assumingMemoryBound(to: UInt8.self)
+                state.peerCloseCode = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+            }
+            return 0
+
+        case LWS_CALLBACK_CLOSED:
+            if let id = socketIDs.removeValue(forKey: key), let state = sockets.removeValue(forKey: id) {
+                for outgoing in state.outbox {
+                    outgoing.continuation.resume(throwing: NodeServerError.connectionClosed(code: state.closeCode))
+                }
+                state.outbox.removeAll()
+                metrics.connectionClosed()
+                state.connection.didClose(code: state.peerCloseCode ?? state.closeCode)
+            }
+            return 0
+
+        case LWS_CALLBACK_HTTP:
+            guard let wsi else { return -1 }
+            let path = input.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) } ?? ""
+            return beginHTTP(wsi, key: key, path: path)
+
+        case LWS_CALLBACK_HTTP_BODY:
+            guard let exchange = exchanges[key] else { return -1 }
+            if let input, length > 0, !exchange.tooLarge {
+                if exchange.body.count + length > settings.maximumPostBodySize {
+                    exchange.tooLarge = true
+                    exchange.body = Data()
+                } else {
+                    exchange.body.append(input.assumingMemoryBound(to: UInt8.self), count: length)
+                }
+            }
+            return 0
+
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            guard let wsi, let exchange = exchanges[key], let route = exchange.route else { return -1 }
+            if exchange.tooLarge {
+                exchange.response = .text(status: 413, "too large\n")
+                lws_callback_on_writable(wsi)
+                return 0
+            }
+            let id = exchange.id
+            delegate.post(route, exchange.params, exchange.token, exchange.body) { [weak self] response in
+                self?.reply(exchangeID: id, response: response)
+            }
+            exchange.body = Data()
+            return 0
+
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            guard let wsi, let exchange = exchanges[key] else { return 0 }
+            return writeHTTP(wsi, exchange: exchange, key: key)
+
+        case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+            if let exchange = exchanges.removeValue(forKey: key) { exchangeKeys.removeValue(forKey: exchange.id) }
+            return 0
+
+        case LWS_CALLBACK_WSI_DESTROY:
+            pendingUpgrades.removeValue(forKey: key)
+            if let exchange = exchanges.removeValue(forKey: key) { exchangeKeys.removeValue(forKey: exchange.id) }
+            return 0
+
+        default:
+            return lws_callback_http_dummy(wsi, reason, user, input, length)
+        }
+    }
+
+    private func copy(_ wsi: OpaquePointer, _ body: (UnsafeMutablePointer<CChar>, Int32) -> Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 8192 + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { pointer -> Int32 in
+            guard let base = pointer.baseAddress else { return -1 }
+            return body(base, Int32(pointer.count))
+        }
+        guard count >= 0, Int(count) < buffer.count else { return nil }
+        return String(decoding: buffer.prefix(Int(count)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func params(_ wsi: OpaquePointer) -> String? {
+        guard let query = copy(wsi, { ss_lws_copy_query(wsi, $0, $1) }), query.hasPrefix("params=") else { return nil }
+        let raw = String(query.dropFirst("params=".count))
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    /// Refuses an upgrade with a complete HTTP/1.1 response (lws_return_http_status answers an
+    /// upgrade as HTTP/1.0, which strict clients refuse to parse).
+    private func reject(_ wsi: OpaquePointer, status: Int, _ line: String) -> Int32 {
+        metrics.upgradeRejected()
+        logger.log(line)
+        let phrase = [400: "Bad Request", 404: "Not Found", 503: "Service Unavailable"][status] ?? "Error"
+        let body = "\(status) \(phrase)\n"
+        let head = "HTTP/1.1 \(status) \(phrase)\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
+            + "connection: close\r\n\r\n" + body
+        let bytes = Array(head.utf8)
+        let pre = Int(ss_lws_pre())
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            (writeBuffer + pre).copyMemory(from: base, byteCount: raw.count)
+        }
+        _ = lws_write(wsi, writeBuffer.assumingMemoryBound(to: UInt8.self) + pre, bytes.count, LWS_WRITE_HTTP_HEADERS)
+        return 1
+    }
+
+    private func confirmUpgrade(_ wsi: OpaquePointer, key: UInt) -> Int32 {
+        let path = copy(wsi, { ss_lws_copy_uri(wsi, $0, $1) }) ?? ""
+        let shown = String(path.prefix(96).unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.map(Character.init))
+        guard let route = settings.routes.route(for: path, post: false) else {
+            return reject(wsi, status: 404, "rejected upgrade: unknown route \(shown)")
+        }
+        let offered = (copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_PROTOCOL, $0, $1) }) ?? "")
+            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let other: NodeMode = route.mode == .duo ? .trio : .duo
+        guard offered.contains(route.mode.subprotocol), !offered.contains(other.subprotocol) else {
+            return reject(wsi, status: 400, "rejected upgrade: \(route) without subprotocol \(route.mode.subprotocol)")
+        }
+        guard metrics.openConnections + pendingUpgrades.count < settings.maximumConnections else {
+            return reject(wsi, status: 503, "rejected upgrade: \(route): \(settings.maximumConnections) connections open")
+        }
+        pendingUpgrades[key] = (route, params(wsi))
+        return 0
+    }
+
+    private func receive(_ wsi: OpaquePointer, state: WebSocketState, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        if state.receiving == false {
+            state.receiving = true
+            state.receivingBinary = lws_frame_is_binary(wsi) != 0
+            state.inbound = Data()
+        }
+        if state.inbound.count + length > settings.maximumMessageSize {
+            logger.log("closing \(state.connection.route): message over \(settings.maximumMessageSize) bytes")
+            state.closeCode = NodeCloseCode.messageTooLarge.rawValue
+            var reason = Array(NodeCloseCode.messageTooLarge.reason.utf8)
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(NodeCloseCode.messageTooLarge.rawValue)), &reason, reason.count)
+            return -1
+        }
+        if let input, length > 0 { state.inbound.append(input.assumingMemoryBound(to: UInt8.self), count: length) }
+        if lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 {
+            let message = NodeConnection.Message(data: state.inbound, binary: state.receivingBinary)
+            state.inbound = Data()
+            state.receiving = false
+            metrics.received(bytes: message.data.count)
+            if state.connection.deliver(message) { lws_rx_flow_control(wsi, 0) }
+        }
+        return 0
+    }
+
+    private func writeWebSocket(_ wsi: OpaquePointer, state: WebSocketState) -> Int32 {
+        guard let outgoing = state.outbox.first else {
+            if let code = state.closeCode {
+                var reason = Array((NodeCloseCode(rawValue: code)?.reason ?? "").utf8)
+                lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &reason, reason.count)
+                return -1
+            }
+            return 0
+        }
+        let total = outgoing.data.count
+        let start = state.sentOffset
+        let count = min(fragmentSize, total - start)
+        let pre = Int(ss_lws_pre())
+        if count > 0 {
+            outgoing.data.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                (writeBuffer + pre).copyMemory(from: base + start, byteCount: count)
+            }
+        }
+        let last = start + count == total
+        let flags = ss_lws_fragment_flags(outgoing.binary ? 1 : 0, start == 0 ? 1 : 0, last ? 1 : 0)
+        let written = lws_write(wsi, writeBuffer.assumingMemoryBound(to: UInt8.self) + pre, count,
+                                lws_write_protocol(rawValue: UInt32(bitPattern: flags)))
+        guard written >= count else { return -1 }   // CLOSED fails the outbox
+        if last {
+            state.outbox.removeFirst()
+            state.sentOffset = 0
+            metrics.sent(bytes: total)
+            outgoing.continuation.resume()
+        } else {
+            state.sentOffset = start + count
+        }
+        if !state.outbox.isEmpty || state.closeCode != nil { lws_callback_on_writable(wsi) }
+        return 0
+    }
+
+    private func beginHTTP(_ wsi: OpaquePointer, key: UInt, path: String) -> Int32 {
+        metrics.httpRequest()
+        nextID += 1
+        let exchange = HTTPExchange(id: nextID, wsi: wsi)
+        if ss_lws_is_post(wsi) != 0 {
+            guard let route = settings.routes.route(for: path, post: true) else {
+                logger.log("POST to unknown route")
+                _ = lws_return_http_status(wsi, 404, nil)
+                return -1
+            }
+            exchange.route = route
+            exchange.params = params(wsi)
+            if let authorization = copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION, $0, $1) }),
+               authorization.hasPrefix("Bearer ") {
+                exchange.token = String(authorization.dropFirst("Bearer ".count))
+            }
+            exchanges[key] = exchange
+            exchangeKeys[exchange.id] = key
+            return 0   // the body follows (HTTP_BODY, then HTTP_BODY_COMPLETION)
+        }
+        guard ss_lws_is_get(wsi) != 0, let response = delegate.get(path) else {
+            _ = lws_return_http_status(wsi, 404, nil)
+            return -1
+        }
+        exchange.response = response
+        exchanges[key] = exchange
+        exchangeKeys[exchange.id] = key
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
+    private func writeHTTP(_ wsi: OpaquePointer, exchange: HTTPExchange, key: UInt) -> Int32 {
+        guard let response = exchange.response else { return 0 }
+        let pre = Int(ss_lws_pre())
+        if !exchange.headSent {
+            exchange.headSent = true
+            let failed = ss_lws_write_http_head(wsi, UInt32(response.status), response.contentType,
+                                                UInt(response.body.count), writeBuffer.assumingMemoryBound(to: UInt8.self),
+                                                pre + 4096)
+            guard failed == 0 else { return -1 }
+            if !response.body.isEmpty {
+                lws_callback_on_writable(wsi)
+                return 0
+            }
+        } else {
+            let start = exchange.sentOffset
+            let count = min(64 << 10, response.body.count - start)
+            response.body.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress, count > 0 else { return }
+                (writeBuffer + pre).copyMemory(from: base + start, byteCount: count)
+            }
+            let last = start + count == response.body.count
+            let written = lws_write(wsi, writeBuffer.assumingMemoryBound(to: UInt8.self) + pre, count,
+                                    last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+            guard written >= count else { return -1 }
+            exchange.sentOffset = start + count
+            if !last {
+                lws_callback_on_writable(wsi)
+                return 0
+            }
+        }
+        exchanges.removeValue(forKey: key)
+        exchangeKeys.removeValue(forKey: exchange.id)
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+}
+
+/// Service-thread state of one WebSocket.
+final class WebSocketState {
+    struct Outgoing {
+        var data: Data
+        var binary: Bool
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    let wsi: OpaquePointer
+    let connection: NodeConnection
+    var inbound = Data()
+    var receiving = false
+    var receivingBinary = false
+    var outbox: [Outgoing] = []
+    var sentOffset = 0
+    /// Set once a close was requested (sent after the outbox drains).
+    var closeCode: UInt16?
+    var peerCloseCode: UInt16?
+
+    init(wsi: OpaquePointer, connection: NodeConnection) {
+        self.wsi = wsi
+        self.connection = connection
+    }
+}
+
+/// Service-thread state of one HTTP request.
+final class HTTPExchange {
+    let id: UInt64
+    let wsi: OpaquePointer
+    var route: NodeRoute?
+    var params: String?
+    var token: String?
+    var body = Data()
+    var tooLarge = false
+    var response: HTTPResponse?
+    var headSent = false
+    var sentOffset = 0
+
+    init(id: UInt64, wsi: OpaquePointer) {
+        self.id = id
+        self.wsi = wsi
+    }
+}
+
+/// A complete HTTP response.
+struct HTTPResponse: Sendable {
+    var status: Int
+    var contentType: String
+    var body: Data
+
+    static func text(status: Int = 200, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Data(text.utf8))
+    }
+}
+
+/// The one C callback of every protocol: finds the engine through the context's user pointer.
+private func lwsCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                         _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let pointer = lws_context_user(context) else {
+        return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+    let engine = Unmanaged<LWSEngine>.fromOpaque(pointer).takeUnretainedValue()
+    return engine.handle(wsi, reason, user, input, length)
+}

@@ -1,0 +1,107 @@
+/// Which client family a route belongs to (session.md §2.1).
+public enum NodeMode: String, Sendable, Equatable {
+    /// Two parties: app and this node; subprotocol `duo-instance`.
+    case duo
+    /// Three parties: app and two nodes; subprotocol `trio`.
+    case trio
+
+    /// The WebSocket subprotocol a connection on this mode's routes must select.
+    public var subprotocol: String {
+        switch self {
+        case .duo: "duo-instance"
+        case .trio: "trio"
+        }
+    }
+}
+
+/// The signature algorithm a route addresses.
+public enum NodeAlgorithm: String, Sendable, Equatable {
+    case ecdsa
+    case eddsa
+}
+
+/// One step's address, parsed from the request path: duo `/v3/{algorithm}/{action}`, trio
+/// `/v3/{path}/{action}` (ECDSA) and `/v3/{path}/eddsa/{action}` (EdDSA).
+public struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
+    public var mode: NodeMode
+    public var algorithm: NodeAlgorithm
+    /// Trio: the first segment (`trio` by default). Duo: `duo`.
+    public var path: String
+    /// The last segment, for example `keygen`.
+    public var action: String
+
+    public init(mode: NodeMode, algorithm: NodeAlgorithm, path: String, action: String) {
+        self.mode = mode
+        self.algorithm = algorithm
+        self.path = path
+        self.action = action
+    }
+
+    /// `mode/algorithm/action` (with the trio path), for logs and metrics labels.
+    public var description: String {
+        mode == .duo ? "duo/\(algorithm.rawValue)/\(action)" : "trio/\(path)/\(algorithm.rawValue)/\(action)"
+    }
+}
+
+/// The routes a node serves. Anything else is an unknown route (404 / rejected upgrade).
+public struct NodeRouteTable: Sendable {
+    /// Duo actions served over WebSocket (both algorithms).
+    public var duoActions: Set<String>
+    /// Duo actions served over HTTP POST (`export`, called by the app's backend).
+    public var duoPostActions: Set<String>
+    /// Trio route prefixes (the `path` of the trio actions; `trio` by default).
+    public var trioPaths: Set<String>
+    /// Trio ECDSA actions.
+    public var trioECDSAActions: Set<String>
+    /// Trio EdDSA actions.
+    public var trioEdDSAActions: Set<String>
+    /// Trio actions served over HTTP POST (`presign-final`).
+    public var trioPostActions: Set<String>
+
+    /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions).
+    public static let standard = NodeRouteTable(
+        duoActions: ["keygen", "reconcile", "refresh", "sign", "import"],
+        duoPostActions: ["export"],
+        trioPaths: ["trio"],
+        trioECDSAActions: ["keygen", "reconcile", "refresh", "sign", "presign", "presign-final", "hard-derivation",
+                           "recover", "export", "import"],
+        trioEdDSAActions: ["keygen", "reconcile", "refresh", "sign", "presign", "presign-final", "recover", "export",
+                           "import"],
+        trioPostActions: ["presign-final"]
+    )
+
+    public init(duoActions: Set<String>, duoPostActions: Set<String>, trioPaths: Set<String>, trioECDSAActions: Set<String>,
+                trioEdDSAActions: Set<String>, trioPostActions: Set<String>) {
+        self.duoActions = duoActions
+        self.duoPostActions = duoPostActions
+        self.trioPaths = trioPaths
+        self.trioECDSAActions = trioECDSAActions
+        self.trioEdDSAActions = trioEdDSAActions
+        self.trioPostActions = trioPostActions
+    }
+
+    /// The route of a WebSocket upgrade or a POST to `uriPath` (percent-decoded, no query), or nil.
+    /// `post` selects the POST action sets.
+    public func route(for uriPath: String, post: Bool) -> NodeRoute? {
+        guard uriPath.utf8.count <= 512 else { return nil }
+        let segments = uriPath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        // "/v3/a/b" splits into ["", "v3", "a", "b"].
+        guard segments.count >= 4, segments[0].isEmpty, segments[1] == "v3" else { return nil }
+        let rest = Array(segments.dropFirst(2))
+        if rest.count == 2, let algorithm = NodeAlgorithm(rawValue: rest[0]) {
+            let actions = post ? duoPostActions : duoActions
+            guard actions.contains(rest[1]) else { return nil }
+            return NodeRoute(mode: .duo, algorithm: algorithm, path: "duo", action: rest[1])
+        }
+        guard trioPaths.contains(rest[0]) else { return nil }
+        if rest.count == 2 {
+            guard trioECDSAActions.contains(rest[1]), !post || trioPostActions.contains(rest[1]) else { return nil }
+            return NodeRoute(mode: .trio, algorithm: .ecdsa, path: rest[0], action: rest[1])
+        }
+        if rest.count == 3, rest[1] == "eddsa" {
+            guard trioEdDSAActions.contains(rest[2]), !post || trioPostActions.contains(rest[2]) else { return nil }
+            return NodeRoute(mode: .trio, algorithm: .eddsa, path: rest[0], action: rest[2])
+        }
+        return nil
+    }
+}

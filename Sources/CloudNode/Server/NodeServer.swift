@@ -1,0 +1,191 @@
+import Foundation
+import MPCCrypto
+import Synchronization
+
+/// The cloud node's server: HTTP and WebSocket on one port (libwebsockets, one service thread),
+/// authenticating each step's token before its handler runs. Embeddable: `start()` returns the
+/// bound port (use port 0 in tests and demos), `stop()` closes everything gracefully.
+public final class NodeServer: Sendable {
+    public let configuration: NodeServerConfiguration
+    private let metrics = NodeMetrics()
+    private let engine: Mutex<LWSEngine?> = Mutex(nil)
+    private let boundPort = Mutex(0)
+    private let sessions = Mutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
+
+    public init(configuration: NodeServerConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The node's Ed25519 verifying key (hex), as served at `GET /v3/verifying-key`.
+    public var verifyingKeyHex: String { Hex.encode(configuration.nodeKey.verifyingKey.bytes) }
+
+    /// The listening port (0 before `start`).
+    public var port: Int { boundPort.withLock { $0 } }
+
+    /// Binds and starts serving; returns the bound port.
+    @discardableResult
+    public func start() throws(NodeServerError) -> Int {
+        let config = configuration
+        guard config.maximumMessageSize > 0, config.maximumPostBodySize > 0, config.maximumConnections > 0 else {
+            throw .invalidConfiguration("limits must be positive")
+        }
+        guard (config.tlsCertificatePath == nil) == (config.tlsKeyPath == nil) else {
+            throw .invalidConfiguration("--tls-cert and --tls-key go together")
+        }
+        let settings = LWSEngine.Settings(
+            host: config.host, port: config.port, tlsCertificatePath: config.tlsCertificatePath, tlsKeyPath: config.tlsKeyPath,
+            maximumMessageSize: config.maximumMessageSize, maximumPostBodySize: config.maximumPostBodySize,
+            maximumConnections: config.maximumConnections, idleTimeout: config.idleTimeout, routes: config.routes)
+        let delegate = LWSEngine.Delegate(
+            connectionOpened: { [weak self] connection in self?.spawnSession(connection) },
+            post: { [weak self] route, params, token, body, reply in
+                guard let self else { return reply(.text(status: 503, "stopping\n")) }
+                Task { reply(await self.servePost(route: route, params: params, token: token, body: body)) }
+            },
+            get: { [weak self] path in self?.serveGet(path) })
+        let created = LWSEngine(settings: settings, delegate: delegate, metrics: metrics, logger: config.logger)
+        try engine.withLock { (current: inout LWSEngine?) throws(NodeServerError) in
+            guard current == nil else { throw .alreadyStarted }
+            current = created
+        }
+        do {
+            try created.start()
+        } catch {
+            engine.withLock { $0 = nil }
+            throw error
+        }
+        boundPort.withLock { $0 = created.port }
+        if config.verifier is NoTokenVerifier {
+            config.logger.log("WARNING: --auth none: every client is accepted without a token. Development only.")
+        }
+        config.logger.log("listening on \(config.tlsCertificatePath == nil ? "ws" : "wss")://\(config.host):\(created.port) "
+                          + "(auth \(config.verifier.name)); verifying key \(verifyingKeyHex)")
+        return created.port
+    }
+
+    /// Closes every connection with 1001 (waiting up to `grace` for steps to end), cancels the
+    /// remaining sessions and stops the service thread. Idempotent.
+    public func stop(grace: Duration = .seconds(2)) async {
+        guard let current = engine.withLock({ $0 }) else { return }
+        await current.stop(grace: grace)
+        let tasks = sessions.withLock { Array($0.tasks.values) }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
+        configuration.logger.log("stopped")
+    }
+
+    /// The Prometheus text of `GET /metrics`.
+    public func metricsText() -> String { metrics.render() }
+
+    // MARK: Sessions
+
+    private func spawnSession(_ connection: NodeConnection) {
+        sessions.withLock { state in
+            state.next += 1
+            let key = state.next
+            state.tasks[key] = Task { [weak self] in
+                await self?.runSession(connection)
+                _ = self?.sessions.withLock { $0.tasks.removeValue(forKey: key) }
+            }
+        }
+    }
+
+    /// Token first, then the route's handler with the step timeout; always ends with a close.
+    private func runSession(_ connection: NodeConnection) async {
+        let config = configuration
+        let first: NodeConnection.Message
+        do {
+            first = try await connection.receive(timeout: config.tokenTimeout)
+        } catch .timeout {
+            metrics.authenticationFailed()
+            config.logger.log("closing \(connection.route): no token within \(config.tokenTimeout)")
+            connection.close(code: .authenticationTimeout)
+            return
+        } catch {
+            return
+        }
+        let token: String?
+        if first.binary {
+            token = nil
+            connection.unread(first)
+        } else {
+            token = String(data: first.data, encoding: .utf8)
+            guard token != nil, first.data.count <= 8192 else {
+                metrics.authenticationFailed()
+                config.logger.log("closing \(connection.route): malformed token message")
+                connection.close(code: .unauthorized)
+                return
+            }
+        }
+        let principal: Principal
+        do {
+            principal = try await config.verifier.verify(token: token)
+        } catch {
+            metrics.authenticationFailed()
+            config.logger.log("closing \(connection.route): authentication failed (\(error))")
+            connection.close(code: .unauthorized)
+            return
+        }
+        metrics.stepStarted(connection.route)
+        let context = StepContext(route: connection.route, params: connection.params, principal: principal,
+                                  connection: connection)
+        let handler = config.stepHandlers.handler(for: connection.route)
+        let stepTimeout = config.stepTimeout
+        let watchdog = Task {
+            try? await Task.sleep(for: stepTimeout)
+            guard !Task.isCancelled else { return }
+            config.logger.log("closing \(connection.route): step over \(stepTimeout)")
+            connection.close(code: .stepTimeout)
+        }
+        defer { watchdog.cancel() }
+        do {
+            try await handler.run(context)
+            connection.close(code: .normal)
+        } catch NodeServerError.timeout {
+            config.logger.log("closing \(connection.route): peer idle over \(config.idleTimeout)")
+            connection.close(code: .stepTimeout)
+        } catch NodeServerError.connectionClosed(_), NodeServerError.unexpectedText {
+            connection.close(code: .malformed)
+        } catch {
+            config.logger.log("closing \(connection.route): handler failed (\(type(of: error)))")
+            connection.close(code: .internalError)
+        }
+    }
+
+    // MARK: HTTP
+
+    private func servePost(route: NodeRoute, params: String?, token: String?, body: Data) async -> HTTPResponse {
+        let principal: Principal
+        do {
+            principal = try await configuration.verifier.verify(token: token)
+        } catch {
+            metrics.authenticationFailed()
+            configuration.logger.log("POST \(route): authentication failed (\(error))")
+            return .text(status: 401, "unauthorized\n")
+        }
+        do {
+            let response = try await configuration.postHandler.handle(
+                PostRequest(route: route, params: params, principal: principal, body: body))
+            return HTTPResponse(status: response.status, contentType: "application/octet-stream", body: response.body)
+        } catch {
+            configuration.logger.log("POST \(route): handler failed (\(type(of: error)))")
+            return .text(status: 500, "internal error\n")
+        }
+    }
+
+    private func serveGet(_ path: String) -> HTTPResponse? {
+        switch path {
+        case "/health":
+            return .text("ok")
+        case "/metrics":
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.render().utf8))
+        case "/v3/verifying-key":
+            let key = verifyingKeyHex
+            let json = #"{"verifying_key":"\#(key)","node_key":"\#(key)","role":null,"group_id":null,"#
+                + #""certificate":null,"session_versions":[1]}"#
+            return HTTPResponse(status: 200, contentType: "application/json", body: Data(json.utf8))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import MPCCrypto
+
+/// Everything a ``NodeServer`` needs. Secrets (the node key, verifier secrets) are never printed.
+public struct NodeServerConfiguration: Sendable {
+    /// Listen address: an IPv4 literal, an IPv6 literal, or `localhost` (IPv4 loopback).
+    public var host: String
+    /// Listen port; 0 picks a free one (``NodeServer/port`` tells which).
+    public var port: Int
+    /// PEM certificate chain and key for wss/https; both nil: plain ws/http.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// The node's Ed25519 session key (its verifying key is served at `GET /v3/verifying-key`).
+    public var nodeKey: Ed25519.SigningKey
+    /// Checks the first text message (and POSTs' bearer token).
+    public var verifier: any TokenVerifier
+    /// Largest WebSocket message in either direction; larger incoming closes with 1009.
+    public var maximumMessageSize: Int
+    /// Largest POST body (413 beyond).
+    public var maximumPostBodySize: Int
+    /// Concurrent WebSocket connections; upgrades beyond are refused with 503.
+    public var maximumConnections: Int
+    /// Time for the first message (token) to arrive (session.md Appendix A: 5 s).
+    public var tokenTimeout: Duration
+    /// Time a step may wait for the peer's next message (Appendix A: 30 s per frame).
+    public var idleTimeout: Duration
+    /// Time a whole step may take (Appendix A: 120 s share operations).
+    public var stepTimeout: Duration
+    /// Served routes.
+    public var routes: NodeRouteTable
+    /// Step handlers.
+    public var stepHandlers: StepHandlerRegistry
+    /// POST handler.
+    public var postHandler: any PostHandler
+    public var logger: NodeLogger
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 0, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,
+        nodeKey: Ed25519.SigningKey, verifier: any TokenVerifier,
+        maximumMessageSize: Int = 16 << 20, maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024,
+        tokenTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(30), stepTimeout: Duration = .seconds(120),
+        routes: NodeRouteTable = .standard, stepHandlers: StepHandlerRegistry = StepHandlerRegistry(),
+        postHandler: any PostHandler = NotImplementedPostHandler(), logger: NodeLogger = .standardError
+    ) {
+        self.host = host
+        self.port = port
+        self.tlsCertificatePath = tlsCertificatePath
+        self.tlsKeyPath = tlsKeyPath
+        self.nodeKey = nodeKey
+        self.verifier = verifier
+        self.maximumMessageSize = maximumMessageSize
+        self.maximumPostBodySize = maximumPostBodySize
+        self.maximumConnections = maximumConnections
+        self.tokenTimeout = tokenTimeout
+        self.idleTimeout = idleTimeout
+        self.stepTimeout = stepTimeout
+        self.routes = routes
+        self.stepHandlers = stepHandlers
+        self.postHandler = postHandler
+        self.logger = logger
+    }
+}

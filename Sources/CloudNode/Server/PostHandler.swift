@@ -1,0 +1,39 @@
+import Foundation
+
+/// One HTTP POST to a step route (trio preSignFinal, duo export): body in, body out.
+public struct PostRequest: Sendable {
+    public var route: NodeRoute
+    public var params: String?
+    public var principal: Principal
+    public var body: Data
+}
+
+/// The answer to a POST: a status (200 unless no frame can be produced, session.md §2.2) and a body.
+public struct PostResponse: Sendable, Equatable {
+    public var status: Int
+    public var body: Data
+
+    public init(status: Int = 200, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// Serves POSTs on the Swift side, never on the service thread.
+public protocol PostHandler: Sendable {
+    func handle(_ request: PostRequest) async throws -> PostResponse
+}
+
+/// Returns the body unchanged (tests).
+public struct EchoPostHandler: PostHandler {
+    public init() {}
+    public func handle(_ request: PostRequest) async throws -> PostResponse { PostResponse(body: request.body) }
+}
+
+/// Answers 501 (no POST handler yet).
+public struct NotImplementedPostHandler: PostHandler {
+    public init() {}
+    public func handle(_ request: PostRequest) async throws -> PostResponse {
+        PostResponse(status: 501, body: Data("not implemented\n".utf8))
+    }
+}

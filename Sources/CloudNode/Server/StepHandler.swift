@@ -1,0 +1,63 @@
+import Foundation
+
+/// What a step handler gets: the route, the untrusted `params`, who authenticated, and the
+/// connection to `read`/`send` on.
+public struct StepContext: Sendable {
+    public var route: NodeRoute
+    /// The `params` query value (a routing hint; the session layer checks it against SETUP).
+    public var params: String?
+    public var principal: Principal
+    public var connection: NodeConnection
+}
+
+/// Runs one protocol step on an authenticated connection (the session runner implements it).
+/// Runs on the Swift side, never on the service thread. Returning closes the connection with
+/// 1000; throwing ``NodeServerError/timeout`` closes with the step-timeout code, other errors with 1011.
+public protocol StepHandler: Sendable {
+    func run(_ context: StepContext) async throws
+}
+
+/// Echoes every binary message back until the peer closes (tests and smoke checks).
+public struct EchoStepHandler: StepHandler {
+    public init() {}
+    public func run(_ context: StepContext) async throws {
+        while true {
+            let message: Data
+            do {
+                message = try await context.connection.read()
+            } catch .connectionClosed(_) {
+                return
+            }
+            try await context.connection.send(message, binary: true)
+        }
+    }
+}
+
+/// Closes every step with ``NodeCloseCode/notImplemented`` (routes without a runner yet).
+public struct NotImplementedStepHandler: StepHandler {
+    public init() {}
+    public func run(_ context: StepContext) async throws {
+        context.connection.close(code: .notImplemented)
+    }
+}
+
+/// Which handler serves which route: per-route entries (by ``NodeRoute/description``), else the fallback.
+public struct StepHandlerRegistry: Sendable {
+    private var handlers: [String: any StepHandler] = [:]
+    /// Serves routes without an entry.
+    public var fallback: any StepHandler
+
+    public init(fallback: any StepHandler = NotImplementedStepHandler()) {
+        self.fallback = fallback
+    }
+
+    /// Serves `route` with `handler`.
+    public mutating func register(_ handler: any StepHandler, for route: NodeRoute) {
+        handlers[route.description] = handler
+    }
+
+    /// The handler for `route`.
+    public func handler(for route: NodeRoute) -> any StepHandler {
+        handlers[route.description] ?? fallback
+    }
+}

@@ -1,0 +1,188 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+
+/// `silentshard node`: runs the cloud node's server until SIGINT/SIGTERM.
+enum NodeCommand {
+    static let usage = """
+        usage: silentshard node --auth MODE --node-key PATH [options]
+
+          --listen HOST:PORT        listen address (default 127.0.0.1:8080; [::1]:8080 for IPv6)   SILENTSHARD_LISTEN
+          --tls-cert PATH           PEM certificate chain (with --tls-key: wss/https)              SILENTSHARD_TLS_CERT
+          --tls-key PATH            PEM private key                                                SILENTSHARD_TLS_KEY
+          --database PATH           node share store (SQLite; used by the session runner)          SILENTSHARD_DATABASE
+          --node-key PATH           Ed25519 node key: 64 hex characters (the seed)                 SILENTSHARD_NODE_KEY
+          --generate-key            create --node-key first (refuses to overwrite)
+          --auth MODE               none | token-file:PATH | jwt-hs256:SECRETFILE | hook:URL        SILENTSHARD_AUTH
+          --max-message-size BYTES  default 16777216                                               SILENTSHARD_MAX_MESSAGE_SIZE
+          --step-timeout SECONDS    whole-step limit, default 120                                  SILENTSHARD_STEP_TIMEOUT
+          --max-sessions N          concurrent WebSocket connections, default 1024                 SILENTSHARD_MAX_SESSIONS
+        """
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Parses flags (falling back to the environment), starts the server, waits for a signal.
+    static func main(_ arguments: [String]) async -> Int32 {
+        do {
+            let options = try parse(arguments, environment: ProcessInfo.processInfo.environment)
+            if options["help"] != nil {
+                print(usage)
+                return 0
+            }
+            let server = try makeServer(options)
+            try server.start()
+            // Unbuffered: supervisors and tests read these lines through a pipe.
+            FileHandle.standardOutput.write(Data(("silentshard node listening on port \(server.port)\n"
+                + "node verifying key (Ed25519): \(server.verifyingKeyHex)\n").utf8))
+            await waitForTermination()
+            await server.stop(grace: .seconds(5))
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("silentshard node: \(error)\n\n\(usage)\n".utf8))
+            return 2
+        }
+    }
+
+    private static let flags: [String: String] = [
+        "--listen": "SILENTSHARD_LISTEN", "--tls-cert": "SILENTSHARD_TLS_CERT", "--tls-key": "SILENTSHARD_TLS_KEY",
+        "--database": "SILENTSHARD_DATABASE", "--node-key": "SILENTSHARD_NODE_KEY", "--auth": "SILENTSHARD_AUTH",
+        "--max-message-size": "SILENTSHARD_MAX_MESSAGE_SIZE", "--step-timeout": "SILENTSHARD_STEP_TIMEOUT",
+        "--max-sessions": "SILENTSHARD_MAX_SESSIONS",
+    ]
+
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> [String: String] {
+        var options: [String: String] = [:]
+        for (flag, variable) in flags {
+            if let value = environment[variable], !value.isEmpty { options[flag] = value }
+        }
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--generate-key": options["--generate-key"] = "1"
+            case "--help", "-h": options["help"] = "1"
+            default:
+                var name = argument
+                var value: String?
+                if let equals = argument.firstIndex(of: "=") {
+                    name = String(argument[..<equals])
+                    value = String(argument[argument.index(after: equals)...])
+                }
+                guard flags[name] != nil else { throw Failure("unknown option \(name)") }
+                guard let given = value ?? iterator.next() else { throw Failure("\(name) needs a value") }
+                options[name] = given
+            }
+        }
+        return options
+    }
+
+    static func makeServer(_ options: [String: String]) throws -> NodeServer {
+        let (host, port) = try listenAddress(options["--listen"] ?? "127.0.0.1:8080")
+        guard let keyPath = options["--node-key"] else { throw Failure("--node-key is required") }
+        let nodeKey = try loadOrGenerateKey(path: keyPath, generate: options["--generate-key"] != nil)
+        guard let auth = options["--auth"] else { throw Failure("--auth is required (none is for development only)") }
+        let verifier = try makeVerifier(auth)
+        if let database = options["--database"] {
+            let parent = URL(fileURLWithPath: database).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw Failure("--database: directory \(parent) does not exist")
+            }
+        }
+        var config = NodeServerConfiguration(host: host, port: port, nodeKey: nodeKey, verifier: verifier)
+        config.tlsCertificatePath = options["--tls-cert"]
+        config.tlsKeyPath = options["--tls-key"]
+        if let text = options["--max-message-size"] {
+            guard let value = Int(text), value > 0 else { throw Failure("--max-message-size must be a positive integer") }
+            config.maximumMessageSize = value
+        }
+        if let text = options["--step-timeout"] {
+            guard let value = Int(text), value > 0 else { throw Failure("--step-timeout must be positive seconds") }
+            config.stepTimeout = .seconds(value)
+        }
+        if let text = options["--max-sessions"] {
+            guard let value = Int(text), value > 0 else { throw Failure("--max-sessions must be a positive integer") }
+            config.maximumConnections = value
+        }
+        return NodeServer(configuration: config)
+    }
+
+    static func listenAddress(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port)
+        else { throw Failure("--listen must be HOST:PORT") }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw Failure("--listen must be HOST:PORT") }
+        return (host, port)
+    }
+
+    static func makeVerifier(_ spec: String) throws -> any TokenVerifier {
+        if spec == "none" { return NoTokenVerifier() }
+        guard let colon = spec.firstIndex(of: ":") else { throw Failure("unknown --auth mode") }
+        let kind = spec[..<colon]
+        let argument = String(spec[spec.index(after: colon)...])
+        switch kind {
+        case "token-file": return try StaticTokenVerifier(contentsOf: argument)
+        case "jwt-hs256": return try JWTHS256Verifier(secretFile: argument)
+        case "hook": return try HookTokenVerifier(url: argument)
+        default: throw Failure("unknown --auth mode \(kind)")
+        }
+    }
+
+    /// Reads the seed (64 hex characters), or creates the file (mode 0600) when `generate`.
+    static func loadOrGenerateKey(path: String, generate: Bool) throws -> Ed25519.SigningKey {
+        if generate {
+            guard !FileManager.default.fileExists(atPath: path) else { throw Failure("--generate-key: \(path) exists; not overwriting") }
+            let key = Ed25519.SigningKey()
+            guard FileManager.default.createFile(atPath: path, contents: Data((Hex.encode(key.seed) + "\n").utf8),
+                                                 attributes: [.posixPermissions: 0o600])
+            else { throw Failure("--generate-key: cannot write \(path)") }
+            return key
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw Failure("--node-key: cannot read \(path)") }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.utf8.count == 64, let seed = try? Hex.decode(text), let key = try? Ed25519.SigningKey(seed: seed) else {
+            throw Failure("--node-key: \(path) is not 64 hex characters")
+        }
+        return key
+    }
+
+    /// Suspends until SIGINT or SIGTERM.
+    static func waitForTermination() async {
+        signal(SIGPIPE, SIG_IGN)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumed = ResumeOnce(continuation)
+            var sources: [any DispatchSourceSignal] = []
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { resumed.resume() }
+                source.resume()
+                sources.append(source)
+            }
+            SignalSources.keep(sources)
+        }
+    }
+}
+
+/// Resumes a continuation at most once.
+private final class ResumeOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    func resume() {
+        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume()
+    }
+}
+
+/// Keeps the signal sources alive for the process lifetime.
+private enum SignalSources {
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    static func keep(_ new: [any DispatchSourceSignal]) { sources = new }
+}
