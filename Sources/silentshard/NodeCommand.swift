@@ -1,6 +1,7 @@
 import CloudNode
 import Foundation
 import MPCCrypto
+import SilentShardCore
 
 /// `silentshard node`: runs the cloud node's server until SIGINT/SIGTERM.
 enum NodeCommand {
@@ -10,9 +11,10 @@ enum NodeCommand {
           --listen HOST:PORT        listen address (default 127.0.0.1:8080; [::1]:8080 for IPv6)   SILENTSHARD_LISTEN
           --tls-cert PATH           PEM certificate chain (with --tls-key: wss/https)              SILENTSHARD_TLS_CERT
           --tls-key PATH            PEM private key                                                SILENTSHARD_TLS_KEY
-          --database PATH           node share store (SQLite; used by the session runner)          SILENTSHARD_DATABASE
+          --database PATH           node share store (SQLite); serves the duo routes with it        SILENTSHARD_DATABASE
+          --master-key PATH         key sealing shares at rest: 64 hex characters (with --database) SILENTSHARD_MASTER_KEY
           --node-key PATH           Ed25519 node key: 64 hex characters (the seed)                 SILENTSHARD_NODE_KEY
-          --generate-key            create --node-key first (refuses to overwrite)
+          --generate-key            create --node-key (and --master-key) first (refuses to overwrite)
           --auth MODE               none | token-file:PATH | jwt-hs256:SECRETFILE | hook:URL        SILENTSHARD_AUTH
           --max-message-size BYTES  default 16777216                                               SILENTSHARD_MAX_MESSAGE_SIZE
           --step-timeout SECONDS    whole-step limit, default 120                                  SILENTSHARD_STEP_TIMEOUT
@@ -48,7 +50,7 @@ enum NodeCommand {
 
     private static let flags: [String: String] = [
         "--listen": "SILENTSHARD_LISTEN", "--tls-cert": "SILENTSHARD_TLS_CERT", "--tls-key": "SILENTSHARD_TLS_KEY",
-        "--database": "SILENTSHARD_DATABASE", "--node-key": "SILENTSHARD_NODE_KEY", "--auth": "SILENTSHARD_AUTH",
+        "--database": "SILENTSHARD_DATABASE", "--master-key": "SILENTSHARD_MASTER_KEY", "--node-key": "SILENTSHARD_NODE_KEY", "--auth": "SILENTSHARD_AUTH",
         "--max-message-size": "SILENTSHARD_MAX_MESSAGE_SIZE", "--step-timeout": "SILENTSHARD_STEP_TIMEOUT",
         "--max-sessions": "SILENTSHARD_MAX_SESSIONS",
     ]
@@ -92,6 +94,13 @@ enum NodeCommand {
             }
         }
         var config = NodeServerConfiguration(host: host, port: port, nodeKey: nodeKey, verifier: verifier)
+        if let database = options["--database"] {
+            guard let masterKeyPath = options["--master-key"] else { throw Failure("--database needs --master-key") }
+            let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
+            let store = try NodeShareStore(path: database, masterKey: masterKey)
+            let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+            config.stepHandlers = StepHandlerRegistry(fallback: DuoStepHandler(runner: runner))
+        }
         config.tlsCertificatePath = options["--tls-cert"]
         config.tlsKeyPath = options["--tls-key"]
         if let text = options["--max-message-size"] {
@@ -129,6 +138,22 @@ enum NodeCommand {
         case "hook": return try HookTokenVerifier(url: argument)
         default: throw Failure("unknown --auth mode \(kind)")
         }
+    }
+
+    /// Reads the master key (64 hex characters), or creates the file (mode 0600) when `generate` and
+    /// it does not exist yet (an existing master key is always kept: it seals the stored shares).
+    static func loadOrGenerateMasterKey(path: String, generate: Bool) throws -> NodeMasterKey {
+        if generate && !FileManager.default.fileExists(atPath: path) {
+            let key = SecureRandom.bytes(count: 32)
+            guard FileManager.default.createFile(atPath: path, contents: Data((Hex.encode(key) + "\n").utf8),
+                                                 attributes: [.posixPermissions: 0o600])
+            else { throw Failure("--master-key: cannot create \(path)") }
+        }
+        guard let data = FileManager.default.contents(atPath: path),
+              let text = String(data: data, encoding: .utf8),
+              let bytes = try? Hex.decode(text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32
+        else { throw Failure("--master-key: \(path) must hold 64 hex characters") }
+        return try NodeMasterKey(bytes: bytes)
     }
 
     /// Reads the seed (64 hex characters), or creates the file (mode 0600) when `generate`.

@@ -1,0 +1,76 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Testing
+import duo
+
+/// The duo SDK against a real node: `duoInitiator(websocketConfig:)` → our WebSocket client → loopback
+/// TCP → the libwebsockets node server → the node's session runner and SQLite share store.
+@Suite("Duo end to end over loopback WebSocket", .serialized)
+struct DuoOverWebSocketTests {
+    struct Node {
+        let server: NodeServer
+        let key: Ed25519.SigningKey
+        let store: NodeShareStore
+    }
+
+    static func startNode() throws -> Node {
+        let key = Ed25519.SigningKey()
+        let directory = NSTemporaryDirectory() + "silentshard-e2e-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
+        let runner = DuoStepRunner(nodeKey: key, store: store, replayWindow: try ReplayWindow())
+        let server = NodeServer(configuration: NodeServerConfiguration(
+            nodeKey: key, verifier: NoTokenVerifier(),
+            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent))
+        _ = try server.start()
+        return Node(server: server, key: key, store: store)
+    }
+
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func keygenSignRefreshSign(algorithm: Keyshare.Algorithm) async throws {
+        let node = try Self.startNode()
+        let config = WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)")
+        let cloudKey = Hex.encode(node.key.verifyingKey.bytes)
+        let storage = InMemoryStorageClient()
+        let signer = SoftwareEd25519MessageSigner()
+        let session = algorithm == .ecdsa
+            ? SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, websocketConfig: config,
+                                             storageClient: storage)
+            : SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, websocketConfig: config,
+                                             storageClient: storage)
+        let keyshare = try await session.keygen()
+        print("e2e \(algorithm): key \(Hex.encode(Array(keyshare.publicKey)))")
+        let message = algorithm == .ecdsa ? Data(SHA256.hash(Array("over the wire".utf8))) : Data("over the wire".utf8)
+        let first = try await session.signature(keyshare: keyshare, message: message)
+        #expect(try Self.verifies(first, message: message, keyshare: keyshare))
+        let refreshed = try await session.keyRefresh(keyshare: keyshare)
+        #expect(refreshed.publicKey == keyshare.publicKey)
+        let second = try await session.signature(keyshare: refreshed, message: message)
+        #expect(try Self.verifies(second, message: message, keyshare: refreshed))
+        await node.server.stop()
+    }
+
+    @Test func wrongCloudKeyIsATypedError() async throws {
+        let node = try Self.startNode()
+        let session = SilentShard.ECDSA.duoInitiator(
+            messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: Hex.encode(Ed25519.SigningKey().verifyingKey.bytes),
+            websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)"), storageClient: InMemoryStorageClient())
+        await #expect(throws: SilentShardError.self) { _ = try await session.keygen() }
+        await node.server.stop()
+    }
+
+    static func verifies(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
+        switch keyshare.algorithm {
+        case .ecdsa:
+            let raw = Array(signature.rawRepresentation)
+            let parsed = try Secp256k1.ECDSASignature(r: Array(raw[0..<32]), s: Array(raw[32..<64]), recoveryId: signature.recoveryId ?? 0)
+            let key = try Secp256k1.Point(bytes: Array(keyshare.publicKey))
+            let recovered = try Secp256k1.ECDSA.recoverPublicKey(parsed, hash: Array(message))
+            return Secp256k1.ECDSA.verify(parsed, hash: Array(message), publicKey: key) && recovered == key
+        case .eddsa:
+            return try Ed25519.VerifyingKey(bytes: Array(keyshare.publicKey)).isValidSignature(Array(signature.rawRepresentation), for: Array(message))
+        }
+    }
+}
