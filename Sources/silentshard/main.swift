@@ -8,8 +8,8 @@ let usage = """
     usage: silentshard <command>
 
     commands:
-      demo        threshold keygen and signing, ECDSA (DKLs23) and EdDSA (FROST), every party in
-                  this process (the networked duo/trio demo on an embedded node comes with the node)
+      demo        duo keygen, sign, refresh, sign (ECDSA and EdDSA) over WebSocket against an
+                  embedded node, then in-process protocol runs (trio presign/finish, derived keys)
       node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
       selfcheck   check the cryptographic primitives against known answers
       version     print the version
@@ -18,11 +18,16 @@ let usage = """
 let command = CommandLine.arguments.dropFirst().first ?? "help"
 switch command {
 case "demo":
-    print("SilentShard demo: every party runs in this process; the networked demo on an embedded")
-    print("local node arrives with the cloud node.\n")
+    print("SilentShard demo: the primitive self-check, duo over WebSocket against an embedded node, then")
+    print("protocols with every party in this process (trio presign/finish until the trio node exists).\n")
     guard SelfCheck.run() else { exit(1) }
     print("")
     do {
+        guard try await NetworkedDemo.run() else {
+            FileHandle.standardError.write(Data("demo failed: a signature did not verify\n".utf8))
+            exit(1)
+        }
+        print("")
         try Demo.run()
     } catch {
         FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))
