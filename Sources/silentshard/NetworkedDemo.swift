@@ -1,6 +1,7 @@
 import CloudNode
 import Foundation
 import MPCCrypto
+import MPCProtocols
 import Synchronization
 import duo
 
@@ -25,9 +26,20 @@ enum NetworkedDemo {
         let milliseconds: Double
         let bytesSent: Int
         let verified: Bool
+        /// The `--json` fields of this run (issue 7's schema) besides the common ones.
+        var fields: [String: JSONValue] = [:]
     }
 
-    static func run() async throws -> Bool {
+    /// What to sign: a soft BIP32 path (default "m") and the message (hex; the 32-byte hash for ECDSA,
+    /// the message itself for EdDSA; default: SHA-256 / the bytes of "Hello from SilentShard").
+    struct Options {
+        var path = "m"
+        var message: Data?
+        var json = false
+    }
+
+    /// Prints the table (or, with `json`, only the JSON document) and returns whether all verified.
+    static func run(_ options: Options = Options()) async throws -> Bool {
         let nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-demo-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -38,17 +50,34 @@ enum NetworkedDemo {
             nodeKey: nodeKey, verifier: NoTokenVerifier(),
             stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent))
         let port = try server.start()
-        print("== duo over WebSocket: embedded node on ws://127.0.0.1:\(port) (SQLite store, node key \(Hex.encode(nodeKey.verifyingKey.bytes).prefix(16))…)")
+        if !options.json {
+            print("== duo over WebSocket: embedded node on ws://127.0.0.1:\(port) (SQLite store, node key \(Hex.encode(nodeKey.verifyingKey.bytes).prefix(16))…)")
+        }
         var rows: [Row] = []
         do {
             for algorithm in [Keyshare.Algorithm.ecdsa, .eddsa] {
-                rows += try await duo(algorithm: algorithm, port: port, cloudKey: Hex.encode(nodeKey.verifyingKey.bytes))
+                rows += try await duo(algorithm: algorithm, port: port, cloudKey: Hex.encode(nodeKey.verifyingKey.bytes),
+                                      options: options)
             }
         } catch {
             await server.stop()
             throw error
         }
         await server.stop()
+        if options.json {
+            let runs: [JSONValue] = rows.map { row in
+                var object = row.fields
+                object["mode"] = .string("duo")
+                object["algorithm"] = .string(row.algorithm.lowercased())
+                object["operation"] = .string(row.operation)
+                object["verified"] = .bool(row.verified)
+                object["ms"] = .number(row.milliseconds)
+                object["bytesSent"] = .number(Double(row.bytesSent))
+                return .object(object)
+            }
+            print(JSONValue.object(["runs": .array(runs)]).serialized)
+            return rows.allSatisfy(\.verified)
+        }
         print("| algorithm | operation | ms | bytes sent by the app | verified |")
         print("|---|---|---:|---:|---|")
         for row in rows {
@@ -57,7 +86,7 @@ enum NetworkedDemo {
         return rows.allSatisfy(\.verified)
     }
 
-    static func duo(algorithm: Keyshare.Algorithm, port: Int, cloudKey: String) async throws -> [Row] {
+    static func duo(algorithm: Keyshare.Algorithm, port: Int, cloudKey: String, options: Options) async throws -> [Row] {
         let client = CountingClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
         let storage = InMemoryStorageClient()
         let signer = SoftwareEd25519MessageSigner()
@@ -68,45 +97,76 @@ enum NetworkedDemo {
             : SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
                                              storageClient: storage)
         let text = Data("Hello from SilentShard".utf8)
-        let message = algorithm == .ecdsa ? Data(SHA256.hash(Array(text))) : text
+        let message = options.message ?? (algorithm == .ecdsa ? Data(SHA256.hash(Array(text))) : text)
         var rows: [Row] = []
 
-        func timed<T>(_ operation: String, _ body: () async throws -> T, verify: (T) -> Bool) async throws -> T {
+        func timed<T>(_ operation: String, _ body: () async throws -> T, verify: (T) -> Bool,
+                      fields: (T) throws -> [String: JSONValue] = { _ in [:] }) async throws -> T {
             client.reset()
             let start = ContinuousClock.now
             let value = try await body()
             let elapsed = ContinuousClock.now - start
             let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
             rows.append(Row(algorithm: name, operation: operation, milliseconds: milliseconds, bytesSent: client.bytesSent,
-                            verified: verify(value)))
+                            verified: verify(value), fields: try fields(value)))
             return value
         }
 
-        let keyshare = try await timed("keygen", { try await session.keygen() }, verify: { _ in true })
-        print("\(name) public key \(Hex.encode(Array(keyshare.publicKey)))")
-        _ = try await timed("sign", { try await session.signature(keyshare: keyshare, message: message) },
-                            verify: { verifies($0, message: message, keyshare: keyshare) })
+        let keyshare = try await timed("keygen", { try await session.keygen() }, verify: { _ in true }, fields: { key in
+            ["publicKey": .string(Hex.encode(Array(key.publicKey))), "chainCode": .string(Hex.encode(Array(key.rootChainCode)))]
+        })
+        if !options.json { print("\(name) public key \(Hex.encode(Array(keyshare.publicKey)))") }
+        let child = try childPublicKey(keyshare, path: options.path)
+        func signatureFields(_ signature: Signature) -> [String: JSONValue] {
+            var fields: [String: JSONValue] = [
+                "publicKey": .string(Hex.encode(Array(keyshare.publicKey))),
+                "chainCode": .string(Hex.encode(Array(keyshare.rootChainCode))),
+                "path": .string(options.path), "childPublicKey": .string(Hex.encode(child)),
+                "message": .string(Hex.encode(Array(message))),
+                "signature": .string(Hex.encode(Array(signature.rawRepresentation))),
+            ]
+            if let recoveryId = signature.recoveryId { fields["recoveryId"] = .number(Double(recoveryId)) }
+            return fields
+        }
+        _ = try await timed("sign", { try await session.signature(keyshare: keyshare, message: message, chainPath: options.path) },
+                            verify: { verifies($0, message: message, key: child, algorithm: algorithm) }, fields: signatureFields)
         let refreshed = try await timed("refresh", { try await session.keyRefresh(keyshare: keyshare) },
-                                        verify: { $0.publicKey == keyshare.publicKey })
-        _ = try await timed("signAfterRefresh", { try await session.signature(keyshare: refreshed, message: message) },
-                            verify: { verifies($0, message: message, keyshare: refreshed) })
+                                        verify: { $0.publicKey == keyshare.publicKey }, fields: { key in
+            ["publicKey": .string(Hex.encode(Array(key.publicKey))), "chainCode": .string(Hex.encode(Array(key.rootChainCode)))]
+        })
+        _ = try await timed("signAfterRefresh", {
+            try await session.signature(keyshare: refreshed, message: message, chainPath: options.path)
+        }, verify: { verifies($0, message: message, key: child, algorithm: algorithm) }, fields: signatureFields)
         return rows
     }
 
-    /// Verifies with libsecp256k1 (and recovers the key from r, s, v) or libsodium.
-    static func verifies(_ signature: Signature, message: Data, keyshare: Keyshare) -> Bool {
-        let raw = Array(signature.rawRepresentation)
+    /// The public key that signs under `path` (soft BIP32 for ECDSA, BIP32-Ed25519 for EdDSA).
+    static func childPublicKey(_ keyshare: Keyshare, path: String) throws -> [UInt8] {
         switch keyshare.algorithm {
+        case .ecdsa:
+            let root = try Secp256k1.Point(bytes: Array(keyshare.publicKey))
+            return try DerivationPath(path).derive(publicKey: root, chainCode: Array(keyshare.rootChainCode)).publicKey.compressed()
+        case .eddsa:
+            let root = try Ed25519.Point(bytes: Array(keyshare.publicKey))
+            return try FROST.Derivation(publicKey: root, chainCode: Array(keyshare.rootChainCode),
+                                        path: FROST.Derivation.parse(path)).publicKey.bytes
+        }
+    }
+
+    /// Verifies with libsecp256k1 (and recovers the key from r, s, v) or libsodium under `key`.
+    static func verifies(_ signature: Signature, message: Data, key publicKey: [UInt8], algorithm: Keyshare.Algorithm) -> Bool {
+        let raw = Array(signature.rawRepresentation)
+        switch algorithm {
         case .ecdsa:
             guard raw.count == 64,
                   let parsed = try? Secp256k1.ECDSASignature(r: Array(raw[0..<32]), s: Array(raw[32..<64]),
                                                              recoveryId: signature.recoveryId ?? 0),
-                  let key = try? Secp256k1.Point(bytes: Array(keyshare.publicKey)),
+                  let key = try? Secp256k1.Point(bytes: publicKey),
                   let recovered = try? Secp256k1.ECDSA.recoverPublicKey(parsed, hash: Array(message))
             else { return false }
             return Secp256k1.ECDSA.verify(parsed, hash: Array(message), publicKey: key) && recovered == key
         case .eddsa:
-            guard let key = try? Ed25519.VerifyingKey(bytes: Array(keyshare.publicKey)) else { return false }
+            guard let key = try? Ed25519.VerifyingKey(bytes: publicKey) else { return false }
             return key.isValidSignature(raw, for: Array(message))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import MPCCrypto
 import SilentShardCore
 
 /// `silentshard`: the SDK's command-line tool.
@@ -10,6 +11,8 @@ let usage = """
     commands:
       demo        duo keygen, sign, refresh, sign (ECDSA and EdDSA) over WebSocket against an
                   embedded node, then in-process protocol runs (trio presign/finish, derived keys)
+                  [--json] machine-readable runs only; [--path m/…] soft path to sign under;
+                  [--message HEX] the 32-byte hash (ECDSA) / the message (EdDSA)
       node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
       selfcheck   check the cryptographic primitives against known answers
       version     print the version
@@ -18,12 +21,37 @@ let usage = """
 let command = CommandLine.arguments.dropFirst().first ?? "help"
 switch command {
 case "demo":
+    var options = NetworkedDemo.Options()
+    var arguments = Array(CommandLine.arguments.dropFirst(2)).makeIterator()
+    while let argument = arguments.next() {
+        switch argument {
+        case "--json": options.json = true
+        case "--path":
+            guard let path = arguments.next() else { FileHandle.standardError.write(Data("--path needs a value\n".utf8)); exit(2) }
+            options.path = path
+        case "--message":
+            guard let text = arguments.next(), let bytes = try? Hex.decode(text) else {
+                FileHandle.standardError.write(Data("--message needs hex\n".utf8))
+                exit(2)
+            }
+            options.message = Data(bytes)
+        default:
+            FileHandle.standardError.write(Data("unknown demo option \(argument)\n\n\(usage)\n".utf8))
+            exit(2)
+        }
+    }
+    if options.json {
+        do { exit(try await NetworkedDemo.run(options) ? 0 : 1) } catch {
+            FileHandle.standardError.write(Data("demo failed: \(error)\n".utf8))
+            exit(1)
+        }
+    }
     print("SilentShard demo: the primitive self-check, duo over WebSocket against an embedded node, then")
     print("protocols with every party in this process (trio presign/finish until the trio node exists).\n")
     guard SelfCheck.run() else { exit(1) }
     print("")
     do {
-        guard try await NetworkedDemo.run() else {
+        guard try await NetworkedDemo.run(options) else {
             FileHandle.standardError.write(Data("demo failed: a signature did not verify\n".utf8))
             exit(1)
         }

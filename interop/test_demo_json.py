@@ -1,0 +1,88 @@
+"""`silentshard demo --json`: the duo runs against an embedded node, checked by independent libraries.
+
+ECDSA signatures verify with coincurve and recover the child public key from (r, s, v); the child key is
+bip-utils' BIP-32 public derivation of (publicKey, chainCode, path). EdDSA signatures verify with
+`cryptography` under the child key, which is bip-utils' BIP32-Ed25519 (Khovratovich–Law) derivation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import subprocess
+from pathlib import Path
+
+from bip_utils import Bip32KeyData, Bip32KholawEd25519, Bip32Secp256k1
+from coincurve import PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def demo(*arguments: str) -> list[dict]:
+    binary = Path(os.environ.get("SILENTSHARD_CLI", REPO_ROOT / ".build/debug/silentshard"))
+    process = subprocess.run([str(binary), "demo", "--json", *arguments], capture_output=True, timeout=600)
+    assert process.returncode == 0, process.stderr.decode(errors="replace")[-2000:]
+    return json.loads(process.stdout)["runs"]
+
+
+def child_key(run: dict) -> bytes:
+    path = run["path"]
+    if run["algorithm"] == "ecdsa":
+        parent = Bip32Secp256k1.FromPublicKey(bytes.fromhex(run["publicKey"]), Bip32KeyData(chain_code=bytes.fromhex(run["chainCode"])))
+        return parent.DerivePath(path[2:]).PublicKey().RawCompressed().ToBytes() if path != "m" else bytes.fromhex(run["publicKey"])
+    parent = Bip32KholawEd25519.FromPublicKey(bytes.fromhex(run["publicKey"]), Bip32KeyData(chain_code=bytes.fromhex(run["chainCode"])))
+    key = parent.DerivePath(path[2:]).PublicKey() if path != "m" else parent.PublicKey()
+    return key.RawCompressed().ToBytes()[-32:]
+
+
+def check_signature_run(run: dict) -> None:
+    assert run["verified"] is True
+    child = child_key(run)
+    assert child.hex() == run["childPublicKey"]
+    message = bytes.fromhex(run["message"])
+    signature = bytes.fromhex(run["signature"])
+    if run["algorithm"] == "ecdsa":
+        r, s, v = signature[:32], signature[32:], run["recoveryId"]
+        assert int.from_bytes(s, "big") <= N // 2
+        recovered = PublicKey.from_signature_and_message(r + s + bytes([v]), message, hasher=None)
+        assert recovered.format(compressed=True) == child
+        assert PublicKey(child).verify(_der(r, s), message, hasher=None)
+    else:
+        Ed25519PublicKey.from_public_bytes(child).verify(signature, message)
+
+
+def _der(r: bytes, s: bytes) -> bytes:
+    def integer(value: bytes) -> bytes:
+        value = value.lstrip(b"\x00") or b"\x00"
+        if value[0] & 0x80:
+            value = b"\x00" + value
+        return b"\x02" + bytes([len(value)]) + value
+    body = integer(r) + integer(s)
+    return b"\x30" + bytes([len(body)]) + body
+
+
+def test_demo_json_default_path():
+    runs = demo()
+    operations = [(run["algorithm"], run["operation"]) for run in runs]
+    assert operations == [(a, o) for a in ("ecdsa", "eddsa") for o in ("keygen", "sign", "refresh", "signAfterRefresh")]
+    for run in runs:
+        assert run["mode"] == "duo" and run["verified"] is True and run["bytesSent"] > 0
+        if "signature" in run:
+            assert run["path"] == "m"
+            check_signature_run(run)
+    assert runs[0]["publicKey"] == runs[2]["publicKey"]  # refresh keeps the key
+
+
+def test_demo_json_with_path_and_message():
+    path = "m/44/%d/0/%d" % (secrets.randbelow(2**31), secrets.randbelow(2**31))
+    digest = hashlib.sha256(os.urandom(16)).digest()
+    runs = demo("--path", path, "--message", digest.hex())
+    signed = [run for run in runs if "signature" in run]
+    assert len(signed) == 4
+    for run in signed:
+        assert run["path"] == path and run["message"] == digest.hex()
+        check_signature_run(run)
