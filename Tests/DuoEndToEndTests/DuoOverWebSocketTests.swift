@@ -15,17 +15,61 @@ struct DuoOverWebSocketTests {
         let store: NodeShareStore
     }
 
-    static func startNode() throws -> Node {
-        let key = Ed25519.SigningKey()
-        let directory = NSTemporaryDirectory() + "silentshard-e2e-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
+    static func startNode(key: Ed25519.SigningKey = Ed25519.SigningKey(), databasePath: String? = nil,
+                          masterKey: NodeMasterKey = .random(), verifier: any TokenVerifier = NoTokenVerifier()) throws -> Node {
+        let path: String
+        if let databasePath {
+            path = databasePath
+        } else {
+            let directory = NSTemporaryDirectory() + "silentshard-e2e-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            path = directory + "/node.sqlite"
+        }
+        let store = try NodeShareStore(path: path, masterKey: masterKey)
         let runner = DuoStepRunner(nodeKey: key, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
-            nodeKey: key, verifier: NoTokenVerifier(),
+            nodeKey: key, verifier: verifier,
             stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent))
         _ = try server.start()
         return Node(server: server, key: key, store: store)
+    }
+
+    @Test func sharesSurviveANodeRestart() async throws {
+        let directory = NSTemporaryDirectory() + "silentshard-e2e-restart-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let key = Ed25519.SigningKey(), masterKey = NodeMasterKey.random()
+        let storage = InMemoryStorageClient(), signer = SoftwareEd25519MessageSigner()
+        func session(_ node: Node) -> DuoSession {
+            SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: Hex.encode(key.verifyingKey.bytes),
+                                           websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)"),
+                                           storageClient: storage)
+        }
+        let first = try Self.startNode(key: key, databasePath: directory + "/node.sqlite", masterKey: masterKey)
+        let keyshare = try await session(first).keygen()
+        await first.server.stop()
+        // A new process would reopen the same database with the same keys.
+        let second = try Self.startNode(key: key, databasePath: directory + "/node.sqlite", masterKey: masterKey)
+        let hash = Data(SHA256.hash(Array("after restart".utf8)))
+        let signature = try await session(second).signature(keyshare: keyshare, message: hash)
+        #expect(try Self.verifies(signature, message: hash, keyshare: keyshare))
+        await second.server.stop()
+    }
+
+    @Test func tokensAreCheckedBeforeAnyProtocolWork() async throws {
+        let node = try Self.startNode(verifier: try StaticTokenVerifier(token: "app-token-1"))
+        let cloudKey = Hex.encode(node.key.verifyingKey.bytes)
+        func session(token: String?) -> DuoSession {
+            SilentShard.EdDSA.duoInitiator(
+                messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
+                websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)", authenticationToken: token),
+                storageClient: InMemoryStorageClient())
+        }
+        await #expect(throws: SilentShardError.self) { _ = try await session(token: "wrong").keygen() }
+        await #expect(throws: SilentShardError.self) { _ = try await session(token: nil).keygen() }
+        // The node keeps serving: the right token works.
+        let keyshare = try await session(token: "app-token-1").keygen()
+        #expect(keyshare.publicKey.count == 32)
+        await node.server.stop()
     }
 
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
