@@ -44,9 +44,9 @@ struct NodeShareTests {
     @Test("duo direct commit replaces CURRENT in one step")
     func commitDirectly() throws {
         let store = try storeWithCommittedKey()
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), party: "app")
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), party: "app")
-        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), party: "app") } == .alreadyDecided(keyId: keyA))
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app")
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app")
+        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: bytes32(1), party: "app") } == .alreadyDecided(keyId: keyA))
         #expect(try store.share(keyId: keyA) == keyshare(gen: 5, seed: 5))
         #expect(try store.decision(keyId: keyA, gen: bytes32(5)) == .committed)
     }

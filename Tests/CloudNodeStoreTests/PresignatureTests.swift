@@ -66,7 +66,7 @@ struct PresignatureTests {
         #expect(try store.presignatureCount(keyId: keyA) == 0)
 
         let limited = try NodeShareStore(path: scratchPath(), masterKey: .random(), presignatureLimit: 2)
-        try limited.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), party: "app")
+        try limited.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
         try limited.storePresignature(presignature(7))
         try limited.storePresignature(presignature(8))
         #expect(nodeError { try limited.storePresignature(presignature(9)) } == .presignatureLimit(keyId: keyA))
@@ -194,7 +194,7 @@ struct PresignatureTests {
     @Test("latency figures: commit and consume with synchronous = FULL (printed)")
     func latency() throws {
         let store = try NodeShareStore(path: scratchPath(), masterKey: .random())
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), party: "app")
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
         let rounds = 40
         var clock = ContinuousClock.now
         for round in 0..<rounds {

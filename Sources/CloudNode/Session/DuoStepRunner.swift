@@ -62,6 +62,7 @@ public final class DuoStepRunner: Sendable {
     private let clock: @Sendable () -> UInt64
     private let setupTimeout: Duration
     private let frameTimeout: Duration
+    private let leaseSeconds: Int64
 
     /// - Parameters:
     ///   - nodeKey: the node's Ed25519 key; in duo its public key is the app's `cloudVerifyingKey`.
@@ -70,12 +71,16 @@ public final class DuoStepRunner: Sendable {
     ///   - clock: node time in ms since the Unix epoch.
     ///   - setupTimeout, frameTimeout: §5.4 deadlines for the SETUP and for each expected frame; on
     ///     expiry the connection is closed and the step fails with `timeout` (nothing is stored).
+    ///   - leaseDuration: how long a share-changing step or reconcile holds its key's lease (§7.2) at
+    ///     most; the runner releases it when the step ends, the expiry only matters after a crash.
     public init(nodeKey: Ed25519.SigningKey, store: NodeShareStore, replayWindow: ReplayWindow,
                 clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                 setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
-                frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds))) {
+                frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds)),
+                leaseDuration: Duration = .seconds(300)) {
         self.setupTimeout = setupTimeout
         self.frameTimeout = frameTimeout
+        leaseSeconds = max(1, leaseDuration.components.seconds)
         self.nodeKey = nodeKey
         self.store = store
         replay = Mutex(replayWindow)
@@ -104,6 +109,28 @@ public final class DuoStepRunner: Sendable {
             return await reject(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
         }
         let setup = validated.setup
+        // §7.2: one share-changing session (or reconcile) per key at a time; signing runs concurrently.
+        guard setup.operation == .reconcile || setup.operation.changesShares,
+              let keyIDBytes = setup.payload.keyID
+        else { return await serve(setup, early: validated.rest, now: now, connection: connection) }
+        let keyID = Hex.encode(keyIDBytes), holder = setup.instanceID
+        do {
+            try await onStoreQueue { [store, leaseSeconds] () throws(NodeStoreError) in
+                try store.acquireLease(keyId: keyID, holder: holder, seconds: leaseSeconds)
+            }
+        } catch {
+            let code: WireCode = if case .keyBusy = error { .keyBusy } else { .storageFailure }
+            return await reject(SetupRejection(code), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
+        let report = await serve(setup, early: validated.rest, now: now, connection: connection)
+        try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyID, holder: holder) }
+        return report
+    }
+
+    /// A validated step: key state, then the protocol (or reconcile).
+    private func serve(_ setup: ValidatedSetup, early: [Frame], now: UInt64,
+                       connection: some NodeStepConnection) async -> DuoStepReport {
         if setup.operation == .reconcile {
             return await reconcile(setup, now: now, connection: connection)
         }
@@ -132,7 +159,7 @@ public final class DuoStepRunner: Sendable {
                                                                 certificate: nil, sessionKeys: keys.publicKeys,
                                                                 nodeTime: now, keyStatus: nil),
                                          nodeKey: nodeKey)
-        let report = await running(setup: setup, early: validated.rest, machine: machine, accept: accept,
+        let report = await running(setup: setup, early: early, machine: machine, accept: accept,
                                    channel: &channel, connection: connection)
         switch report {
         case .failed: await connection.close(code: 1011, reason: "aborted")
@@ -201,13 +228,18 @@ public final class DuoStepRunner: Sendable {
                                                          protocolBytes: keyshare.protocolKeyshareBytes).encoded,
                                  digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
+        // The generation this session replaces: refresh starts from SETUP's gen; keygen and import create the key.
+        let replacing = setup.operation == .refresh ? setup.payload.gen : nil
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
-                try store.commitDirectly(keyId: keyshare.keyId, share: share, party: party)
+                try store.commitDirectly(keyId: keyshare.keyId, share: share, replacing: replacing, party: party)
             }
         } catch {
-            // Duo: a failed commit transaction is definitive (nothing was promised).
-            if let frame = try? channel.control(.abort, payload: AbortPayload(code: .storageFailure, blamed: nil).encoded) {
+            // Duo: a failed commit transaction is definitive (nothing was promised). CURRENT changed
+            // under a concurrent session (only possible without the lease, e.g. an expired one):
+            // STALE_GENERATION, and the app keeps its old share.
+            let code: WireCode = if case .currentChanged = error { .staleGeneration } else { .storageFailure }
+            if let frame = try? channel.control(.abort, payload: AbortPayload(code: code, blamed: nil).encoded) {
                 try? await send([frame])
             }
             return .failed(.serviceUnavailable(retryAfter: nil))

@@ -46,16 +46,26 @@ extension NodeShareStore {
     /// Duo: stores a finished share directly as CURRENT in one transaction (§7.2 rule 2, the app's
     /// COMMIT arrived before the node's protocol finished), with the same side effects as `commit`.
     /// Repeating it for the current gen is a no-op; a gen decided otherwise is `alreadyDecided`.
-    public func commitDirectly(keyId: String, share: NodeKeyshare, party: String) throws(NodeStoreError) {
+    ///
+    /// `replacing` is the generation the session started from (refresh: SETUP's gen; keygen and
+    /// import: nil, the key must not exist yet). If CURRENT changed meanwhile — a concurrent session
+    /// on the same key committed first — the commit is refused with `currentChanged` and nothing is
+    /// written: overwriting that generation would leave the app holding a share of a generation the
+    /// node no longer has.
+    public func commitDirectly(keyId: String, share: NodeKeyshare, replacing: [UInt8]?,
+                               party: String) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(share.gen, "gen")
         if let digest = share.digest { try Self.require32(digest, "digest") }
+        if let replacing { try Self.require32(replacing, "replaced gen") }
         try transaction { db throws(NodeStoreError) in
+            let current = try currentGen(db, id)
             switch try decision(db, id, share.gen) {
-            case .committed? where try currentGen(db, id) == share.gen: return  // a retried commit
+            case .committed? where current == share.gen: return  // a retried commit
             case nil: break
             default: throw .alreadyDecided(keyId: id)
             }
+            guard current == replacing else { throw .currentChanged(keyId: id) }
             if let prepared = try slotInfo(db, id, .prepared), prepared.gen != share.gen {
                 throw .preparedConflict(keyId: id)
             }

@@ -9,7 +9,7 @@ import Glibc
 
 /// The cloud node's durable state over SQLite (DESIGN.md §6): keyshares (CURRENT and PREPARED per key
 /// id, sealed with the node master key), the commit decision log, presignatures with single-use
-/// consumption, finish records, device bans and an audit log.
+/// consumption, finish records, device bans, per-key leases and an audit log.
 ///
 /// * One instance owns one SQLite connection (WAL mode, `synchronous = FULL`, `secure_delete` so freed
 ///   pages of consumed presignatures are zeroed, 10 s busy timeout).
@@ -80,6 +80,8 @@ public final class NodeShareStore: Sendable {
                 CREATE TABLE IF NOT EXISTS bans (
                     device_key BLOB PRIMARY KEY NOT NULL, reason TEXT NOT NULL, instance_id BLOB NOT NULL,
                     banned_at INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS leases (
+                    key_id TEXT PRIMARY KEY NOT NULL, holder BLOB NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS audit_log (
                     id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, operation TEXT NOT NULL,
                     key_id TEXT, party TEXT, outcome TEXT NOT NULL);

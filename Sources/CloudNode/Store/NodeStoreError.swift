@@ -26,6 +26,10 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case keyNotFound(keyId: String)
     /// The generation named is not the key's current one.
     case staleGeneration(keyId: String)
+    /// A direct commit found CURRENT at another generation than the one its session started from.
+    case currentChanged(keyId: String)
+    /// Another session holds the key's lease (session.md §7.2: one share-changing session per key).
+    case keyBusy(keyId: String)
     /// The key already holds the maximum number of unused presignatures.
     case presignatureLimit(keyId: String)
     /// No presignature row and no finish record with this id.
@@ -55,6 +59,8 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .alreadyDecided(let keyId): "generation of key \(keyId) already decided"
         case .keyNotFound(let keyId): "no current share for key \(keyId)"
         case .staleGeneration(let keyId): "generation of key \(keyId) is not current"
+        case .currentChanged(let keyId): "current generation of key \(keyId) changed during the session"
+        case .keyBusy(let keyId): "key \(keyId) is leased by another session"
         case .presignatureLimit(let keyId): "presignature limit reached for key \(keyId)"
         case .presignatureNotFound: "presignature not found"
         case .presignatureConsumed: "presignature already consumed"

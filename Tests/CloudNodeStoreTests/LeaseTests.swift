@@ -1,0 +1,46 @@
+import Foundation
+@testable import CloudNode
+import SilentShardCore
+import Synchronization
+import Testing
+
+@Suite("Node share store: per-key leases and compare-and-swap commits")
+struct LeaseTests {
+    @Test("a lease excludes other sessions until released or expired, in every process that opens the database")
+    func leaseExcludesOthers() throws {
+        let path = scratchPath()
+        let seconds = Mutex<TimeInterval>(1_000_000)
+        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
+        let store = try NodeShareStore(path: path, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)
+        let other = try NodeShareStore(path: path, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)
+        try store.acquireLease(keyId: keyA, holder: bytes32(1), seconds: 60)
+        try store.acquireLease(keyId: keyA, holder: bytes32(1), seconds: 60)  // the holder may extend
+        #expect(nodeError { try other.acquireLease(keyId: keyA, holder: bytes32(2), seconds: 60) } == .keyBusy(keyId: keyA))
+        try other.acquireLease(keyId: keyB, holder: bytes32(2), seconds: 60)  // other keys are independent
+        try other.releaseLease(keyId: keyA, holder: bytes32(2))  // not the holder: no effect
+        #expect(nodeError { try other.acquireLease(keyId: keyA, holder: bytes32(2), seconds: 60) } == .keyBusy(keyId: keyA))
+        try store.releaseLease(keyId: keyA, holder: bytes32(1))
+        try other.acquireLease(keyId: keyA, holder: bytes32(2), seconds: 60)
+        // A lease left behind (crashed process) ends at its expiry.
+        #expect(nodeError { try store.acquireLease(keyId: keyA, holder: bytes32(3), seconds: 60) } == .keyBusy(keyId: keyA))
+        seconds.withLock { $0 += 61 }
+        try store.acquireLease(keyId: keyA, holder: bytes32(3), seconds: 60)
+        #expect(nodeError { try store.acquireLease(keyId: "not hex", holder: bytes32(3), seconds: 60) } == .invalidKeyId)
+    }
+
+    @Test("a direct commit refuses to replace a generation its session did not start from")
+    func commitIsCompareAndSwap() throws {
+        let store = try storeWithCommittedKey()  // CURRENT = gen 1
+        // Two refreshes started from gen 1; the first commits gen 2, the second (gen 3) must not overwrite it.
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app")
+        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 3, seed: 3), replacing: bytes32(1), party: "app") }
+                == .currentChanged(keyId: keyA))
+        #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2))
+        #expect(try store.decision(keyId: keyA, gen: bytes32(3)) == nil)
+        // A keygen/import commit (replacing nil) cannot overwrite an existing key.
+        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 4, seed: 4), replacing: nil, party: "app") }
+                == .currentChanged(keyId: keyA))
+        try store.commitDirectly(keyId: keyB, share: keyshare(gen: 4, seed: 4), replacing: nil, party: "app")
+        #expect(try store.share(keyId: keyB) == keyshare(gen: 4, seed: 4))
+    }
+}
