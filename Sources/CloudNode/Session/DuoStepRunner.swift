@@ -58,6 +58,7 @@ public final class DuoStepRunner: Sendable {
     private let nodeKey: Ed25519.SigningKey
     private let store: NodeShareStore
     private let replay: Mutex<ReplayWindow>
+    private let replayRetentionMilliseconds: UInt64
     private let storeQueue = DispatchQueue(label: "silentshard.node.store")
     private let clock: @Sendable () -> UInt64
     private let setupTimeout: Duration
@@ -84,6 +85,7 @@ public final class DuoStepRunner: Sendable {
         self.nodeKey = nodeKey
         self.store = store
         replay = Mutex(replayWindow)
+        replayRetentionMilliseconds = replayWindow.retentionMilliseconds
         self.clock = clock
     }
 
@@ -109,6 +111,16 @@ public final class DuoStepRunner: Sendable {
             return await reject(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
         }
         let setup = validated.setup
+        // §9.6: the durable replay store (survives restarts, shared by processes on one database).
+        do {
+            try await onStoreQueue { [store, retention = replayRetentionMilliseconds] () throws(NodeStoreError) in
+                try store.recordSessionInstance(setup.instanceID, nowMilliseconds: now, retentionMilliseconds: retention)
+            }
+        } catch {
+            let code: WireCode = if case .replay = error { .replay } else { .storageFailure }
+            return await reject(SetupRejection(code), instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                connection: connection)
+        }
         // §7.2: one share-changing session (or reconcile) per key at a time; signing runs concurrently.
         guard setup.operation == .reconcile || setup.operation.changesShares,
               let keyIDBytes = setup.payload.keyID

@@ -21,6 +21,9 @@ import Glibc
 /// * Failures are `NodeStoreError`; bad bytes on disk are typed errors, never traps.
 public final class NodeShareStore: Sendable {
     let connection: LockedSQLiteConnection
+    /// A second connection for the replay store (`NodeShareStore+Replay`): `synchronous = NORMAL`, so
+    /// recording a session id costs no fsync on the signing path.
+    let replayConnection: LockedSQLiteConnection
     let masterKey: NodeMasterKey
     let clock: @Sendable () -> Date
     /// Most unused presignatures per key id (session.md §8.2).
@@ -50,6 +53,13 @@ public final class NodeShareStore: Sendable {
             throw NodeStoreError(error)
         }
         connection = LockedSQLiteConnection(db)
+        do throws(SQLiteError) {
+            let replayDB = try SQLiteConnection(path: path)
+            try replayDB.execute("PRAGMA synchronous = NORMAL;")
+            replayConnection = LockedSQLiteConnection(replayDB)
+        } catch {
+            throw NodeStoreError(error)
+        }
         try transaction { db throws(NodeStoreError) in
             try Self.createSchema(db)
             try Self.checkMasterKey(db, masterKey)
@@ -80,6 +90,9 @@ public final class NodeShareStore: Sendable {
                 CREATE TABLE IF NOT EXISTS bans (
                     device_key BLOB PRIMARY KEY NOT NULL, reason TEXT NOT NULL, instance_id BLOB NOT NULL,
                     banned_at INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS seen_instances (
+                    instance_id BLOB PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS seen_instances_by_expiry ON seen_instances (expires_at);
                 CREATE TABLE IF NOT EXISTS leases (
                     key_id TEXT PRIMARY KEY NOT NULL, holder BLOB NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS audit_log (

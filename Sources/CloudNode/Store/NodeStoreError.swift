@@ -28,6 +28,8 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case staleGeneration(keyId: String)
     /// A direct commit found CURRENT at another generation than the one its session started from.
     case currentChanged(keyId: String)
+    /// The session id (`instance_id`) is already in the replay store (session.md §9.6).
+    case replay
     /// Another session holds the key's lease (session.md §7.2: one share-changing session per key).
     case keyBusy(keyId: String)
     /// The key already holds the maximum number of unused presignatures.
@@ -60,6 +62,7 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .keyNotFound(let keyId): "no current share for key \(keyId)"
         case .staleGeneration(let keyId): "generation of key \(keyId) is not current"
         case .currentChanged(let keyId): "current generation of key \(keyId) changed during the session"
+        case .replay: "session id seen before"
         case .keyBusy(let keyId): "key \(keyId) is leased by another session"
         case .presignatureLimit(let keyId): "presignature limit reached for key \(keyId)"
         case .presignatureNotFound: "presignature not found"
