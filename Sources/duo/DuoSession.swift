@@ -14,7 +14,7 @@ public final class DuoSession: Sendable {
     public let algorithm: Keyshare.Algorithm
     private let messageSigner: any MessageSigner
     private let cloudVerifyingKey: String
-    private let storageClient: any StorageClient
+    let storageClient: any StorageClient
     private let transport: TransportBox
     private let gate = StepGate()
 
@@ -338,6 +338,7 @@ public final class DuoSession: Sendable {
         var channel = try DuoFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
                                           trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
                                           protocolTags: protocolMachine?.receivableTags ?? [])
+        try await refuseIfBanned(cloudKey: cloudKey, operation: operation)
 
         await gate.acquire()
         let client = transport.client
@@ -359,6 +360,7 @@ public final class DuoSession: Sendable {
                 throw SilentShardError.invalidInput(reason: "no protocol")
             }
         } catch {
+            await recordBanIfRequired(error, cloudKey: cloudKey, instanceID: instanceID)
             outcome = .failure(error)
         }
         try? await client.disconnect()

@@ -131,6 +131,7 @@ struct DuoFixture {
     let storage = RecordingStorage()
     let client: LoopbackDuoClient
     let session: DuoSession
+    let signer = SoftwareEd25519MessageSigner()
 
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
          tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
@@ -142,7 +143,6 @@ struct DuoFixture {
         runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)
         let cloudKey = cloudKeyOverride ?? Hex.encode(nodeKey.verifyingKey.bytes)
-        let signer = SoftwareEd25519MessageSigner()
         switch algorithm {
         case .ecdsa:
             session = SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,

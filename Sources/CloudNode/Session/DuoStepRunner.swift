@@ -198,6 +198,7 @@ public final class DuoStepRunner: Sendable {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
             }
+            await banIfRequired(error, setup: setup)
             return .failed(error)
         }
         switch result {
@@ -269,6 +270,19 @@ public final class DuoStepRunner: Sendable {
               let done = try? DonePayload(bytes: frame.payload)
         else { return .signed(confirmed: false) }
         return .signed(confirmed: done == own)
+    }
+
+    /// §9.4: this node's own AbortAndBan(app) (a failed consistency check in signing) bans the device
+    /// key — all its keys — and deletes the presignatures shared with it, in one transaction. Later
+    /// sessions of the device are refused with BANNED (reconcile still runs) until an operator lifts it.
+    /// Never on the app's ABORT or on unauthenticated bytes: those are not `abortProtocolAndBanParty`.
+    private func banIfRequired(_ error: SilentShardError, setup: ValidatedSetup) async {
+        guard case .abortProtocolAndBanParty(party: .app) = error else { return }
+        let device = setup.deviceKey.identity, instanceID = setup.instanceID
+        let reason = "AbortAndBan in \(setup.operation)"
+        try? await onStoreQueue { [store] () throws(NodeStoreError) in
+            _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: "node")
+        }
     }
 
     // MARK: - Reconcile (§7.3, duo)

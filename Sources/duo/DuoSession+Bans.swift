@@ -1,0 +1,51 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+
+/// The app's side of bans (`specs/session.md` §9.4). When the app's own checks raise
+/// AbortAndBan against the node (a failed consistency check in signing), the app records a ban on the
+/// node key through its `StorageClient` under the reserved id `"~ss/ban/" + hex(node key)`. Afterwards
+/// every duo operation with that node except reconcile (and export, which lets the user move funds)
+/// is refused locally with `partyBanned`. Nobody bans on another party's ABORT or on unauthenticated
+/// bytes: only this app's own protocol checks lead here. Deleting the record (an operator's or
+/// support's decision) lifts the ban.
+extension DuoSession {
+    /// The storage id of the ban record on the node key `cloudKey`.
+    static func banRecordId(cloudKey: Ed25519.VerifyingKey) -> String {
+        KeyId.banPrefix + Hex.encode(cloudKey.bytes)
+    }
+
+    /// Throws `partyBanned` when this app has banned the node `cloudKey`.
+    func refuseIfBanned(cloudKey: Ed25519.VerifyingKey, operation: SessionOperation) async throws(SilentShardError) {
+        guard operation != .reconcile, operation != .export else { return }
+        let record: KeyshareRecord?
+        do { record = try await storageClient.read(keyId: Self.banRecordId(cloudKey: cloudKey)) }
+        catch { throw SilentShardError(storage: error) }
+        if record?.current != nil { throw .partyBanned(party: .node(1)) }
+    }
+
+    /// Records the ban after this app's own AbortAndBan(node). Best effort on storage failure: the
+    /// protocol error is what the caller sees either way.
+    func recordBanIfRequired(_ error: SilentShardError, cloudKey: Ed25519.VerifyingKey, instanceID: [UInt8]) async {
+        guard case .abortProtocolAndBanParty(party: .node(let index)) = error else { return }
+        let evidence = AppBanRecord(nodeIndex: index, bannedAtMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000),
+                                    instanceID: instanceID)
+        let record = KeyshareRecord(keyId: Self.banRecordId(cloudKey: cloudKey),
+                                    current: StoredShare(kind: .sdkRecord, bytes: evidence.encoded))
+        try? await storageClient.write(record)
+    }
+}
+
+/// What a ban record holds (no secrets): `"SSBN" ‖ u8 version (1) ‖ u8 node index ‖ u64 banned-at ms ‖
+/// instance id (32)` — the session in which the node failed the check, as evidence for support.
+struct AppBanRecord: Equatable {
+    var nodeIndex: UInt8
+    var bannedAtMilliseconds: UInt64
+    var instanceID: [UInt8]
+
+    var encoded: [UInt8] {
+        var out = Array("SSBN".utf8) + [1, nodeIndex]
+        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bannedAtMilliseconds >> UInt64(shift))) }
+        return out + instanceID
+    }
+}

@@ -1,0 +1,152 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+import SilentShardTestSupport
+import Testing
+import duo
+
+/// §9.4: a party whose own checks catch the other cheating (AbortAndBan: a failed consistency check in
+/// signing) bans it. The node bans the device key; the app bans the node key. Reconcile keeps working;
+/// only an operator (node) or a deliberate deletion of the record (app) lifts a ban.
+@Suite("Duo bans after AbortAndBan", .serialized)
+struct BanTests {
+    static let message = [UInt8](repeating: 0x24, count: 32)
+    /// DKLs23 signing R2 byte 300 lies inside ã: the receiver's multiplication check fails.
+    static let cheat = flipping(tag: DKLsTag.signRound2Direct, offset: 300)
+    static var nowMilliseconds: UInt64 { UInt64(Date().timeIntervalSince1970 * 1000) }
+
+    @Test func nodeBansAnAppThatFailsItsMultiplicationCheck() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        let device = try DeviceKey(signer: fixture.signer)
+
+        // The cheating app: a correct SETUP from the registered device, then a corrupted R2.
+        let cloudKey = fixture.nodeKey.verifyingKey
+        let keys = SessionKeyPair()
+        let instanceID = SecureRandom.bytes(count: 32)
+        let now = Self.nowMilliseconds
+        var setup = SetupPayload(mode: .duo, algorithm: .ecdsa, operation: .sign, timestamp: now, deviceKey: device,
+                                 sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
+        setup.keyID = keyshare.keyIdBytes
+        setup.gen = [UInt8](keyshare.generation)
+        setup.path = DerivationPathBytes(indices: []).encoded
+        setup.message = Self.message
+        let setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: fixture.signer)
+        let setupHash = SessionHash.setupHash(headerAndPayload: setupFrame.headerAndPayload)
+        let machine = try DuoProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), instanceID: instanceID,
+                                                      setupHash: setupHash, path: try DerivationPath("m"),
+                                                      messageHash: Self.message)
+        var channel = try DuoFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+                                          trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
+                                          protocolTags: machine.receivableTags)
+        let (app, node) = InMemoryNetworkClient.pair()
+        try await app.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
+        try await node.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
+        let runner = fixture.runner
+        let route = DuoNodeRoute(algorithm: .ecdsa, operation: .sign, params: keyshare.keyId)
+        let nodeTask = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
+        func send(_ frames: [Frame]) async throws(SilentShardError) {
+            do { try await app.send(bytes: Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
+        }
+        func read() async throws(SilentShardError) -> [UInt8] {
+            guard case .binary(let data)? = try? await app.readMessage() else { throw .network(.connectionLost) }
+            return [UInt8](data)
+        }
+        try await send([setupFrame])
+        _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
+        var cheaterSaw: SilentShardError?
+        do { _ = try await runCorrupting(machine, channel: &channel, corrupt: Self.cheat, send: send, read: read) }
+        catch { cheaterSaw = error }
+        #expect(cheaterSaw != nil)
+
+        #expect(await nodeTask.value == .failed(.abortProtocolAndBanParty(party: .app)))
+        #expect(try fixture.store.isBanned(deviceKey: device.identity))
+
+        // Every later session of the device is refused, except reconcile.
+        let reconciled = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
+        #expect(reconciled.generation == keyshare.generation)
+        await #expect(throws: SilentShardError.self) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: Data(Self.message))
+        }
+        #expect(fixture.client.reports.last == .rejected(.banned))
+
+        // The operator lifts the ban: signing works again.
+        #expect(try fixture.store.liftBan(deviceKey: device.identity, operator: "test operator"))
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: Data(Self.message))
+        #expect(try verifyECDSA(signature, hash: Data(Self.message), keyshare: keyshare))
+    }
+
+    @Test func appBansANodeThatFailsItsMultiplicationCheck() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        let stored = try #require(try fixture.store.share(keyId: keyshare.keyId))
+        let nodeKeyshare = try Keyshare(algorithm: .ecdsa, mode: .duo,
+                                        protocolBytes: try DuoNodeShareBlob(bytes: stored.bytes).protocolBytes)
+        let nodeKey = fixture.nodeKey
+        let keyId = keyshare.keyId
+        // The cheating node: validates the SETUP like a real one, then corrupts its R2.
+        let cheatingNode = ScriptedNodeClient { connection in
+            func send(_ frames: [Frame]) async throws(SilentShardError) {
+                do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
+            }
+            func read() async throws(SilentShardError) -> [UInt8] {
+                do { return [UInt8](try await connection.read()) } catch { throw .network(.connectionLost) }
+            }
+            do {
+                let first = try await read()
+                let now = BanTests.nowMilliseconds
+                var window = try ReplayWindow()
+                let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: .ecdsa, operation: .sign,
+                                                     params: keyId, nodeIndex: 1, cloudKey: nodeKey.verifyingKey.bytes,
+                                                     groupID: nil, now: now)
+                let validated = try SetupValidator.validate(message: first, context: context, replay: &window)
+                let setup = validated.setup
+                guard let message = setup.payload.message else { return }
+                let keys = SessionKeyPair()
+                let machine = try DuoProtocolMachine.dklsSign(keyshare: try nodeKeyshare.dklsKeyshare(),
+                                                              instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                                              path: try DerivationPath("m"), messageHash: message)
+                var channel = try DuoFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
+                                                  trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
+                                                  protocolTags: machine.receivableTags)
+                let accept = channel.acceptFrame(payload: AcceptPayload(setupHash: setup.setupHash,
+                                                                        nodeKey: nodeKey.verifyingKey, certificate: nil,
+                                                                        sessionKeys: keys.publicKeys, nodeTime: now,
+                                                                        keyStatus: nil),
+                                                 nodeKey: nodeKey)
+                try channel.ingest(frames: validated.rest)
+                _ = try await runCorrupting(machine, channel: &channel, leadingFrames: [accept], corrupt: BanTests.cheat,
+                                            send: send, read: read)
+            } catch {}
+            await connection.close(code: 1000, reason: "done")
+        }
+        let cloudKeyHex = Hex.encode(nodeKey.verifyingKey.bytes)
+        let cheated = SilentShard.ECDSA.duoInitiator(messageSigner: fixture.signer, cloudVerifyingKey: cloudKeyHex,
+                                                     storageClient: fixture.storage, networkClient: cheatingNode,
+                                                     actionProvider: .ecdsa)
+        await #expect(throws: SilentShardError.abortProtocolAndBanParty(party: .node(1))) {
+            _ = try await cheated.signature(keyshare: keyshare, message: Data(Self.message))
+        }
+        let banId = KeyId.banPrefix + cloudKeyHex
+        #expect(try await fixture.storage.read(keyId: banId)?.current?.kind == .sdkRecord)
+
+        // The honest node, same app storage: refused locally, nothing sent.
+        let sentBefore = fixture.client.sentMessages.count
+        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: Data(Self.message))
+        }
+        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+            _ = try await fixture.session.keyRefresh(keyshare: keyshare)
+        }
+        #expect(fixture.client.sentMessages.count == sentBefore)
+        // Reconcile still runs.
+        #expect(try await fixture.session.reconcileKeyshare(keyId: keyId).generation == keyshare.generation)
+
+        // Deleting the record lifts the ban.
+        try await fixture.storage.delete(keyId: banId)
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: Data(Self.message))
+        #expect(try verifyECDSA(signature, hash: Data(Self.message), keyshare: keyshare))
+    }
+}
