@@ -19,6 +19,10 @@ enum NodeCommand {
           --max-message-size BYTES  default 16777216                                               SILENTSHARD_MAX_MESSAGE_SIZE
           --step-timeout SECONDS    whole-step limit, default 120                                  SILENTSHARD_STEP_TIMEOUT
           --max-sessions N          concurrent WebSocket connections, default 1024                 SILENTSHARD_MAX_SESSIONS
+
+        usage: silentshard node --database PATH --master-key PATH --rotate-master-key NEWPATH
+          re-seals every share under the key in NEWPATH (created, 0600, if missing) in one transaction,
+          then exits; stop the node first, restart it with --master-key NEWPATH, destroy the old key.
         """
 
     struct Failure: Error, CustomStringConvertible {
@@ -32,6 +36,10 @@ enum NodeCommand {
             let options = try parse(arguments, environment: ProcessInfo.processInfo.environment)
             if options["help"] != nil {
                 print(usage)
+                return 0
+            }
+            if let newKeyPath = options["--rotate-master-key"] {
+                try rotateMasterKey(options, newKeyPath: newKeyPath)
                 return 0
             }
             let server = try makeServer(options)
@@ -52,7 +60,7 @@ enum NodeCommand {
         "--listen": "SILENTSHARD_LISTEN", "--tls-cert": "SILENTSHARD_TLS_CERT", "--tls-key": "SILENTSHARD_TLS_KEY",
         "--database": "SILENTSHARD_DATABASE", "--master-key": "SILENTSHARD_MASTER_KEY", "--node-key": "SILENTSHARD_NODE_KEY", "--auth": "SILENTSHARD_AUTH",
         "--max-message-size": "SILENTSHARD_MAX_MESSAGE_SIZE", "--step-timeout": "SILENTSHARD_STEP_TIMEOUT",
-        "--max-sessions": "SILENTSHARD_MAX_SESSIONS",
+        "--max-sessions": "SILENTSHARD_MAX_SESSIONS", "--rotate-master-key": "SILENTSHARD_ROTATE_MASTER_KEY",
     ]
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> [String: String] {
@@ -138,6 +146,19 @@ enum NodeCommand {
         case "hook": return try HookTokenVerifier(url: argument)
         default: throw Failure("unknown --auth mode \(kind)")
         }
+    }
+
+    /// `--rotate-master-key`: re-seals the database under a new master key (`NodeShareStore.rotateMasterKey`).
+    static func rotateMasterKey(_ options: [String: String], newKeyPath: String) throws {
+        guard let database = options["--database"], let currentPath = options["--master-key"] else {
+            throw Failure("--rotate-master-key needs --database and --master-key (the current key)")
+        }
+        guard FileManager.default.fileExists(atPath: database) else { throw Failure("--database: \(database) does not exist") }
+        let current = try loadOrGenerateMasterKey(path: currentPath, generate: false)
+        let new = try loadOrGenerateMasterKey(path: newKeyPath, generate: true)
+        let report = try NodeShareStore.rotateMasterKey(path: database, from: current, to: new)
+        print("re-sealed \(report.keyshares) keyshares and \(report.presignatures) presignatures under \(newKeyPath); "
+              + "start the node with --master-key \(newKeyPath) and destroy \(currentPath)")
     }
 
     /// Reads the master key (64 hex characters), or creates the file (mode 0600) when `generate` and
