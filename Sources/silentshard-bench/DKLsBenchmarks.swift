@@ -1,3 +1,4 @@
+import Foundation
 import CSecp256k1
 import MPCCrypto
 @_spi(InProcess) import MPCProtocols
@@ -19,6 +20,13 @@ enum DKLsBenchmarks {
         }
         let duo = try keygen(n: 2, t: 2, using: &rng)
         let hash = SHA256.hash(Array("benchmark".utf8))
+        // The per-OT loops run in ChunkedParallelism.width chunks; the serial run is the baseline.
+        let width = ChunkedParallelism.width
+        ChunkedParallelism.width = 1
+        results.append(harness.measure("sign 2 parties, serial OT loops (width 1)") {
+            blackHole(try? sign(duo, hash: hash, using: &rng))
+        })
+        ChunkedParallelism.width = width
         results.append(harness.measure("sign 2 parties (presign + finish + combine)") {
             blackHole(try? sign(duo, hash: hash, using: &rng))
         })
@@ -34,8 +42,9 @@ enum DKLsBenchmarks {
             blackHole(try? Secp256k1.ECDSA.sign(hash: hash, privateKey: key))
         })
         printTable("DKLs23 (secp256k1), all parties on one core", results, baselines: [
-            "sign 2 parties (presign + finish + combine)": "baseline: local ECDSA sign (libsecp256k1)",
+            "sign 2 parties (presign + finish + combine)": "sign 2 parties, serial OT loops (width 1)",
         ])
+        print("(OT loops in \(width) chunks on \(ProcessInfo.processInfo.activeProcessorCount) cores)")
 
         // Bytes sent per party (payloads; a broadcast counted once per recipient).
         for (n, t) in [(2, 2), (3, 2)] {

@@ -9,8 +9,9 @@ final class PRGHasher {
     private var frame: [UInt8] = []
 
     /// PRG(seed, label, count), appended to `output`. The frame is built once per call and only the
-    /// counter is patched per block.
-    func append(seed: [UInt8], label: [UInt8], count: Int, to output: inout [UInt8]) {
+    /// counter is patched per block. `startingCounter` > 0 produces the stream from byte
+    /// 32 · startingCounter on (to compute disjoint parts of one stream in parallel).
+    func append(seed: [UInt8], label: [UInt8], count: Int, startingCounter: UInt32 = 0, to output: inout [UInt8]) {
         frame.removeAll(keepingCapacity: true)
         frame += header
         DomainHash.appendUInt32(UInt32(seed.count), to: &frame)
@@ -21,7 +22,7 @@ final class PRGHasher {
         let counterOffset = frame.count
         frame += [0, 0, 0, 0]
         let target = output.count + count
-        var counter: UInt32 = 0
+        var counter = startingCounter
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             while output.count < target {
                 frame.withUnsafeMutableBytes { raw in

@@ -25,10 +25,17 @@ enum KOS {
     }
 
     /// χ_j for j ∈ [0, m′): PRG(H("ote/U"; prg_id, U), "ote/chi", 32·m′) cut into GF(2^256) elements.
-    static func challenges(prgId: [UInt8], matrix: ArraySlice<UInt8>, prg: PRGHasher = PRGHasher()) -> [GF256] {
+    /// Each χ_j is exactly PRG block j, so chunks of j are computed in parallel.
+    static func challenges(prgId: [UInt8], matrix: ArraySlice<UInt8>) -> [GF256] {
         let seed = DKLsHash.h("ote/U", prgId, Array(matrix))
-        let stream = prg.bytes(seed: seed, label: Array("ote/chi".utf8), count: 32 * columnCount)
-        return (0..<columnCount).map { GF256(littleEndian: stream[(32 * $0)..<(32 * $0 + 32)]) }
+        let label = Array("ote/chi".utf8)
+        return ChunkedParallelism.map(count: columnCount, minimumChunk: 128) { range -> [GF256] in
+            var stream: [UInt8] = []
+            stream.reserveCapacity(32 * range.count)
+            PRGHasher().append(seed: seed, label: label, count: 32 * range.count,
+                               startingCounter: UInt32(range.lowerBound), to: &stream)
+            return (0..<range.count).map { GF256(littleEndian: stream[(32 * $0)..<(32 * $0 + 32)]) }
+        }.flatMap { $0 }
     }
 
     /// Receiver (Bob) with 512 choice bits (64 bytes, LSB-first): returns t_j for the used columns and
@@ -42,21 +49,32 @@ enum KOS {
         message.reserveCapacity(messageSize)
         var zeroRows: [[UInt8]] = []
         zeroRows.reserveCapacity(rowCount)
-        let prg = PRGHasher()
-        for b in 0..<rowCount {
-            let t0 = prg.bytes(seed: setup.zeroSeeds[b], label: prgId, count: rowBytes)
-            let t1 = prg.bytes(seed: setup.oneSeeds[b], label: prgId, count: rowBytes)
-            #if DEBUG
-            let flip: UInt8 = b == cheatingRow ? 1 : 0
-            #else
-            let flip: UInt8 = 0   // the cheating hook exists in debug (test) builds only
-            #endif
-            message.append(t0[0] ^ t1[0] ^ extended[0] ^ flip)
-            for k in 1..<rowBytes { message.append(t0[k] ^ t1[k] ^ extended[k]) }
-            zeroRows.append(t0)
+        let chunks = ChunkedParallelism.map(count: rowCount, minimumChunk: 32) { rows -> (message: [UInt8], zeroRows: [[UInt8]]) in
+            let prg = PRGHasher()
+            var message: [UInt8] = []
+            message.reserveCapacity(rows.count * rowBytes)
+            var zeroRows: [[UInt8]] = []
+            zeroRows.reserveCapacity(rows.count)
+            for b in rows {
+                let t0 = prg.bytes(seed: setup.zeroSeeds[b], label: prgId, count: rowBytes)
+                let t1 = prg.bytes(seed: setup.oneSeeds[b], label: prgId, count: rowBytes)
+                #if DEBUG
+                let flip: UInt8 = b == cheatingRow ? 1 : 0
+                #else
+                let flip: UInt8 = 0   // the cheating hook exists in debug (test) builds only
+                #endif
+                message.append(t0[0] ^ t1[0] ^ extended[0] ^ flip)
+                for k in 1..<rowBytes { message.append(t0[k] ^ t1[k] ^ extended[k]) }
+                zeroRows.append(t0)
+            }
+            return (message, zeroRows)
+        }
+        for chunk in chunks {
+            message += chunk.message
+            zeroRows += chunk.zeroRows
         }
         let t = Bits.columns(ofRows: zeroRows, columnCount: columnCount)
-        let chi = challenges(prgId: prgId, matrix: message[...], prg: prg)
+        let chi = challenges(prgId: prgId, matrix: message[...])
         var xTilde = GF256.zero
         var tTilde = GF256.ProductAccumulator()
         for j in 0..<columnCount {
@@ -72,19 +90,22 @@ enum KOS {
     /// check is AbortAndBan(Bob): its outcome depends on Δ.
     static func send(setup: SenderSetup, prgId: [UInt8], message: [UInt8], from bob: PartyIndex) throws(ProtocolError) -> [GF256] {
         guard message.count == messageSize else { throw .abort(party: bob, reason: .malformedMessage) }
-        var rows: [[UInt8]] = []
-        rows.reserveCapacity(rowCount)
-        let prg = PRGHasher()
-        for b in 0..<rowCount {
-            let seeded = prg.bytes(seed: setup.chosenSeeds[b], label: prgId, count: rowBytes)
-            let mask = UInt8(truncatingIfNeeded: 0 &- Bits.bit(setup.delta, b))
-            var row = seeded
-            let offset = b * rowBytes
-            for k in 0..<rowBytes { row[k] ^= message[offset + k] & mask }
-            rows.append(row)
-        }
+        let rows = ChunkedParallelism.map(count: rowCount, minimumChunk: 32) { range -> [[UInt8]] in
+            let prg = PRGHasher()
+            var rows: [[UInt8]] = []
+            rows.reserveCapacity(range.count)
+            for b in range {
+                let seeded = prg.bytes(seed: setup.chosenSeeds[b], label: prgId, count: rowBytes)
+                let mask = UInt8(truncatingIfNeeded: 0 &- Bits.bit(setup.delta, b))
+                var row = seeded
+                let offset = b * rowBytes
+                for k in 0..<rowBytes { row[k] ^= message[offset + k] & mask }
+                rows.append(row)
+            }
+            return rows
+        }.flatMap { $0 }
         let q = Bits.columns(ofRows: rows, columnCount: columnCount)
-        let chi = challenges(prgId: prgId, matrix: message[0..<matrixBytes], prg: prg)
+        let chi = challenges(prgId: prgId, matrix: message[0..<matrixBytes])
         var accumulator = GF256.ProductAccumulator()
         for j in 0..<columnCount { accumulator.add(publicFactor: chi[j], secret: q[j]) }
         let qTilde = accumulator.reduced()
