@@ -33,6 +33,11 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
                               reports: [DuoStepReport])>((nil, nil, nil, 0, []))
     let tamper: @Sendable (Int, Data) -> Data
     let tamperSend: @Sendable (Int, Data) -> Data
+    private let cutRule = Mutex<(@Sendable (CutPoint) -> Bool)?>(nil)
+    /// Cuts the connection (both ends closed, the call throws `connectionLost`) before the app's send
+    /// or read with this per-connection index, when `rule` returns true. nil disarms.
+    func armCut(_ rule: (@Sendable (CutPoint) -> Bool)?) { cutRule.withLock { $0 = rule } }
+    private func cut(_ point: CutPoint) -> Bool { cutRule.withLock { $0 }?(point) ?? false }
     private let sends = Mutex(0)
     private let sentLog = Mutex<[Data]>([])
     /// Every message the app sent, oldest first.
@@ -73,6 +78,7 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
             defer { n += 1 }
             return n
         }
+        if cut(.send(index)) { try await cutConnection() }
         sentLog.withLock { $0.append(bytes) }
         try await app.send(bytes: tamperSend(index, bytes))
     }
@@ -84,12 +90,22 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
 
     func read() async throws -> Data {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        let upcoming = state.withLock { $0.reads }
+        if cut(.read(upcoming)) { try await cutConnection() }
         guard case .binary(let data) = try await app.readMessage() else { throw NetworkError.closedByPeer(code: 1000, reason: "") }
         let index = state.withLock { s in
             defer { s.reads += 1 }
             return s.reads
         }
         return tamper(index, data)
+    }
+
+    /// A dropped connection: both pipe ends close, as a lost TCP connection reaches both sides.
+    private func cutConnection() async throws -> Never {
+        let (app, nodeEnd) = state.withLock { ($0.app, $0.nodeEnd) }
+        try? await app?.disconnect()
+        try? await nodeEnd?.disconnect()
+        throw NetworkError.connectionLost
     }
 
     func disconnect() async throws {
@@ -108,6 +124,12 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
         }
         state.withLock { $0.app = nil; $0.nodeEnd = nil; $0.node = nil }
     }
+}
+
+/// Where a test cuts the app's connection: before its n-th send or read on one connection.
+enum CutPoint: Sendable, Equatable {
+    case send(Int)
+    case read(Int)
 }
 
 /// A storage client that records every write (to check staged → current).

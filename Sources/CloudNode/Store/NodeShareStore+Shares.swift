@@ -102,6 +102,16 @@ extension NodeShareStore {
     }
 
     /// Generations held, without decrypting (reconcile's key status).
+    /// How many key ids have a CURRENT share (metrics, tests).
+    public func keyCount() throws(NodeStoreError) -> Int {
+        try reading { db throws(SQLiteError) -> Int in
+            let statement = try db.prepare("SELECT COUNT(*) FROM keyshares WHERE slot = ?")
+            try statement.bind([.integer(Int64(NodeShareSlot.current.rawValue))])
+            _ = try statement.step()
+            return Int(try statement.integer(0))
+        }
+    }
+
     public func status(keyId: String) throws(NodeStoreError) -> NodeKeyStatus {
         let id = try Self.canonicalKeyId(keyId)
         return try connection.withConnection { db throws(NodeStoreError) in
