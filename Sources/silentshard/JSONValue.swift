@@ -7,6 +7,7 @@ enum JSONValue: Sendable {
     case bool(Bool)
     case array([JSONValue])
     case object([String: JSONValue])
+    case null
 
     var serialized: String {
         switch self {
@@ -26,6 +27,8 @@ enum JSONValue: Sendable {
             return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value)
         case .bool(let value):
             return value ? "true" : "false"
+        case .null:
+            return "null"
         case .array(let values):
             return "[" + values.map(\.serialized).joined(separator: ", ") + "]"
         case .object(let members):

@@ -1,0 +1,163 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// `silentshard bench`: operation latency end to end over loopback WebSocket against a real node
+/// process and over the in-memory transport, node throughput under concurrent clients, and the
+/// single-party baselines — as a table, JSON, Markdown and an SVG chart. A benchmark, not a test:
+/// nothing fails on a slow machine; goals are reported as met or missed.
+enum BenchCommand {
+    static let usage = """
+        usage: silentshard bench [options]     (build with -c release: debug figures are meaningless)
+
+          --modes duo                       modes to run (trio joins when the trio node exists)
+          --algorithms ecdsa,eddsa          algorithms
+          --operations keygen,sign,refresh,import
+          --transports websocket,memory     loopback WebSocket to a node process / in-process pipe
+          --runs N                          timed runs per operation (default 20, at least 1)
+          --warmup N                        untimed runs first (default 3)
+          --clients 1,4,16,64               concurrent clients for the throughput runs ("" = none)
+          --seconds S                       length of each throughput run (default 5)
+          --json FILE  --markdown FILE  --svg FILE
+        """
+
+    struct Options {
+        var modes: Set<String> = ["duo"]
+        var algorithms = ["ecdsa", "eddsa"]
+        var operations = Set(DuoBench.operations)
+        var transports = ["websocket", "memory"]
+        var runs = 20
+        var warmup = 3
+        var clients = [1, 4, 16, 64]
+        var seconds = 5.0
+        var json: String?
+        var markdown: String?
+        var svg: String?
+    }
+
+    static func main(_ arguments: [String]) async -> Int32 {
+        do {
+            guard let options = try parse(arguments) else {
+                print(usage)
+                return 0
+            }
+            #if DEBUG
+            print("warning: debug build; figures are meaningless. Use: swift run -c release silentshard bench")
+            #endif
+            let report = try await run(options)
+            print(report.markdown)
+            if let path = options.json { try Data((report.json.serialized + "\n").utf8).write(to: URL(fileURLWithPath: path)) }
+            if let path = options.markdown { try Data(report.markdown.utf8).write(to: URL(fileURLWithPath: path)) }
+            if let path = options.svg { try Data(SVGChart.render(report.results).utf8).write(to: URL(fileURLWithPath: path)) }
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("silentshard bench: \(error)\n\n\(usage)\n".utf8))
+            return 1
+        }
+    }
+
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        func value(_ flag: String) throws -> String {
+            guard let value = iterator.next() else { throw BenchError("\(flag) needs a value") }
+            return value
+        }
+        func list(_ text: String) -> [String] { text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--help", "-h": return nil
+            case "--modes":
+                options.modes = Set(list(try value(argument)))
+                guard options.modes.isSubset(of: ["duo"]) else { throw BenchError("--modes: only duo is available yet") }
+            case "--algorithms":
+                options.algorithms = list(try value(argument))
+                guard Set(options.algorithms).isSubset(of: ["ecdsa", "eddsa"]) else { throw BenchError("--algorithms: ecdsa, eddsa") }
+            case "--operations":
+                options.operations = Set(list(try value(argument)))
+                guard options.operations.isSubset(of: Set(DuoBench.operations)) else {
+                    throw BenchError("--operations: \(DuoBench.operations.joined(separator: ", "))")
+                }
+            case "--transports":
+                options.transports = list(try value(argument))
+                guard Set(options.transports).isSubset(of: ["websocket", "memory"]) else { throw BenchError("--transports: websocket, memory") }
+            case "--runs":
+                guard let runs = Int(try value(argument)), runs >= 1 else { throw BenchError("--runs must be ≥ 1") }
+                options.runs = runs
+            case "--warmup":
+                guard let warmup = Int(try value(argument)), warmup >= 0 else { throw BenchError("--warmup must be ≥ 0") }
+                options.warmup = warmup
+            case "--clients":
+                let text = try value(argument)
+                let clients = list(text).compactMap { Int($0) }
+                guard clients.count == list(text).count, clients.allSatisfy({ $0 >= 1 }) else { throw BenchError("--clients: positive integers") }
+                options.clients = clients
+            case "--seconds":
+                guard let seconds = Double(try value(argument)), seconds > 0 else { throw BenchError("--seconds must be > 0") }
+                options.seconds = seconds
+            case "--json": options.json = try value(argument)
+            case "--markdown": options.markdown = try value(argument)
+            case "--svg": options.svg = try value(argument)
+            default: throw BenchError("unknown option \(argument)")
+            }
+        }
+        return options
+    }
+
+    static func run(_ options: Options) async throws -> BenchReport {
+        let baselines = Self.baselines()
+        var results: [BenchResult] = []
+        let directory = NSTemporaryDirectory() + "silentshard-bench-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        for transport in options.transports {
+            let node = transport == "websocket" ? try NodeProcess() : nil
+            defer { node?.stop() }
+            for name in options.algorithms {
+                let algorithm: Keyshare.Algorithm = name == "ecdsa" ? .ecdsa : .eddsa
+                FileHandle.standardError.write(Data("bench: duo \(name) over \(transport)…\n".utf8))
+                let target = try node.map { DuoBench.websocketTarget(port: $0.port, cloudKey: $0.verifyingKey, algorithm: algorithm) }
+                    ?? DuoBench.memoryTarget(algorithm: algorithm, directory: directory)
+                results += try await DuoBench.run(target, algorithm: algorithm, operations: options.operations,
+                                                  runs: options.runs, warmup: options.warmup, transport: transport)
+            }
+        }
+        for index in results.indices {
+            let baselineMs = (results[index].algorithm == "ecdsa" ? baselines.secp256k1 : baselines.ed25519) / 1000
+            results[index].baselineRatio = results[index].sample.medianMs / baselineMs
+        }
+        var throughput: [Throughput.Result] = []
+        for clients in options.clients {
+            FileHandle.standardError.write(Data("bench: throughput with \(clients) concurrent clients…\n".utf8))
+            let node = try NodeProcess()   // a fresh process per run, so its peak RSS is this run's
+            defer { node.stop() }
+            throughput.append(try await Throughput.measure(node: node, clients: clients, seconds: options.seconds))
+        }
+        return BenchReport(results: results, throughput: throughput, secp256k1SignUs: baselines.secp256k1,
+                           ed25519SignUs: baselines.ed25519, cores: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Medians of 201 single-party signatures in this process, microseconds.
+    static func baselines() -> (secp256k1: Double, ed25519: Double) {
+        func median(_ body: () -> Void) -> Double {
+            for _ in 0..<20 { body() }
+            var samples: [Double] = []
+            for _ in 0..<201 {
+                let start = ContinuousClock.now
+                body()
+                let elapsed = ContinuousClock.now - start
+                samples.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+            }
+            return samples.sorted()[samples.count / 2]
+        }
+        let scalar = Secp256k1.Scalar.random()
+        let hash = SecureRandom.bytes(count: 32)
+        let ecdsa = median { _ = try? Secp256k1.ECDSA.sign(hash: hash, privateKey: scalar) }
+        let key = Ed25519.SigningKey()
+        let message = SecureRandom.bytes(count: 64)
+        let eddsa = median { _ = key.signature(for: message) }
+        return (ecdsa, eddsa)
+    }
+}

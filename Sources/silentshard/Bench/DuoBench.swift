@@ -1,0 +1,111 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import duo
+
+/// One timed operation of the bench (issue 9's JSON row).
+struct BenchResult: Sendable {
+    var mode: String
+    var algorithm: String
+    var operation: String
+    var transport: String
+    var sample: BenchSample
+    /// Bytes the app sent in one run (the median run's count; the node sends about as many).
+    var bytesSentPerParty: Int
+    /// median / the single-party baseline of the algorithm (libsecp256k1 or libsodium sign).
+    var baselineRatio: Double?
+}
+
+/// Times duo operations through a `DuoSession` on one transport. Every signature is verified
+/// (outside the timed region) under the key it claims; a failure aborts the bench.
+enum DuoBench {
+    /// A session and its app-side byte counter.
+    struct Target {
+        let session: DuoSession
+        let bytesSent: () -> Int
+        let resetCount: () -> Void
+    }
+
+    static let operations = ["keygen", "sign", "refresh", "import"]
+
+    static func run(_ target: Target, algorithm: Keyshare.Algorithm, operations: Set<String>, runs: Int, warmup: Int,
+                    transport: String) async throws -> [BenchResult] {
+        let session = target.session
+        var results: [BenchResult] = []
+        func measure(_ operation: String, _ body: () async throws -> Void) async throws {
+            var times: [Double] = [], bytes: [Int] = []
+            for index in 0..<(warmup + runs) {
+                target.resetCount()
+                let elapsed = try await milliseconds(body)
+                if index >= warmup {
+                    times.append(elapsed)
+                    bytes.append(target.bytesSent())
+                }
+            }
+            results.append(BenchResult(mode: "duo", algorithm: algorithm == .ecdsa ? "ecdsa" : "eddsa", operation: operation,
+                                       transport: transport, sample: BenchSample(times),
+                                       bytesSentPerParty: bytes.sorted()[bytes.count / 2], baselineRatio: nil))
+        }
+
+        var keyshare = try await session.keygen()
+        if operations.contains("keygen") {
+            try await measure("keygen") { _ = try await session.keygen() }
+        }
+        if operations.contains("sign") {
+            let signing = keyshare
+            try await measure("sign") {
+                let message = algorithm == .ecdsa ? Data(SecureRandom.bytes(count: 32)) : Data(SecureRandom.bytes(count: 64))
+                let signature = try await session.signature(keyshare: signing, message: message)
+                let key = try NetworkedDemo.childPublicKey(signing, path: "m")
+                guard NetworkedDemo.verifies(signature, message: message, key: key, algorithm: algorithm) else {
+                    throw BenchError("a \(algorithm) signature did not verify")
+                }
+            }
+        }
+        if operations.contains("refresh") {
+            try await measure("refresh") {
+                let refreshed = try await session.keyRefresh(keyshare: keyshare)
+                guard refreshed.publicKey == keyshare.publicKey else { throw BenchError("refresh changed the key") }
+                keyshare = refreshed
+            }
+        }
+        if operations.contains("import") {
+            try await measure("import") {
+                let privateKey = algorithm == .ecdsa ? Secp256k1.Scalar.random().bytes : SecureRandom.bytes(count: 32)
+                _ = try await session.import(privateKey: Data(privateKey), rootChainCode: Data(SecureRandom.bytes(count: 32)))
+            }
+        }
+        return results
+    }
+
+    /// A session over the WebSocket client to the node at `port`.
+    static func websocketTarget(port: Int, cloudKey: String, algorithm: Keyshare.Algorithm) -> Target {
+        let client = NetworkedDemo.CountingClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
+        let session = makeSession(algorithm: algorithm, cloudKey: cloudKey, client: client)
+        return Target(session: session, bytesSent: { client.bytesSent }, resetCount: { client.reset() })
+    }
+
+    /// A session over the in-process transport to a `DuoStepRunner` with a temporary store.
+    static func memoryTarget(algorithm: Keyshare.Algorithm, directory: String) throws -> Target {
+        let nodeKey = Ed25519.SigningKey()
+        let store = try NodeShareStore(path: directory + "/memory-\(algorithm).sqlite", masterKey: .random())
+        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+        let client = InProcessDuoClient(runner: runner)
+        let cloudKey = Hex.encode(nodeKey.verifyingKey.bytes), signer = SoftwareEd25519MessageSigner()
+        let session = algorithm == .ecdsa
+            ? SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, storageClient: InMemoryStorageClient(),
+                                             networkClient: client, actionProvider: .ecdsa)
+            : SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, storageClient: InMemoryStorageClient(),
+                                             networkClient: client, actionProvider: .eddsa)
+        return Target(session: session, bytesSent: { client.bytesSent }, resetCount: { client.resetCount() })
+    }
+
+    static func makeSession(algorithm: Keyshare.Algorithm, cloudKey: String, client: DuoNetworkClient) -> DuoSession {
+        algorithm == .ecdsa
+            ? SilentShard.ECDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
+                                             networkClient: client, storageClient: InMemoryStorageClient())
+            : SilentShard.EdDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
+                                             networkClient: client, storageClient: InMemoryStorageClient())
+    }
+}
