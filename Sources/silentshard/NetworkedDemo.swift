@@ -48,7 +48,8 @@ enum NetworkedDemo {
         let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: nodeKey, verifier: NoTokenVerifier(),
-            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent))
+            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)),
+            postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
         let port = try server.start()
         if !options.json {
             print("== duo over WebSocket: embedded node on ws://127.0.0.1:\(port) (SQLite store, node key \(Hex.encode(nodeKey.verifyingKey.bytes).prefix(16))…)")
