@@ -3,6 +3,10 @@
 ECDSA signatures verify with coincurve and recover the child public key from (r, s, v); the child key is
 bip-utils' BIP-32 public derivation of (publicKey, chainCode, path). EdDSA signatures verify with
 `cryptography` under the child key, which is bip-utils' BIP32-Ed25519 (Khovratovich–Law) derivation.
+The exported keys (the app's request relayed to the node's export POST, then combined) are checked
+with coincurve (ECDSA: PrivateKey(privateKey).public_key == publicKey, and a signature verifies) and
+pure-Python Ed25519 arithmetic (EdDSA: the little-endian *scalar* a with a·B == publicKey; a signature
+made from a verifies with `cryptography`).
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import subprocess
 from pathlib import Path
 
 from bip_utils import Bip32KeyData, Bip32KholawEd25519, Bip32Secp256k1
-from coincurve import PublicKey
+from coincurve import PrivateKey, PublicKey
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from oracles import ED_BASE, L, ed_encode, ed_mul
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
@@ -55,6 +61,28 @@ def check_signature_run(run: dict) -> None:
         Ed25519PublicKey.from_public_bytes(child).verify(signature, message)
 
 
+def check_export_run(run: dict, keygen: dict) -> None:
+    assert run["verified"] is True and run["bytesSent"] > 0
+    private_key = bytes.fromhex(run["privateKey"])
+    public_key = bytes.fromhex(run["publicKey"])
+    assert len(private_key) == 32
+    assert public_key.hex() == keygen["publicKey"] and run["chainCode"] == keygen["chainCode"]
+    message = os.urandom(32)
+    if run["algorithm"] == "ecdsa":
+        key = PrivateKey(private_key)
+        assert key.public_key.format(compressed=True) == public_key
+        assert PublicKey(public_key).verify(key.sign(message, hasher=None), message, hasher=None)
+    else:
+        a = int.from_bytes(private_key, "little")
+        assert 0 < a < L  # a scalar, not an RFC 8032 seed
+        assert ed_encode(ed_mul(a, ED_BASE)) == public_key.hex()
+        r = secrets.randbelow(L - 1) + 1
+        big_r = bytes.fromhex(ed_encode(ed_mul(r, ED_BASE)))
+        k = int.from_bytes(hashlib.sha512(big_r + public_key + message).digest(), "little") % L
+        signature = big_r + ((r + k * a) % L).to_bytes(32, "little")
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
+
+
 def _der(r: bytes, s: bytes) -> bytes:
     def integer(value: bytes) -> bytes:
         value = value.lstrip(b"\x00") or b"\x00"
@@ -68,13 +96,16 @@ def _der(r: bytes, s: bytes) -> bytes:
 def test_demo_json_default_path():
     runs = demo()
     operations = [(run["algorithm"], run["operation"]) for run in runs]
-    assert operations == [(a, o) for a in ("ecdsa", "eddsa") for o in ("keygen", "sign", "refresh", "signAfterRefresh")]
+    assert operations == [(a, o) for a in ("ecdsa", "eddsa")
+                          for o in ("keygen", "sign", "refresh", "signAfterRefresh", "export")]
     for run in runs:
         assert run["mode"] == "duo" and run["verified"] is True and run["bytesSent"] > 0
         if "signature" in run:
             assert run["path"] == "m"
             check_signature_run(run)
     assert runs[0]["publicKey"] == runs[2]["publicKey"]  # refresh keeps the key
+    for keygen, export in ((runs[0], runs[4]), (runs[5], runs[9])):
+        check_export_run(export, keygen)
 
 
 def test_demo_json_with_path_and_message():
@@ -86,3 +117,8 @@ def test_demo_json_with_path_and_message():
     for run in signed:
         assert run["path"] == path and run["message"] == digest.hex()
         check_signature_run(run)
+    exports = [run for run in runs if run["operation"] == "export"]
+    assert len(exports) == 2
+    for export in exports:
+        keygen = next(run for run in runs if run["operation"] == "keygen" and run["algorithm"] == export["algorithm"])
+        check_export_run(export, keygen)

@@ -12,8 +12,8 @@ import SilentShardCore
 public final class DuoSession: Sendable {
     /// The algorithm this session runs.
     public let algorithm: Keyshare.Algorithm
-    private let messageSigner: any MessageSigner
-    private let cloudVerifyingKey: String
+    let messageSigner: any MessageSigner
+    let cloudVerifyingKey: String
     let storageClient: any StorageClient
     private let transport: TransportBox
     private let gate = StepGate()
@@ -303,13 +303,13 @@ public final class DuoSession: Sendable {
 
     // MARK: - One step
 
-    private func check(_ keyshare: Keyshare) throws(SilentShardError) {
+    func check(_ keyshare: Keyshare) throws(SilentShardError) {
         guard keyshare.algorithm == algorithm, keyshare.mode == .duo, keyshare.party == 0 else {
             throw .invalidKeyshare(reason: "not an app keyshare of a duo \(algorithm) key")
         }
     }
 
-    private var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
+    var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
 
     private func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
                       reconciling: ReconcileContext? = nil,
@@ -452,7 +452,7 @@ public final class DuoSession: Sendable {
         try await send([frame])
     }
 
-    private static func networkError(_ error: any Error) -> SilentShardError {
+    static func networkError(_ error: any Error) -> SilentShardError {
         if let error = error as? SilentShardError { return error }
         if let error = error as? NetworkError { return .network(error) }
         if error is CancellationError { return .cancelled }

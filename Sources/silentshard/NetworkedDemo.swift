@@ -24,7 +24,7 @@ enum NetworkedDemo {
         let algorithm: String
         let operation: String
         let milliseconds: Double
-        let bytesSent: Int
+        var bytesSent: Int
         let verified: Bool
         /// The `--json` fields of this run (issue 7's schema) besides the common ones.
         var fields: [String: JSONValue] = [:]
@@ -47,8 +47,9 @@ enum NetworkedDemo {
         let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
         let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
-            nodeKey: nodeKey, verifier: NoTokenVerifier(),
-            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent))
+            nodeKey: nodeKey, verifier: DemoVerifier(),
+            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)),
+            postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
         let port = try server.start()
         if !options.json {
             print("== duo over WebSocket: embedded node on ws://127.0.0.1:\(port) (SQLite store, node key \(Hex.encode(nodeKey.verifyingKey.bytes).prefix(16))…)")
@@ -137,7 +138,53 @@ enum NetworkedDemo {
         _ = try await timed("signAfterRefresh", {
             try await session.signature(keyshare: refreshed, message: message, chainPath: options.path)
         }, verify: { verifies($0, message: message, key: child, algorithm: algorithm) }, fields: signatureFields)
+
+        // Export: the app makes the request, "its backend" (here: this process) POSTs it to the node with
+        // the backend credential, the app combines. bytesSent = the request body the app hands over.
+        var requestBytes = 0
+        let exported = try await timed("export", {
+            try await session.export(keyshare: refreshed) { request in
+                requestBytes = request.body.count
+                guard let url = URL(string: "http://127.0.0.1:\(port)\(request.path)?params=\(request.params)") else {
+                    throw SilentShardError.invalidConfiguration(reason: "export URL")
+                }
+                return try await WebSocketTransport.post(url: url, body: request.body, bearerToken: DemoVerifier.backendToken,
+                                                         settings: WebSocketSettings(WebsocketConfig(url: "ws://127.0.0.1:\(port)")))
+            }
+        }, verify: { matches($0) }, fields: { key in
+            ["privateKey": .string(Hex.encode([UInt8](key.privateKey))), "publicKey": .string(Hex.encode([UInt8](key.publicKey))),
+             "chainCode": .string(Hex.encode([UInt8](key.chainCode)))]
+        })
+        rows[rows.count - 1].bytesSent = requestBytes
+        if !options.json { print("\(name) exported key matches the public key: \(matches(exported) && exported.publicKey == keyshare.publicKey)") }
         return rows
+    }
+
+    /// privateKey·G == publicKey, recomputed with the primitives (ECDSA: big-endian scalar; EdDSA:
+    /// little-endian scalar, not a seed).
+    static func matches(_ key: ExportedKey) -> Bool {
+        let secret = [UInt8](key.privateKey)
+        switch key.algorithm {
+        case .ecdsa:
+            guard let scalar = try? Secp256k1.Scalar(nonZeroBytes: secret),
+                  let computed = try? Secp256k1.Point(base: scalar).compressed() else { return false }
+            return computed == [UInt8](key.publicKey)
+        case .eddsa:
+            guard let scalar = try? Ed25519.Scalar(nonZeroBytes: secret) else { return false }
+            return Ed25519.Point(base: scalar).bytes == [UInt8](key.publicKey)
+        }
+    }
+
+    /// The embedded node's tokens: the app's steps run without a token (development, like `--auth
+    /// none`); the export POST needs the backend's credential, which carries scope `export`.
+    struct DemoVerifier: TokenVerifier {
+        static let backendToken = "demo-backend-" + Hex.encode(SecureRandom.bytes(count: 16))
+        var name: String { "none + backend token" }
+        func verify(token: String?) async throws(AuthenticationError) -> Principal {
+            guard let token else { return Principal(subject: "anonymous") }
+            guard constantTimeEqual(Array(token.utf8), Array(Self.backendToken.utf8)) else { throw .invalidToken }
+            return Principal(subject: "backend", scopes: [Principal.exportScope])
+        }
     }
 
     /// The public key that signs under `path` (soft BIP32 for ECDSA, BIP32-Ed25519 for EdDSA).

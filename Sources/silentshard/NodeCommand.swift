@@ -108,6 +108,7 @@ enum NodeCommand {
             let store = try NodeShareStore(path: database, masterKey: masterKey)
             let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
             config.stepHandlers = StepHandlerRegistry(fallback: DuoStepHandler(runner: runner))
+            config.postHandler = DuoExportPostHandler(runner: runner)
         }
         config.tlsCertificatePath = options["--tls-cert"]
         config.tlsKeyPath = options["--tls-key"]

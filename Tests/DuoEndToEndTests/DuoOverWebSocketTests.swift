@@ -29,7 +29,8 @@ struct DuoOverWebSocketTests {
         let runner = DuoStepRunner(nodeKey: key, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: key, verifier: verifier,
-            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent))
+            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)),
+            postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
         _ = try server.start()
         return Node(server: server, key: key, store: store)
     }

@@ -2,8 +2,8 @@ import Foundation
 import SilentShardCore
 
 /// Asks an operator service: POSTs the token (as the body and as `Authorization: Bearer`) to a
-/// URL; any 2xx accepts (a short, printable response body becomes the principal's subject), any
-/// other status or a transport failure refuses.
+/// URL; any 2xx accepts (a short, printable response body becomes the principal's subject; a JSON
+/// object answer gives `sub` and `scope`/`scopes`), any other status or a transport failure refuses.
 public struct HookTokenVerifier: TokenVerifier {
     private let url: URL
     private let timeout: Duration
@@ -33,6 +33,12 @@ public struct HookTokenVerifier: TokenVerifier {
             throw .invalidToken
         } catch {
             throw .hookUnavailable
+        }
+        // A JSON object answer may name the subject and scopes: {"sub": "…", "scope": "export sign"}.
+        if body.first == UInt8(ascii: "{"), body.count <= 4096,
+           let claims = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] {
+            let subject = (claims["sub"] as? String).map { String($0.prefix(128)) } ?? "hook"
+            return Principal(subject: subject, scopes: try JWTHS256Verifier.scopes(claims))
         }
         let subject = String(decoding: body.prefix(128), as: UTF8.self)
         let printable = subject.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }

@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 
 /// Accepts HS256 JWTs (RFC 7519) signed with a shared secret and carrying a numeric `exp` in the
-/// future. Any other `alg` (including `none`) is refused; the MAC is compared in constant time.
+/// future. Scopes come from the `scope` claim (space-separated) or a `scopes` array. Any other `alg` (including `none`) is refused; the MAC is compared in constant time.
 public struct JWTHS256Verifier: TokenVerifier {
     private let secret: [UInt8]
     /// Allowed clock skew for `exp` and `nbf`.
@@ -49,7 +49,21 @@ public struct JWTHS256Verifier: TokenVerifier {
         guard current < exp + skew else { throw .expired }
         if let nbf = (claims["nbf"] as? NSNumber)?.doubleValue, current + skew < nbf { throw .invalidToken }
         let subject = (claims["sub"] as? String).map { String($0.prefix(128)) } ?? "jwt"
-        return Principal(subject: subject)
+        return Principal(subject: subject, scopes: try Self.scopes(claims))
+    }
+
+    /// session.md §9.1 scopes: the `scope` claim (space-separated string) or a `scopes` array of
+    /// strings; neither → nil (the default). A claim of another shape refuses the token.
+    static func scopes(_ claims: [String: Any]) throws(AuthenticationError) -> Set<String>? {
+        if let value = claims["scope"] {
+            guard let text = value as? String, text.utf8.count <= 1024 else { throw .invalidToken }
+            return Principal.scopes(fromList: Substring(text))
+        }
+        if let value = claims["scopes"] {
+            guard let items = value as? [String], items.count <= 64 else { throw .invalidToken }
+            return Set(items)
+        }
+        return nil
     }
 }
 

@@ -4,8 +4,28 @@ import Foundation
 public struct Principal: Sendable, Equatable {
     /// `anonymous` (no verification), `token-file`, the JWT `sub`, or what the hook returned.
     public var subject: String
+    /// The operations the token allows (session.md §9.1), by route action name (`keygen`, `sign`,
+    /// `export`, …); nil = the default: every operation except duo export.
+    public var scopes: Set<String>?
 
-    public init(subject: String) { self.subject = subject }
+    public init(subject: String, scopes: Set<String>? = nil) {
+        self.subject = subject
+        self.scopes = scopes
+    }
+
+    /// The scope of the duo export POST (never granted by default, §9.1).
+    public static let exportScope = "export"
+
+    /// Whether the token allows `scope`.
+    public func allows(_ scope: String) -> Bool {
+        scopes.map { $0.contains(scope) } ?? (scope != Self.exportScope)
+    }
+
+    /// Scopes from a space-separated list (OAuth `scope`); empty → nil (the default).
+    public static func scopes(fromList text: Substring) -> Set<String>? {
+        let items = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        return items.isEmpty ? nil : Set(items)
+    }
 }
 
 /// Why a token was refused. Cases never carry the token.

@@ -55,12 +55,14 @@ public enum DuoStepReport: Sendable, Equatable {
 /// * Duo commit (§7.2 rule 2): the result is held in memory until the app's COMMIT(D) arrives, then
 ///   stored CURRENT in one transaction (`commitDirectly`), then OUTCOME(committed) is sent.
 public final class DuoStepRunner: Sendable {
-    private let nodeKey: Ed25519.SigningKey
-    private let store: NodeShareStore
-    private let replay: Mutex<ReplayWindow>
-    private let replayRetentionMilliseconds: UInt64
+    // Internal (not private): the export POST handler shares the node key, store, store queue,
+    // replay window and clock of the runner (DuoExportPostHandler).
+    let nodeKey: Ed25519.SigningKey
+    let store: NodeShareStore
+    let replay: Mutex<ReplayWindow>
+    let replayRetentionMilliseconds: UInt64
     private let storeQueue = DispatchQueue(label: "silentshard.node.store")
-    private let clock: @Sendable () -> UInt64
+    let clock: @Sendable () -> UInt64
     private let setupTimeout: Duration
     private let frameTimeout: Duration
     private let leaseSeconds: Int64
@@ -525,7 +527,7 @@ public final class DuoStepRunner: Sendable {
         return header.instanceID
     }
 
-    private func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
+    func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
         let result: Result<T, NodeStoreError> = await withCheckedContinuation { continuation in
             storeQueue.async {
                 do throws(NodeStoreError) { continuation.resume(returning: .success(try body())) }

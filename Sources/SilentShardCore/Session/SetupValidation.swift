@@ -106,7 +106,7 @@ public enum SetupValidator {
         guard let mode = payload.mode, let algorithm = payload.algorithm, let operation = payload.operation,
               mode == context.mode, algorithm == context.algorithm, operation == context.operation
         else { throw SetupRejection(.routeMismatch) }
-        try checkParams(context.params, keyID: payload.keyID, operation: operation)
+        try checkParams(context.params, keyID: payload.keyID, operation: operation, isExportPost: context.isExportPost)
         guard operation != .preSignFinal, operation.isOffered(mode: mode, algorithm: algorithm),
               context.servedOperations.contains(operation),
               operation != .export || (mode == .duo) == context.isExportPost
@@ -152,11 +152,13 @@ public enum SetupValidator {
 
     /// `params` is the hex key id for operations on an existing key and nil otherwise (§2.1). Hex is
     /// compared case-insensitively (§0).
-    private static func checkParams(_ params: String?, keyID: [UInt8]?, operation: SessionOperation) throws(SetupRejection) {
+    private static func checkParams(_ params: String?, keyID: [UInt8]?, operation: SessionOperation,
+                                    isExportPost: Bool) throws(SetupRejection) {
         switch (params, keyID) {
         case (nil, nil): return
-        // §2.1: the SDK passes nil for import although its SETUP names the (new) key id.
-        case (nil, _?) where operation == .import: return
+        // §2.1: the SDK passes nil for import although its SETUP names the (new) key id. The duo
+        // export POST comes from the app's backend, whose URL may omit the hint (session-notes 15).
+        case (nil, _?) where operation == .import || isExportPost: return
         case (let text?, let id?):
             guard let decoded = try? Hex.decode(text), decoded == id else { throw SetupRejection(.routeMismatch) }
         default: throw SetupRejection(.routeMismatch)
