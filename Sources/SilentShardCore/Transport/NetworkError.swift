@@ -31,4 +31,8 @@ public enum NetworkError: Error, Sendable, Equatable {
     case httpStatus(Int)
     /// This transport has no HTTP POST path.
     case postRequestUnsupported
+    /// An extra HTTP header given to `connect` is not allowed: not a token name, a value with
+    /// control characters, or a field the client sets itself (`Host`, `Sec-WebSocket-*`, …).
+    /// Nothing was sent.
+    case invalidHeader(name: String)
 }
