@@ -2,8 +2,9 @@
 //
 // Keep the SDK's WebSocket transport (framing, /v3/{algorithm}/{action} routing, the `duo-instance`
 // subprotocol, the token message, the session lifecycle) and hook `connect` / `send` / `read` /
-// `disconnect`: here to log every step (sizes only — protocol messages are never logged) and to
-// rewrite a route, as the seed shows. Pass the subclass to the `networkClient:` overload.
+// `disconnect`: here to log every step (sizes only — protocol messages are never logged), to add a
+// header to each upgrade request and to rewrite a route, as the seed shows. Pass the subclass to the
+// `networkClient:` overload.
 //
 //   swift run example-subclassed-client                                  # starts its own node
 //   swift run example-subclassed-client --node ws://127.0.0.1:8080 --cloud-key <64 hex>
@@ -11,7 +12,8 @@ import ExampleSupport
 import Foundation
 import duo
 
-/// Logs each connect / send / read / disconnect and rewrites the keygen route, then calls `super`.
+/// Logs each connect / send / read / disconnect, adds a header and rewrites the keygen route, then
+/// calls `super`.
 ///
 /// One client runs one step at a time (the session drives it sequentially). In an app built with
 /// MainActor default isolation, declare it `nonisolated class`.
@@ -36,10 +38,15 @@ final class LoggingNetworkClient: DuoNetworkClient {
         default:
             routed = websocketAction
         }
+        // Headers on the HTTP upgrade request (HTTP tokens and printable values only; the client's own
+        // fields such as Host or Sec-WebSocket-* cannot be replaced). Keep credentials in
+        // `WebsocketConfig.authenticationToken`, which travels as the first message.
+        let headers = ["X-Client-Label": label]
         // `params` is a key id (not secret) — still, log only whether there is one.
         log("connect /v3/\(routed.algorithm)/\(routed.action) subprotocol \(routed.protocol)"
-            + (params == nil ? "" : " with params") + (routed.path != websocketAction.path ? " (rewritten)" : ""))
-        try await super.connect(websocketAction: routed, params: params)
+            + (params == nil ? "" : " with params") + (routed.path != websocketAction.path ? " (rewritten)" : "")
+            + ", header X-Client-Label")
+        try await super.connect(websocketAction: routed, params: params, headers: headers)
     }
 
     override func send(bytes: Data) async throws {
