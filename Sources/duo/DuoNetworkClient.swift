@@ -34,7 +34,7 @@ open class DuoNetworkClient: NetworkClient {
     /// the HTTP upgrade request. For subclasses: override `connect(websocketAction:params:)` and call
     /// this on `super` to inject headers. Names must be HTTP tokens and values visible ASCII (no CR/LF);
     /// the fields the client sets itself (`Host`, `Upgrade`, `Connection`, `Sec-WebSocket-*`,
-    /// `User-Agent`) cannot be replaced. A bad field throws ``NetworkError/invalidHeader(name:)``
+    /// `User-Agent`) cannot be replaced. A bad field throws ``NetworkError/invalidHandshake(reason:)``
     /// before anything is sent. Headers are never logged by the SDK, but they are not secret-typed:
     /// keep credentials in `WebsocketConfig.authenticationToken`.
     nonisolated(nonsending) public func connect(websocketAction: DuoNetworkAction, params: String?,

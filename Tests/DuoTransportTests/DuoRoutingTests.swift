@@ -93,7 +93,7 @@ struct DuoRoutingTests {
                                 (["sec-websocket-key": "x"], "sec-websocket-key"), (["Bad Name": "v"], "(not a token)"),
                                 (["X-B": " padded"], "X-B"), (["X-C": "caf\u{E9}"], "X-C")] {
             // Port 1 is closed: a connection attempt would fail with connectionRefused instead.
-            await #expect(throws: NetworkError.invalidHeader(name: name)) {
+            await #expect(throws: NetworkError.invalidHandshake(reason: "header \(name) not allowed")) {
                 try await client.connect(websocketAction: DuoAction.ECDSA.Keygen(), params: nil, headers: headers)
             }
         }

@@ -27,10 +27,11 @@ struct HandshakeAndRouteTests {
         let request = String(decoding: handshake.request, as: UTF8.self)
         #expect(request.hasSuffix("\r\nAuthorization: Bearer t\r\nX-Trace: a b\tc\r\n\r\n"))
         #expect(request.components(separatedBy: "\r\n\r\n").count == 2)
-        #expect(throws: NetworkError.invalidHeader(name: "X-A")) { try HTTPHeaderFields.validated(["X-A": "1\n2"]) }
-        #expect(throws: NetworkError.invalidHeader(name: "Connection")) { try HTTPHeaderFields.validated(["Connection": "close"]) }
-        #expect(throws: NetworkError.invalidHeader(name: "(not a token)")) { try HTTPHeaderFields.validated(["X:A": "1"]) }
-        #expect(throws: NetworkError.invalidHeader(name: "(not a token)")) { try HTTPHeaderFields.validated(["": "1"]) }
+        #expect(throws: HTTPHeaderFields.notAllowed("X-A")) { try HTTPHeaderFields.validated(["X-A": "1\n2"]) }
+        #expect(throws: HTTPHeaderFields.notAllowed("Connection")) { try HTTPHeaderFields.validated(["Connection": "close"]) }
+        #expect(throws: HTTPHeaderFields.notAllowed("(not a token)")) { try HTTPHeaderFields.validated(["X:A": "1"]) }
+        #expect(throws: HTTPHeaderFields.notAllowed("(not a token)")) { try HTTPHeaderFields.validated(["": "1"]) }
+        #expect(HTTPHeaderFields.notAllowed("X-A") == .invalidHandshake(reason: "header X-A not allowed"))
         let many = Dictionary(uniqueKeysWithValues: (0...HTTPHeaderFields.maximumCount).map { ("X-\($0)", "v") })
         #expect(throws: NetworkError.self) { try HTTPHeaderFields.validated(many) }
         #expect(try HTTPHeaderFields.validated([:]).isEmpty)

@@ -19,7 +19,7 @@ package final class WebSocketClientEngine {
     }
 
     /// Opens a connection to `url` (closing a previous one first) with the extra upgrade `headers`
-    /// (checked first: a bad one throws ``NetworkError/invalidHeader(name:)`` before anything is
+    /// (checked first: a bad one throws ``NetworkError/invalidHandshake(reason:)`` before anything is
     /// closed or sent) and sends the token, if any.
     nonisolated(nonsending) package func connect(url: URL, subprotocol: String, headers: [String: String] = [:]) async throws {
         let fields = try HTTPHeaderFields.validated(headers)

@@ -3,6 +3,7 @@
 /// value cannot smuggle a second header or a request line: names are RFC 9110 tokens, values are
 /// visible ASCII, space or tab (no CR, LF or NUL), and the fields the client sets itself (`Host`,
 /// `Upgrade`, `Connection`, `Sec-WebSocket-*`, `User-Agent`, framing fields) cannot be replaced.
+/// A refused field is ``NetworkError/invalidHandshake(reason:)``.
 package enum HTTPHeaderFields {
     /// At most this many fields, names of at most 256 bytes, values of at most 8,192 bytes.
     package static let maximumCount = 32
@@ -14,17 +15,23 @@ package enum HTTPHeaderFields {
         "keep-alive", "proxy-connection", "expect",
     ]
 
-    /// The fields sorted by name, or ``NetworkError/invalidHeader(name:)`` for the first bad one.
+    /// The fields sorted by name, or ``NetworkError/invalidHandshake(reason:)`` ("header NAME not
+    /// allowed") for the first bad one.
     package static func validated(_ fields: [String: String]) throws(NetworkError) -> [(name: String, value: String)] {
-        guard fields.count <= maximumCount else { throw .invalidHeader(name: "(more than \(maximumCount) fields)") }
+        guard fields.count <= maximumCount else { throw .invalidHandshake(reason: "more than \(maximumCount) extra headers") }
         let sorted = fields.sorted { $0.key < $1.key }
         for (name, value) in sorted {
             let lowered = name.lowercased()
             guard isToken(name), !reserved.contains(lowered), !lowered.hasPrefix("sec-websocket-"),
                   isFieldValue(value)
-            else { throw .invalidHeader(name: isToken(name) ? name : "(not a token)") }
+            else { throw notAllowed(isToken(name) ? name : "(not a token)") }
         }
         return sorted.map { (name: $0.key, value: $0.value) }
+    }
+
+    /// The error for a refused field (names only: values are never echoed).
+    package static func notAllowed(_ name: String) -> NetworkError {
+        .invalidHandshake(reason: "header \(name) not allowed")
     }
 
     /// RFC 9110 §5.6.2 token: 1*tchar.
