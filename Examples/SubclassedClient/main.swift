@@ -26,9 +26,10 @@ final class LoggingNetworkClient: DuoNetworkClient {
     }
 
     override func connect(websocketAction: DuoNetworkAction, params: String?) async throws {
-        // Route rewriting, as in the seed: a new action value for keygen, every other step unchanged.
-        // (`path` only feeds the HTTP POST URL; change `algorithm`/`action`/`protocol` only to match
-        // your own server, since they form the WebSocket route and subprotocol.)
+        // Route rewriting, as in the seed: keygen gets its own action value (here a new `path`), every
+        // other step passes unchanged. `path` only feeds the HTTP POST URL, so the WebSocket route stays
+        // /v3/{algorithm}/keygen; change `algorithm` / `action` / `protocol` only to match your own
+        // server, since they form the WebSocket route and subprotocol.
         let routed: DuoNetworkAction
         switch websocketAction {
         case is DuoAction.ECDSA.Keygen:
@@ -44,7 +45,7 @@ final class LoggingNetworkClient: DuoNetworkClient {
         let headers = ["X-Client-Label": label]
         // `params` is a key id (not secret) — still, log only whether there is one.
         log("connect /v3/\(routed.algorithm)/\(routed.action) subprotocol \(routed.protocol)"
-            + (params == nil ? "" : " with params") + (routed.path != websocketAction.path ? " (rewritten)" : "")
+            + (params == nil ? "" : " with params") + (routed.path != websocketAction.path ? " (path rewritten)" : "")
             + ", header X-Client-Label")
         try await super.connect(websocketAction: routed, params: params, headers: headers)
     }

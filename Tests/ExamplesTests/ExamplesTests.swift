@@ -33,7 +33,7 @@ struct ExamplesTests {
     @Test func theSubclassLogsSizesAddsAHeaderAndRewritesTheKeygenRoute() async throws {
         let (status, output) = try await Self.run("example-subclassed-client")
         #expect(status == 0, "\(output)")
-        #expect(output.contains("[ecdsa] connect /v3/ecdsa/keygen subprotocol duo-instance (rewritten), header X-Client-Label"), "\(output)")
+        #expect(output.contains("[ecdsa] connect /v3/ecdsa/keygen subprotocol duo-instance (path rewritten), header X-Client-Label"), "\(output)")
         #expect(output.contains("[eddsa] connect /v3/eddsa/sign subprotocol duo-instance with params, header X-Client-Label"), "\(output)")
         let lines = output.split(separator: "\n")
         #expect(lines.contains { $0.contains("[ecdsa] send ") && $0.hasSuffix(" bytes") })
