@@ -15,6 +15,10 @@ let package = Package(
         .library(name: "MPCProtocols", targets: ["MPCProtocols"]),
         .executable(name: "silentshard", targets: ["silentshard"]),
         .executable(name: "silentshard-bench", targets: ["silentshard-bench"]),
+        // The seeds' three ways to provide a duo transport, runnable (Examples/, see README).
+        .executable(name: "example-default-websocket", targets: ["example-default-websocket"]),
+        .executable(name: "example-subclassed-client", targets: ["example-subclassed-client"]),
+        .executable(name: "example-custom-transport", targets: ["example-custom-transport"]),
     ],
     targets: [
         // MARK: C libraries (system packages; see scripts/setup)
@@ -77,6 +81,22 @@ let package = Package(
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
 
+        // MARK: Examples (each runs alone against an embedded node, or against --node URL --cloud-key HEX)
+        .target(
+            name: "ExampleSupport", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto"],
+            path: "Examples/ExampleSupport"
+        ),
+        .executableTarget(
+            name: "example-default-websocket", dependencies: ["duo", "ExampleSupport"], path: "Examples/DefaultWebSocket"
+        ),
+        .executableTarget(
+            name: "example-subclassed-client", dependencies: ["duo", "ExampleSupport"], path: "Examples/SubclassedClient"
+        ),
+        .executableTarget(
+            name: "example-custom-transport", dependencies: ["duo", "CloudNode", "ExampleSupport"],
+            path: "Examples/CustomTransport"
+        ),
+
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
         .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
@@ -91,6 +111,8 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
+        // Runs the built example binaries (.build/debug/example-*) as subprocesses.
+        .testTarget(name: "ExamplesTests", dependencies: ["ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
         .testTarget(

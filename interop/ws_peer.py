@@ -9,7 +9,7 @@ standard input closes (so it never outlives the test process).
 
 WebSocket behaviour, chosen by the `params` query item ("mode"):
   first, the server sends a JSON text message describing the handshake it saw
-  {"path", "query", "offered", "selected"}; then, by mode:
+  {"path", "query", "offered", "selected"[, "headers": {lowercased X-* request fields}]}; then, by mode:
   echo (default)      echo every message with its type
   fragment:N          echo every message split into N-byte fragments
   close:CODE:REASON   close with CODE and REASON
@@ -181,6 +181,10 @@ async def serve_connection(connection):
         "offered": connection.request.headers.get_all("Sec-WebSocket-Protocol"),
         "selected": connection.subprotocol,
     }
+    # Extra fields a client added to its upgrade request (X-*), only when there are some.
+    extra = {name.lower(): value for name, value in connection.request.headers.raw_items() if name.lower().startswith("x-")}
+    if extra:
+        hello["headers"] = extra
     await connection.send(json.dumps(hello))
     if mode.startswith("close:"):
         _, code, reason = mode.split(":", 2)

@@ -27,9 +27,21 @@ open class DuoNetworkClient: NetworkClient {
 
     /// Opens the WebSocket for one step (closing a previous one first).
     nonisolated(nonsending) open func connect(websocketAction: DuoNetworkAction, params: String?) async throws {
+        try await connect(websocketAction: websocketAction, params: params, headers: [:])
+    }
+
+    /// Opens the WebSocket for one step like `connect(websocketAction:params:)`, adding `headers` to
+    /// the HTTP upgrade request. For subclasses: override `connect(websocketAction:params:)` and call
+    /// this on `super` to inject headers. Names must be HTTP tokens and values visible ASCII (no CR/LF);
+    /// the fields the client sets itself (`Host`, `Upgrade`, `Connection`, `Sec-WebSocket-*`,
+    /// `User-Agent`) cannot be replaced. A bad field throws ``NetworkError/invalidHandshake(reason:)``
+    /// before anything is sent. Headers are never logged by the SDK, but they are not secret-typed:
+    /// keep credentials in `WebsocketConfig.authenticationToken`.
+    nonisolated(nonsending) public func connect(websocketAction: DuoNetworkAction, params: String?,
+                                                headers: [String: String]) async throws {
         let url = try NetworkRoute.url(base: websocketConfig.url, segments: [websocketAction.algorithm, websocketAction.action],
                                        params: params, websocket: true)
-        try await engine.connect(url: url, subprotocol: websocketAction.protocol)
+        try await engine.connect(url: url, subprotocol: websocketAction.protocol, headers: headers)
     }
 
     /// ``NetworkClient`` entry point: calls (the possibly overridden) `connect(websocketAction:params:)`.

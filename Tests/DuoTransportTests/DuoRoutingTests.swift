@@ -7,6 +7,8 @@ struct PeerHello: Decodable, Equatable {
     var query: String
     var offered: [String]
     var selected: String?
+    /// The X-* fields of the upgrade request (absent when there are none).
+    var headers: [String: String]? = nil
 }
 
 func providerActions(_ provider: some DuoNetworkActionProvider) -> [(String, NetworkAction)] {
@@ -57,6 +59,44 @@ struct DuoRoutingTests {
         // Duo routes by algorithm: the rewritten `path` only feeds POST URLs.
         #expect(try JSONDecoder().decode(PeerHello.self, from: try await client.read()).path == "/v3/ecdsa/keygen")
         try await client.disconnect()
+    }
+
+    @Test func subclassInjectsHeaders() async throws {
+        let peer = try await PythonPeer.shared()
+        final class HeaderClient: DuoNetworkClient {
+            override func connect(websocketAction: DuoNetworkAction, params: String?) async throws {
+                try await super.connect(websocketAction: websocketAction, params: params,
+                                        headers: ["X-App-Version": "1.2.3", "X-Request-Id": "step-\(websocketAction.action)"])
+            }
+        }
+        for secure in [false, true] {
+            let client: NetworkClient = HeaderClient(websocketConfig: WebsocketConfig(
+                url: secure ? peer.wss : peer.ws, authenticationToken: "tok", trustedRootCertificates: [peer.caCertificate]))
+            try await client.connect(action: DuoAction.EdDSA.Signature(), params: "ab")
+            let hello = try JSONDecoder().decode(PeerHello.self, from: try await client.read())
+            #expect(hello == PeerHello(path: "/v3/eddsa/sign", query: "params=ab", offered: ["duo-instance"],
+                                       selected: "duo-instance",
+                                       headers: ["x-app-version": "1.2.3", "x-request-id": "step-sign"]))
+            #expect(try await client.read() == Data("tok".utf8))
+            try await client.disconnect()
+        }
+        // Without extra fields nothing is added.
+        let plain = DuoNetworkClient(websocketConfig: WebsocketConfig(url: peer.ws))
+        try await plain.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        #expect(try JSONDecoder().decode(PeerHello.self, from: try await plain.read()).headers == nil)
+        try await plain.disconnect()
+    }
+
+    @Test func badHeadersAreRefusedBeforeAnythingIsSent() async throws {
+        let client = DuoNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:1"))
+        for (headers, name) in [(["X-A": "v\r\nX-Injected: 1"], "X-A"), (["Host": "evil"], "Host"),
+                                (["sec-websocket-key": "x"], "sec-websocket-key"), (["Bad Name": "v"], "(not a token)"),
+                                (["X-B": " padded"], "X-B"), (["X-C": "caf\u{E9}"], "X-C")] {
+            // Port 1 is closed: a connection attempt would fail with connectionRefused instead.
+            await #expect(throws: NetworkError.invalidHandshake(reason: "header \(name) not allowed")) {
+                try await client.connect(websocketAction: DuoAction.ECDSA.Keygen(), params: nil, headers: headers)
+            }
+        }
     }
 
     @Test func customProviderOverInMemoryPipe() async throws {

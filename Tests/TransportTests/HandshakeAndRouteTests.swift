@@ -20,6 +20,23 @@ struct HandshakeAndRouteTests {
         #expect(!request.contains("Sec-WebSocket-Extensions"))
     }
 
+    @Test func extraHeadersFollowTheClientsOwn() throws {
+        let fields = try HTTPHeaderFields.validated(["X-Trace": "a b\tc", "Authorization": "Bearer t"])
+        let handshake = WebSocketHandshake(endpoint: endpoint, subprotocol: "trio", key: "dGhlIHNhbXBsZSBub25jZQ==",
+                                           headers: fields)
+        let request = String(decoding: handshake.request, as: UTF8.self)
+        #expect(request.hasSuffix("\r\nAuthorization: Bearer t\r\nX-Trace: a b\tc\r\n\r\n"))
+        #expect(request.components(separatedBy: "\r\n\r\n").count == 2)
+        #expect(throws: HTTPHeaderFields.notAllowed("X-A")) { try HTTPHeaderFields.validated(["X-A": "1\n2"]) }
+        #expect(throws: HTTPHeaderFields.notAllowed("Connection")) { try HTTPHeaderFields.validated(["Connection": "close"]) }
+        #expect(throws: HTTPHeaderFields.notAllowed("(not a token)")) { try HTTPHeaderFields.validated(["X:A": "1"]) }
+        #expect(throws: HTTPHeaderFields.notAllowed("(not a token)")) { try HTTPHeaderFields.validated(["": "1"]) }
+        #expect(HTTPHeaderFields.notAllowed("X-A") == .invalidHandshake(reason: "header X-A not allowed"))
+        let many = Dictionary(uniqueKeysWithValues: (0...HTTPHeaderFields.maximumCount).map { ("X-\($0)", "v") })
+        #expect(throws: NetworkError.self) { try HTTPHeaderFields.validated(many) }
+        #expect(try HTTPHeaderFields.validated([:]).isEmpty)
+    }
+
     @Test func validatesTheAnswer() throws {
         let handshake = WebSocketHandshake(endpoint: endpoint, subprotocol: "trio", key: "dGhlIHNhbXBsZSBub25jZQ==")
         let good = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

@@ -13,7 +13,9 @@ public enum NetworkError: Error, Sendable, Equatable {
     case handshakeRejected(status: Int)
     /// The server did not select the offered subprotocol (`selected` is what it answered, if anything).
     case subprotocolMismatch(offered: String, selected: String?)
-    /// The upgrade response broke RFC 6455 (bad accept key, unoffered extension, …).
+    /// The upgrade broke RFC 6455: the server's response (bad accept key, unoffered extension, …), or
+    /// an extra request header the client may not send (`reason` "header NAME not allowed"; checked
+    /// before anything is sent).
     case invalidHandshake(reason: String)
     /// The peer closed the WebSocket with this close code and reason.
     case closedByPeer(code: Int, reason: String)

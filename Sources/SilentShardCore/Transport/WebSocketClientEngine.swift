@@ -18,10 +18,14 @@ package final class WebSocketClientEngine {
         }
     }
 
-    /// Opens a connection to `url` (closing a previous one first) and sends the token, if any.
-    nonisolated(nonsending) package func connect(url: URL, subprotocol: String) async throws {
+    /// Opens a connection to `url` (closing a previous one first) with the extra upgrade `headers`
+    /// (checked first: a bad one throws ``NetworkError/invalidHandshake(reason:)`` before anything is
+    /// closed or sent) and sends the token, if any.
+    nonisolated(nonsending) package func connect(url: URL, subprotocol: String, headers: [String: String] = [:]) async throws {
+        let fields = try HTTPHeaderFields.validated(headers)
         await disconnect()
-        let settings = WebSocketSettings(config)
+        var settings = WebSocketSettings(config)
+        settings.headers = fields
         let opened = try await WebSocketTransport.connect(url: url, subprotocol: subprotocol, settings: settings)
         if let token = config.authenticationToken {
             do {

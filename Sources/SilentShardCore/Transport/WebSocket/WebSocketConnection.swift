@@ -19,6 +19,8 @@ package struct WebSocketSettings: Sendable {
     package var closeTimeout: Duration
     package var maximumMessageSize: Int
     package var trustedRootCertificates: [Data]
+    /// Extra upgrade-request fields, already checked by ``HTTPHeaderFields/validated(_:)``.
+    package var headers: [(name: String, value: String)] = []
 
     package init(_ config: WebsocketConfig) {
         connectTimeout = config.connectTimeout

@@ -52,7 +52,16 @@ final class URLSessionWebSocketConnection: NSObject, WebSocketConnection, URLSes
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-        let task = session.webSocketTask(with: endpoint.url, protocols: subprotocol.isEmpty ? [] : [subprotocol])
+        let task: URLSessionWebSocketTask
+        if settings.headers.isEmpty {
+            task = session.webSocketTask(with: endpoint.url, protocols: subprotocol.isEmpty ? [] : [subprotocol])
+        } else {
+            // Extra fields need a request; the subprotocol is then offered through its header.
+            var request = URLRequest(url: endpoint.url)
+            if !subprotocol.isEmpty { request.setValue(subprotocol, forHTTPHeaderField: "Sec-WebSocket-Protocol") }
+            for field in settings.headers { request.setValue(field.value, forHTTPHeaderField: field.name) }
+            task = session.webSocketTask(with: request)
+        }
         task.maximumMessageSize = settings.maximumMessageSize
         lock.withLock {
             self.session = session

@@ -8,10 +8,14 @@ package struct WebSocketHandshake: Sendable {
     package let subprotocol: String
     /// `Sec-WebSocket-Key`: 16 random bytes, base64.
     package let key: String
+    /// Extra fields (checked by ``HTTPHeaderFields/validated(_:)``), sent after the client's own.
+    package let headers: [(name: String, value: String)]
 
-    package init(endpoint: NetworkEndpoint, subprotocol: String, key: String? = nil) {
+    package init(endpoint: NetworkEndpoint, subprotocol: String, key: String? = nil,
+                 headers: [(name: String, value: String)] = []) {
         self.endpoint = endpoint
         self.subprotocol = subprotocol
+        self.headers = headers
         if let key {
             self.key = key
         } else {
@@ -27,7 +31,9 @@ package struct WebSocketHandshake: Sendable {
         text += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
         text += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
         if !subprotocol.isEmpty { text += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
-        text += "User-Agent: SilentShard/\(SilentShard.version)\r\n\r\n"
+        text += "User-Agent: SilentShard/\(SilentShard.version)\r\n"
+        for field in headers { text += "\(field.name): \(field.value)\r\n" }
+        text += "\r\n"
         return Array(text.utf8)
     }
 

@@ -30,7 +30,7 @@ extension POSIXWebSocketConnection {
             let deadline = ContinuousClock.now + settings.connectTimeout
             stream = try SocketStream.connect(endpoint: endpoint, trustedRoots: settings.trustedRootCertificates,
                                               deadline: deadline, signal: signal)
-            let handshake = WebSocketHandshake(endpoint: endpoint, subprotocol: subprotocol)
+            let handshake = WebSocketHandshake(endpoint: endpoint, subprotocol: subprotocol, headers: settings.headers)
             try stream.writeAll(handshake.request, deadline: deadline)
             var received: [UInt8] = []
             while true {
