@@ -144,8 +144,6 @@ def test_wrong_cloud_key_is_wrong_cluster(node, interop):
     expect_reject(node, received, close, WRONG_CLUSTER, instance_id=setup["instance_id"])
 
 
-@pytest.mark.xfail(strict=True, reason="DuoStepRunner sends REJECTs of SetupValidator failures with setupHash nil "
-                   "(zeros) although the SETUP parsed (§4.5: zeros only if none), so the app cannot authenticate them")
 def test_a_reject_of_a_parsed_setup_binds_its_setup_hash(node, interop):
     setup = setup_request(interop, os.urandom(32), now_ms())
     received, close = exchange(node, "/v3/ecdsa/keygen", [setup["frame"]])

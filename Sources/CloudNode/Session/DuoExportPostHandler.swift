@@ -53,7 +53,7 @@ public struct DuoExportPostHandler: PostHandler {
             }
         } catch {
             // Not audited: the bytes are not authenticated by any device key.
-            return reject(error, instanceID: header.instanceID, setupHash: nil)
+            return reject(error, instanceID: header.instanceID, setupHash: DuoStepRunner.setupHash(of: body))
         }
         let keyID = setup.payload.keyID.map { Hex.encode($0) }
         let device = "device:" + Hex.encode(setup.deviceKey.identity)

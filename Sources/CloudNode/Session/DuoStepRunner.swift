@@ -110,7 +110,8 @@ public final class DuoStepRunner: Sendable {
                 try SetupValidator.validate(message: first, context: context, replay: &window)
             }
         } catch {
-            return await reject(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
+            return await reject(error, instanceID: Self.instanceID(of: first), setupHash: Self.setupHash(of: first),
+                                connection: connection)
         }
         let setup = validated.setup
         // §9.6: the durable replay store (survives restarts, shared by processes on one database).
@@ -517,6 +518,14 @@ public final class DuoStepRunner: Sendable {
         try? await connection.send(Data(frame.encoded()))
         await connection.close(code: 1008, reason: "rejected")
         return .rejected(rejection.code)
+    }
+
+    /// §4.5: a REJECT of a SETUP that parsed as a frame is bound to its `setup_hash` (so the app can
+    /// authenticate it, e.g. to correct its clock after STALE_TIMESTAMP); zeros only when no SETUP
+    /// frame could be parsed.
+    static func setupHash(of message: [UInt8]) -> [UInt8]? {
+        guard let (frame, _) = try? Frame.parse(message[...]), frame.header.kind == .setup else { return nil }
+        return SessionHash.setupHash(headerAndPayload: frame.headerAndPayload)
     }
 
     /// The instance id of an unparsable SETUP if its header is readable, else zeros (§4.5).
