@@ -60,14 +60,15 @@ import trio
         var fdsAfter = openFileDescriptors()
         var threadsAfter = threadCount()
         // Closing is asynchronous on both sides: give it time (no upper bound asserted on speed).
-        for _ in 0..<200 where fdsAfter > fdsBefore || threadsAfter > threadsBefore {
+        func allClosed() -> Bool { node.server.metricsText().contains("silentshard_node_connections_open 0") }
+        for _ in 0..<200 where fdsAfter > fdsBefore || threadsAfter > threadsBefore || !allClosed() {
             try await Task.sleep(for: .milliseconds(20))
             fdsAfter = openFileDescriptors()
             threadsAfter = threadCount()
         }
         #expect(fdsAfter <= fdsBefore, "fds \(fdsBefore) → \(fdsAfter)")
         #expect(threadsAfter <= threadsBefore, "threads \(threadsBefore) → \(threadsAfter)")
-        #expect(node.server.metricsText().contains("silentshard_node_connections_open 0"))
+        #expect(allClosed())
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print("node: 200 connect/echo/disconnect cycles in \(String(format: "%.3f", seconds)) s "
               + "(\(String(format: "%.0f", 200 / seconds)) cycles/s)")

@@ -17,7 +17,8 @@ public struct DuoStepHandler: StepHandler {
         }
         let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
         _ = await runner.run(connection: ServerStepConnection(connection: context.connection),
-                             route: DuoNodeRoute(algorithm: algorithm, operation: operation, params: context.params))
+                             route: DuoNodeRoute(algorithm: algorithm, operation: operation, params: context.params),
+                             principal: context.principal)
     }
 
     /// The duo operation a route's action names (the SDK's default action strings).

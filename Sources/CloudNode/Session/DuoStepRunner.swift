@@ -92,7 +92,12 @@ public final class DuoStepRunner: Sendable {
     }
 
     /// Runs one step on `connection` for `route` and closes the connection.
-    public func run(connection: some NodeStepConnection, route: DuoNodeRoute) async -> DuoStepReport {
+    ///
+    /// `principal`: who the server's token verifier said the client is (nil when no verifier ran, e.g.
+    /// an app's own transport). With one, the route's operation must be in its scopes and, on an
+    /// existing key, its subject must be the key's owner (FORBIDDEN otherwise, §9.1–9.2); keygen and
+    /// import record the subject as the owner in the commit transaction.
+    public func run(connection: some NodeStepConnection, route: DuoNodeRoute, principal: Principal? = nil) async -> DuoStepReport {
         let first: [UInt8]
         do { first = try await read(connection, timeout: setupTimeout) } catch {
             await connection.close(code: 1002, reason: "no setup")
@@ -124,10 +129,17 @@ public final class DuoStepRunner: Sendable {
             return await reject(SetupRejection(code), instanceID: setup.instanceID, setupHash: setup.setupHash,
                                 connection: connection)
         }
+        // §9.1–9.2: the token's scopes and the key's owner.
+        if let principal {
+            do { try await authorize(setup, principal: principal) } catch {
+                return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+            }
+        }
+        let owner = principal.map(\.subject)
         // §7.2: one share-changing session (or reconcile) per key at a time; signing runs concurrently.
         guard setup.operation == .reconcile || setup.operation.changesShares,
               let keyIDBytes = setup.payload.keyID
-        else { return await serve(setup, early: validated.rest, now: now, connection: connection) }
+        else { return await serve(setup, early: validated.rest, now: now, owner: owner, connection: connection) }
         let keyID = Hex.encode(keyIDBytes), holder = setup.instanceID
         do {
             try await onStoreQueue { [store, leaseSeconds] () throws(NodeStoreError) in
@@ -138,13 +150,13 @@ public final class DuoStepRunner: Sendable {
             return await reject(SetupRejection(code), instanceID: setup.instanceID, setupHash: setup.setupHash,
                                 connection: connection)
         }
-        let report = await serve(setup, early: validated.rest, now: now, connection: connection)
+        let report = await serve(setup, early: validated.rest, now: now, owner: owner, connection: connection)
         try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyID, holder: holder) }
         return report
     }
 
     /// A validated step: key state, then the protocol (or reconcile).
-    private func serve(_ setup: ValidatedSetup, early: [Frame], now: UInt64,
+    private func serve(_ setup: ValidatedSetup, early: [Frame], now: UInt64, owner: String?,
                        connection: some NodeStepConnection) async -> DuoStepReport {
         if setup.operation == .reconcile {
             return await reconcile(setup, now: now, connection: connection)
@@ -174,7 +186,7 @@ public final class DuoStepRunner: Sendable {
                                                                 certificate: nil, sessionKeys: keys.publicKeys,
                                                                 nodeTime: now, keyStatus: nil),
                                          nodeKey: nodeKey)
-        let report = await running(setup: setup, early: early, machine: machine, accept: accept,
+        let report = await running(setup: setup, early: early, machine: machine, accept: accept, owner: owner,
                                    channel: &channel, connection: connection)
         switch report {
         case .failed: await connection.close(code: 1011, reason: "aborted")
@@ -185,7 +197,7 @@ public final class DuoStepRunner: Sendable {
 
     // MARK: - Running
 
-    private func running(setup: ValidatedSetup, early: [Frame], machine: DuoProtocolMachine, accept: Frame,
+    private func running(setup: ValidatedSetup, early: [Frame], machine: DuoProtocolMachine, accept: Frame, owner: String?,
                          channel: inout DuoFrameChannel, connection: some NodeStepConnection) async -> DuoStepReport {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
@@ -206,7 +218,7 @@ public final class DuoStepRunner: Sendable {
         }
         switch result {
         case .keyshare(let keyshare):
-            return await commit(keyshare, setup: setup, channel: &channel, send: send, read: read)
+            return await commit(keyshare, setup: setup, owner: owner, channel: &channel, send: send, read: read)
         case .ecdsaSignature(let signature):
             return await awaitDone(.ecdsa(signature.r + signature.s + [signature.recoveryId]), channel: &channel, read: read)
         case .eddsaSignature(let bytes):
@@ -216,7 +228,7 @@ public final class DuoStepRunner: Sendable {
 
     /// WAIT_COMMIT (duo): the app's COMMIT(D) must match this node's own result; then one commit
     /// transaction, then OUTCOME(committed). A mismatch is RESULT_MISMATCH (nothing stored).
-    private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout DuoFrameChannel,
+    private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, owner: String?, channel: inout DuoFrameChannel,
                         send: ([Frame]) async throws(SilentShardError) -> Void,
                         read: () async throws(SilentShardError) -> [UInt8]) async -> DuoStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
@@ -248,7 +260,7 @@ public final class DuoStepRunner: Sendable {
         let replacing = setup.operation == .refresh ? setup.payload.gen : nil
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
-                try store.commitDirectly(keyId: keyshare.keyId, share: share, replacing: replacing, party: party)
+                try store.commitDirectly(keyId: keyshare.keyId, share: share, replacing: replacing, party: party, owner: owner)
             }
         } catch {
             // Duo: a failed commit transaction is definitive (nothing was promised). CURRENT changed
@@ -385,6 +397,35 @@ public final class DuoStepRunner: Sendable {
     }
 
     // MARK: - SETUP steps 9–10, machines
+
+    /// §9.1: the route's operation must be in the token's scopes; §9.2: a session on a key the node
+    /// knows must come from the key owner's subject (keygen and import create keys; import of an
+    /// existing key is KEY_EXISTS later).
+    private func authorize(_ setup: ValidatedSetup, principal: Principal) async throws(SetupRejection) {
+        guard principal.allows(Self.scopeName(setup.operation)) else { throw SetupRejection(.forbidden) }
+        guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else { return }
+        let keyID = Hex.encode(keyIDBytes)
+        let owner: String?
+        do { owner = try await onStoreQueue { [store] () throws(NodeStoreError) in try store.owner(keyId: keyID) } }
+        catch { throw SetupRejection(.storageFailure) }
+        if let owner, owner != principal.subject { throw SetupRejection(.forbidden) }
+    }
+
+    /// The token scope of an operation: its route action name.
+    static func scopeName(_ operation: SessionOperation) -> String {
+        switch operation {
+        case .keygen: "keygen"
+        case .reconcile: "reconcile"
+        case .refresh: "refresh"
+        case .sign: "sign"
+        case .preSign: "preSign"
+        case .preSignFinal: "preSignFinal"
+        case .recover: "recover"
+        case .export: "export"
+        case .import: "import"
+        case .hardDerivation: "hardDerivation"
+        }
+    }
 
     private func keyState(_ setup: ValidatedSetup) async throws(SetupRejection) -> NodeKeyshare? {
         let deviceIdentity = setup.deviceKey.identity

@@ -52,8 +52,11 @@ extension NodeShareStore {
     /// on the same key committed first — the commit is refused with `currentChanged` and nothing is
     /// written: overwriting that generation would leave the app holding a share of a generation the
     /// node no longer has.
+    ///
+    /// `owner`: for a new key (`replacing` nil), the token subject recorded as the key's owner in the
+    /// same transaction (session.md §9.2); later sessions with another subject are refused.
     public func commitDirectly(keyId: String, share: NodeKeyshare, replacing: [UInt8]?,
-                               party: String) throws(NodeStoreError) {
+                               party: String, owner: String? = nil) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(share.gen, "gen")
         if let digest = share.digest { try Self.require32(digest, "digest") }
@@ -70,6 +73,12 @@ extension NodeShareStore {
                 throw .preparedConflict(keyId: id)
             }
             try makeCurrent(db, id, share)
+            if replacing == nil, let owner, !owner.isEmpty {
+                try sql { () throws(SQLiteError) in
+                    try db.run("INSERT OR REPLACE INTO key_owners (key_id, subject, created_at) VALUES (?, ?, ?)",
+                               [.text(id), .text(owner), .integer(now)])
+                }
+            }
             try audit(db, "commit", keyId: id, party: party, outcome: "committed directly")
         }
     }
@@ -102,6 +111,16 @@ extension NodeShareStore {
     }
 
     /// Generations held, without decrypting (reconcile's key status).
+    /// The token subject that owns `keyId` (recorded at keygen/import), or nil.
+    public func owner(keyId: String) throws(NodeStoreError) -> String? {
+        let id = try Self.canonicalKeyId(keyId)
+        return try reading { db throws(SQLiteError) -> String? in
+            let statement = try db.prepare("SELECT subject FROM key_owners WHERE key_id = ?")
+            try statement.bind([.text(id)])
+            return try statement.step() ? try statement.text(0) : nil
+        }
+    }
+
     /// How many key ids have a CURRENT share (metrics, tests).
     public func keyCount() throws(NodeStoreError) -> Int {
         try reading { db throws(SQLiteError) -> Int in
@@ -134,6 +153,7 @@ extension NodeShareStore {
             try sql { () throws(SQLiteError) in
                 try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(id)])
                 try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(id)])
+                try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(id)])
             }
             try audit(db, "delete key", keyId: id, party: party, outcome: "deleted")
         }

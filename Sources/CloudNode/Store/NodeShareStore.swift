@@ -93,6 +93,8 @@ public final class NodeShareStore: Sendable {
                 CREATE TABLE IF NOT EXISTS seen_instances (
                     instance_id BLOB PRIMARY KEY NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS seen_instances_by_expiry ON seen_instances (expires_at);
+                CREATE TABLE IF NOT EXISTS key_owners (
+                    key_id TEXT PRIMARY KEY NOT NULL, subject TEXT NOT NULL, created_at INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS leases (
                     key_id TEXT PRIMARY KEY NOT NULL, holder BLOB NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS audit_log (

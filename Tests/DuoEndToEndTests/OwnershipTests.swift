@@ -1,0 +1,62 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Testing
+import duo
+
+/// §9.1–9.2 over real sockets with the HS256 JWT verifier: the token's scopes limit the operations,
+/// and a key belongs to the subject that created it — another subject, even with the registered
+/// device key, is refused with FORBIDDEN; the node keeps serving.
+@Suite("Duo end to end: token scopes and key ownership (JWT)")
+struct OwnershipTests {
+    static let secret = [UInt8](repeating: 0x33, count: 32)
+
+    static func jwt(sub: String, scope: String? = nil) -> String {
+        func base64url(_ bytes: [UInt8]) -> String {
+            Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let exp = Int(Date().timeIntervalSince1970) + 600
+        let scopeClaim = scope.map { #","scope":"\#($0)""# } ?? ""
+        let header = base64url(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+        let payload = base64url(Array(#"{"sub":"\#(sub)","exp":\#(exp)\#(scopeClaim)}"#.utf8))
+        let input = header + "." + payload
+        return input + "." + base64url(SHA256.hmac(key: secret, data: Array(input.utf8)))
+    }
+
+    @Test func scopesAndOwnersAreEnforced() async throws {
+        let node = try DuoOverWebSocketTests.startNode(verifier: JWTHS256Verifier(secret: Self.secret))
+        let cloudKey = Hex.encode(node.key.verifyingKey.bytes)
+        let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
+        func session(_ token: String) -> DuoSession {
+            SilentShard.ECDSA.duoInitiator(
+                messageSigner: signer, cloudVerifyingKey: cloudKey,
+                websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)", authenticationToken: token),
+                storageClient: storage)
+        }
+        let alice = session(Self.jwt(sub: "alice"))
+        let keyshare = try await alice.keygen()
+        #expect(try node.store.owner(keyId: keyshare.keyId) == "alice")
+
+        // Same device key, another subject: refused, for signing and for reconcile.
+        let mallory = session(Self.jwt(sub: "mallory"))
+        let hash = Data(SHA256.hash(Array("ownership".utf8)))
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await mallory.signature(keyshare: keyshare, message: hash) }
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await mallory.keyRefresh(keyshare: keyshare) }
+
+        // A token limited to signing cannot refresh or create keys, but signs.
+        let signOnly = session(Self.jwt(sub: "alice", scope: "sign"))
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await signOnly.keyRefresh(keyshare: keyshare) }
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await signOnly.keygen() }
+        let signature = try await signOnly.signature(keyshare: keyshare, message: hash)
+        #expect(try DuoOverWebSocketTests.verifies(signature, message: hash, keyshare: keyshare))
+
+        // The owner keeps full use.
+        let refreshed = try await alice.keyRefresh(keyshare: keyshare)
+        #expect(try node.store.owner(keyId: refreshed.keyId) == "alice")
+        let again = try await alice.signature(keyshare: refreshed, message: hash)
+        #expect(try DuoOverWebSocketTests.verifies(again, message: hash, keyshare: refreshed))
+        await node.server.stop()
+    }
+}
