@@ -114,10 +114,13 @@ struct SecretHygieneTests {
         let lowercased = haystack.lowercased()
         #expect(secrets.count >= 12)
         for secret in secrets {
-            let hex = Hex.encode(secret)
-            #expect(!lowercased.contains(hex), "a secret appears in hex")
-            #expect(!lowercased.contains(Hex.encode(secret.reversed())), "a secret appears in reversed hex")
-            #expect(!haystack.contains(Data(secret).base64EncodedString()), "a secret appears in base64")
+            // Booleans first, so a failure report does not print the haystack (and the secret).
+            let inHex = lowercased.contains(Hex.encode(secret))
+            let inReversedHex = lowercased.contains(Hex.encode(secret.reversed()))
+            let inBase64 = haystack.contains(Data(secret).base64EncodedString())
+            #expect(!inHex, "a secret appears in hex")
+            #expect(!inReversedHex, "a secret appears in reversed hex")
+            #expect(!inBase64, "a secret appears in base64")
         }
         // The test would notice: the haystack is not empty and holds public values.
         #expect(lines.withLock { $0.count } > 0)
