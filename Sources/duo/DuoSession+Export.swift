@@ -26,7 +26,7 @@ extension DuoSession {
         let oneTimeKey = X25519.PrivateKey()
         let instanceID = SecureRandom.bytes(count: 32)
         var setup = SetupPayload(mode: .duo, algorithm: sessionAlgorithm, operation: .export,
-                                 timestamp: UInt64(Date().timeIntervalSince1970 * 1000), deviceKey: deviceKey,
+                                 timestamp: sessionMilliseconds, deviceKey: deviceKey,
                                  sessionKeys: nil, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
         setup.keyID = keyshare.keyIdBytes
         setup.gen = [UInt8](keyshare.generation)

@@ -2,6 +2,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
+import Synchronization
 
 /// The app's side of duo (app + one cloud node, 2-of-2) for one algorithm. Each operation is one step
 /// (`specs/session.md` §2.1, §5.3): connect → SETUP → ACCEPT (verified under `cloudVerifyingKey`) →
@@ -17,6 +18,9 @@ public final class DuoSession: Sendable {
     let storageClient: any StorageClient
     private let transport: TransportBox
     private let gate = StepGate()
+    /// Milliseconds to add to the device clock: set from the node's time in an authenticated
+    /// STALE_TIMESTAMP REJECT (§5.3, §9.6), so a phone with a wrong clock still works.
+    private let clockOffset = Mutex<Int64>(0)
 
     /// The session's transport. `NetworkClient` is not `Sendable` (seed contract); the box is safe
     /// because every use happens inside a step that holds `gate`, so the client is never used from
@@ -316,6 +320,31 @@ public final class DuoSession: Sendable {
                       fill: (inout SetupPayload) -> Void,
                       machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
         async throws(SilentShardError) -> DuoProtocolResult {
+        do {
+            return try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
+                                     machine: machine)
+        } catch {
+            // §5.3: a REJECT(STALE_TIMESTAMP) signed by the node and bound to our SETUP carries the node's
+            // time; retry once with a corrected timestamp (fresh instance id). Nothing was stored.
+            guard case .clockSkew(let nodeTime?) = error else { throw error }
+            clockOffset.withLock { $0 = Int64(clamping: nodeTime) - Self.deviceMilliseconds }
+            return try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
+                                     machine: machine)
+        }
+    }
+
+    private static var deviceMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    /// The session's clock: the device clock corrected by the node's, ms since the epoch.
+    var sessionMilliseconds: UInt64 {
+        UInt64(clamping: Self.deviceMilliseconds + clockOffset.withLock { $0 })
+    }
+
+    private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
+                         reconciling: ReconcileContext?,
+                         fill: (inout SetupPayload) -> Void,
+                         machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
+        async throws(SilentShardError) -> DuoProtocolResult {
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
         do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
@@ -323,7 +352,7 @@ public final class DuoSession: Sendable {
         do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
         let keys = SessionKeyPair()
         let instanceID = SecureRandom.bytes(count: 32)
-        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        let now = sessionMilliseconds
         var setup = SetupPayload(mode: .duo, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
                                  deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
                                  participants: PartySet([0, 1]))

@@ -87,6 +87,8 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     /// frame-level failures, which blame nobody).
     public init(_ error: SessionError, frameSender: PartyIndex? = nil) {
         switch error {
+        case .nodeClock(let time, _):
+            self = .clockSkew(nodeTime: time)
         case .cloudVerificationFailed(let reason):
             self = .cloudVerificationFailed(reason: reason.rawValue)
         case .invalidConfiguration(let issue):

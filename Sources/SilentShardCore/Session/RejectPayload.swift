@@ -79,6 +79,7 @@ public struct RejectPayload: Sendable, Equatable {
         let bound = setupHash == expectedSetupHash
             || (code == .unsupportedVersion && setupHash.allSatisfy { $0 == 0 })
         let authenticated = signed && bound
+        if authenticated, let nodeTime = nodeTimeDetail { return .nodeClock(nodeTime, by: frame.header.sender) }
         return .reported(code, by: frame.header.sender, blamed: nil, authenticated: authenticated)
     }
 

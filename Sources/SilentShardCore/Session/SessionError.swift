@@ -13,6 +13,9 @@ import MPCProtocols
 public enum SessionError: Error, Equatable, Sendable {
     case detected(WireCode, blamed: PartyIndex?)
     case reported(WireCode, by: PartyIndex, blamed: PartyIndex?, authenticated: Bool)
+    /// An **authenticated** STALE_TIMESTAMP REJECT (§4.5, §9.6) with the node's time (ms since the
+    /// epoch): the app MAY retry once with a timestamp corrected by it (§5.3).
+    case nodeClock(UInt64, by: PartyIndex)
     case cloudVerificationFailed(CloudVerificationFailure)
     case invalidConfiguration(ConfigurationIssue)
 
@@ -36,6 +39,7 @@ public enum SessionError: Error, Equatable, Sendable {
     public var code: WireCode? {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _): return code
+        case .nodeClock: return .staleTimestamp
         case .cloudVerificationFailed, .invalidConfiguration: return nil
         }
     }
@@ -45,6 +49,7 @@ public enum SessionError: Error, Equatable, Sendable {
     public var abortCode: WireCode {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _): return code
+        case .nodeClock: return .staleTimestamp
         case .cloudVerificationFailed: return .badAuthenticator
         case .invalidConfiguration: return .internalError
         }
@@ -54,7 +59,7 @@ public enum SessionError: Error, Equatable, Sendable {
     public var blamedParty: PartyIndex? {
         switch self {
         case .detected(_, let blamed), .reported(_, _, let blamed, _): return blamed
-        case .cloudVerificationFailed, .invalidConfiguration: return nil
+        case .nodeClock, .cloudVerificationFailed, .invalidConfiguration: return nil
         }
     }
 
@@ -69,6 +74,7 @@ public enum SessionError: Error, Equatable, Sendable {
     public var retry: WireCode.Retry {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _): return code.retry
+        case .nodeClock: return WireCode.staleTimestamp.retry
         case .cloudVerificationFailed, .invalidConfiguration: return .no
         }
     }
@@ -95,6 +101,8 @@ extension SessionError: CustomStringConvertible {
             return "session error \(code.name)\(party(blamed))"
         case .reported(let code, let by, let blamed, let authenticated):
             return "party \(by) reported \(code.name)\(party(blamed))\(authenticated ? "" : " [unauthenticated]")"
+        case .nodeClock(let time, let by):
+            return "party \(by) reported STALE_TIMESTAMP (node time \(time) ms)"
         case .cloudVerificationFailed(let reason):
             return "cloud verification failed: \(reason.rawValue)"
         case .invalidConfiguration(let issue):
