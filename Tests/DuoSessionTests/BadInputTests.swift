@@ -1,0 +1,115 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Synchronization
+import Testing
+import duo
+
+/// Issue 10's bad-input rule for duo, on the wire between a real app session and a real node runner:
+/// each message the app sends in keygen and sign is, once, truncated, bit-flipped (header, middle,
+/// last byte), duplicated, has its frames reordered, or is replaced by the same message of an earlier
+/// session. The receiver answers with a typed error (the app sees a `SilentShardError`), the node never
+/// commits anything the app does not hold, and afterwards the key works: reconcile agrees and the next
+/// operation succeeds.
+@Suite("Duo bad input: every app message mutated")
+struct BadInputTests {
+    enum Mutation: String, CaseIterable, Sendable {
+        case truncate, flipHeader, flipMiddle, flipLast, duplicate, reorder, replayEarlierSession
+    }
+    enum Operation: String, CaseIterable, Sendable { case keygen, sign }
+
+    static let cases: [(Keyshare.Algorithm, Operation, Mutation, Int)] =
+        [Keyshare.Algorithm.ecdsa, .eddsa].flatMap { algorithm in
+            Operation.allCases.flatMap { operation in
+                Mutation.allCases.flatMap { mutation in (0..<4).map { (algorithm, operation, mutation, $0) } }
+            }
+        }
+
+    /// Every frame of a bundle, as byte ranges.
+    static func frames(_ bundle: [UInt8]) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        var rest = bundle[...]
+        while !rest.isEmpty, let (_, count) = try? Frame.parse(rest) {
+            out.append(Array(rest.prefix(count)))
+            rest = rest.dropFirst(count)
+        }
+        return out
+    }
+
+    static func mutate(_ data: Data, _ mutation: Mutation, earlier: Data?) -> Data {
+        var bytes = [UInt8](data)
+        switch mutation {
+        case .truncate: return Data(bytes.prefix(bytes.count / 2))
+        case .flipHeader: bytes[min(5, bytes.count - 1)] ^= 0x10
+        case .flipMiddle: bytes[bytes.count / 2] ^= 0x01
+        case .flipLast: bytes[bytes.count - 1] ^= 0x80
+        case .duplicate: return data + data
+        case .reorder:
+            let parts = frames(bytes)
+            return parts.count >= 2 ? Data(parts.reversed().flatMap { $0 }) : data + data
+        case .replayEarlierSession: return earlier ?? data
+        }
+        return Data(bytes)
+    }
+
+    @Test(arguments: cases)
+    func mutatedMessage(algorithm: Keyshare.Algorithm, operation: Operation, mutation: Mutation, index: Int) async throws {
+        let armed = Mutex(false), fired = Mutex(false)
+        let earlier = Mutex<[Int: Data]>([:])   // the previous session's messages by index
+        let current = Mutex<[Int: Data]>([:])
+        let fixture = try DuoFixture(algorithm: algorithm, tamperSend: { sendIndex, data in
+            if sendIndex == 0 {
+                // A new connection: what the last one sent becomes "an earlier session".
+                let last = current.withLock { messages in defer { messages = [:] }; return messages }
+                if !last.isEmpty { earlier.withLock { $0 = last } }
+            }
+            current.withLock { $0[sendIndex] = data }
+            guard armed.withLock({ $0 }), sendIndex == index,
+                  fired.withLock({ done in defer { done = true }; return !done })
+            else { return data }
+            return BadInputTests.mutate(data, mutation, earlier: earlier.withLock { $0[sendIndex] })
+        })
+        let session = fixture.session
+        let message = algorithm == .ecdsa ? Data(repeating: 0x3C, count: 32) : Data("bad input".utf8)
+        func verifies(_ signature: Signature, _ keyshare: Keyshare) throws -> Bool {
+            algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
+                                : try verifyEdDSA(signature, message: message, keyshare: keyshare)
+        }
+        // An honest session of the same operation first (the replay source).
+        let existing = try await session.keygen()
+        if operation == .sign { #expect(try verifies(try await session.signature(keyshare: existing, message: message), existing)) }
+
+        armed.withLock { $0 = true }
+        var produced: Keyshare?
+        do {
+            switch operation {
+            case .keygen: produced = try await session.keygen()
+            case .sign: #expect(try verifies(try await session.signature(keyshare: existing, message: message), existing))
+            }
+        } catch {
+            // A typed error is the expected outcome; its description names no secret (checked elsewhere).
+            #expect(!String(describing: error).isEmpty)
+        }
+        armed.withLock { $0 = false }
+        if index < 3 { #expect(fired.withLock { $0 }, "the mutation was applied") }
+
+        // Consistency: every key the app staged or holds agrees with the node after reconcile.
+        let keyIds = Set(fixture.storage.writes.map { (record: KeyshareRecord) in record.keyId })
+        for keyId in keyIds {
+            var settled: Keyshare?
+            do { settled = try await session.reconcileKeyshare(keyId: keyId) } catch {
+                switch error {
+                case .abortedKeyshare, .keyNotFound: settled = nil
+                default: throw error
+                }
+            }
+            #expect(try fixture.store.share(keyId: keyId)?.gen == settled.map { [UInt8]($0.generation) })
+            #expect(try await fixture.storage.read(keyId: keyId)?.staged == nil)
+            if let settled { #expect(try verifies(try await session.signature(keyshare: settled, message: message), settled)) }
+        }
+        if let produced { #expect(try verifies(try await session.signature(keyshare: produced, message: message), produced)) }
+        // The node keeps serving: the existing key still signs.
+        #expect(try verifies(try await session.signature(keyshare: existing, message: message), existing))
+    }
+}
