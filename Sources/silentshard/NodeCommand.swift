@@ -42,12 +42,14 @@ enum NodeCommand {
                 try rotateMasterKey(options, newKeyPath: newKeyPath)
                 return 0
             }
+            // Signal handling first: once the port is printed, a supervisor may send SIGTERM at once.
+            let termination = TerminationSignals()
             let server = try makeServer(options)
             try server.start()
             // Unbuffered: supervisors and tests read these lines through a pipe.
             FileHandle.standardOutput.write(Data(("silentshard node listening on port \(server.port)\n"
                 + "node verifying key (Ed25519): \(server.verifyingKeyHex)\n").utf8))
-            await waitForTermination()
+            await termination.wait()
             await server.stop(grace: .seconds(5))
             return 0
         } catch {
@@ -195,41 +197,48 @@ enum NodeCommand {
         }
         return key
     }
-
-    /// Suspends until SIGINT or SIGTERM.
-    static func waitForTermination() async {
-        signal(SIGPIPE, SIG_IGN)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumed = ResumeOnce(continuation)
-            var sources: [any DispatchSourceSignal] = []
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler { resumed.resume() }
-                source.resume()
-                sources.append(source)
-            }
-            SignalSources.keep(sources)
-        }
-    }
 }
 
-/// Resumes a continuation at most once.
-private final class ResumeOnce: @unchecked Sendable {
+/// SIGINT / SIGTERM as an awaitable event. The dispatch sources are installed when the value is
+/// created (before the node prints its port), and a signal that arrives before `wait()` is kept, so
+/// none is lost (a supervisor's SIGTERM right after start used to be ignored).
+final class TerminationSignals: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-    func resume() {
-        let pending = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            defer { continuation = nil }
-            return continuation
-        }
-        pending?.resume()
-    }
-}
+    private var fired = false
+    private var waiter: CheckedContinuation<Void, Never>?
+    private var sources: [any DispatchSourceSignal] = []
 
-/// Keeps the signal sources alive for the process lifetime.
-private enum SignalSources {
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
-    static func keep(_ new: [any DispatchSourceSignal]) { sources = new }
+    init() {
+        signal(SIGPIPE, SIG_IGN)
+        for number in [SIGINT, SIGTERM] {
+            // The default action is turned off first; libdispatch then installs its own handler for
+            // the source (asynchronously): doing this before the server starts closes the window.
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.fire() }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    private func fire() {
+        let continuation = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            fired = true
+            defer { waiter = nil }
+            return waiter
+        }
+        continuation?.resume()
+    }
+
+    /// Returns once SIGINT or SIGTERM arrived (at once if one already did).
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = lock.withLock { () -> Bool in
+                if fired { return true }
+                waiter = continuation
+                return false
+            }
+            if already { continuation.resume() }
+        }
+    }
 }

@@ -47,8 +47,7 @@ struct TestCertificates: Sendable {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw NodeServerError.startFailed(reason: "openssl failed") }
+        guard process.waitForExit(), process.terminationStatus == 0 else { throw NodeServerError.startFailed(reason: "openssl failed") }
         return TestCertificates(certificatePath: "\(d)/server.pem", keyPath: "\(d)/server.key",
                                 caDER: try Data(contentsOf: URL(fileURLWithPath: "\(d)/ca.der")))
     }
@@ -120,5 +119,22 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread { continuation.resume(with: Result { try body() }) }
         thread.start()
+    }
+}
+
+extension Process {
+    /// Waits for the child to exit, at most `timeout` seconds (then SIGKILL and false). Polls
+    /// `isRunning`: Foundation's `waitUntilExit()` can spin forever off the main run loop on Linux.
+    func waitForExit(timeout: TimeInterval = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while isRunning {
+            if Date() > deadline {
+                kill(processIdentifier, SIGKILL)
+                while isRunning { usleep(10_000) }
+                return false
+            }
+            usleep(10_000)
+        }
+        return true
     }
 }

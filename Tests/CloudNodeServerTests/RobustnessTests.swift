@@ -21,7 +21,7 @@ import trio
         let reader = output.fileHandleForReading
         let (data, status) = try await offPool { () -> (Data, Int32) in
             let data = reader.readDataToEndOfFile()
-            process.waitUntilExit()
+            _ = process.waitForExit()
             return (data, process.terminationStatus)
         }
         #expect(status == 0)
@@ -211,10 +211,11 @@ extension RobustnessTests {
         try await client.disconnect()
 
         process.terminate()   // SIGTERM
-        let (reason, status) = try await offPool { () -> (Bool, Int32) in
-            process.waitUntilExit()
-            return (process.terminationReason == .exit, process.terminationStatus)
+        let (exited, reason, status) = try await offPool { () -> (Bool, Bool, Int32) in
+            let exited = process.waitForExit(timeout: 30)
+            return (exited, process.terminationReason == .exit, process.terminationStatus)
         }
+        #expect(exited, "the node stops on SIGTERM")
         #expect(reason)
         #expect(status == 0)
         // --generate-key refuses to overwrite.
@@ -224,6 +225,6 @@ extension RobustnessTests {
         again.standardOutput = FileHandle.nullDevice
         again.standardError = FileHandle.nullDevice
         try again.run()
-        #expect(try await offPool { again.waitUntilExit(); return again.terminationStatus } == 2)
+        #expect(try await offPool { _ = again.waitForExit(); return again.terminationStatus } == 2)
     }
 }

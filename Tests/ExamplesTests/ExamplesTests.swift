@@ -115,7 +115,11 @@ struct ExamplesTests {
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let data = reader.readDataToEndOfFile()
-                process.waitUntilExit()
+                // Bounded (Foundation's waitUntilExit can spin forever off the main run loop on Linux).
+                let deadline = Date().addingTimeInterval(300)
+                while process.isRunning, Date() < deadline { usleep(10_000) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                while process.isRunning { usleep(10_000) }
                 continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
             }
         }

@@ -70,7 +70,9 @@ final class NodeProcess: @unchecked Sendable {
 
     func stop() {
         process.terminate()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
