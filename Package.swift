@@ -62,7 +62,7 @@ let package = Package(
         // MARK: SDK
         .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "MPCCrypto", "COpenSSL", "CSocketShims", "CSQLite"]),
         .target(name: "duo", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
-        .target(name: "trio", dependencies: ["SilentShardCore"]),
+        .target(name: "trio", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
 
         // MARK: Cloud node (server side): share store and the HTTP + WebSocket server.
         .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CWebSockets"]),
@@ -95,6 +95,10 @@ let package = Package(
         .testTarget(
             name: "DuoSessionTests",
             dependencies: ["duo", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
+        ),
+        .testTarget(
+            name: "TrioSessionTests",
+            dependencies: ["trio", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
         ),
         .testTarget(
             name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],

@@ -1,0 +1,227 @@
+@_spi(InProcess) import MPCProtocols
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Synchronization
+import Testing
+import trio
+
+/// The error `body` throws, or nil.
+func failure(_ body: () async throws(SilentShardError) -> Void) async -> SilentShardError? {
+    do { try await body() } catch { return error }
+    return nil
+}
+
+@Suite("Trio session: app ↔ node A (relay) ↔ node B over in-memory pipes", .serialized)
+struct TrioSessionTests {
+    /// Keygen 2-of-3, then signatures with S = {0, 1} and S = {0, 2}, a refresh, and signatures again.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func keygenSignBothSignersRefresh(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try TrioFixture(algorithm: algorithm)
+        let keyshare = try await fixture.session.keygen()
+        #expect(keyshare.algorithm == algorithm && keyshare.mode == .trio && keyshare.party == 0)
+        #expect(keyshare.threshold == 2 && keyshare.partyCount == 3)
+        #expect(keyshare.groupId == Data(fixture.groupID))
+
+        // Both nodes committed the same generation (PREPARED → CURRENT); the app went staged → current.
+        let shareA = try #require(try fixture.storeA.share(keyId: keyshare.keyId))
+        let shareB = try #require(try fixture.storeB.share(keyId: keyshare.keyId))
+        #expect(shareA.gen == [UInt8](keyshare.generation) && shareB.gen == [UInt8](keyshare.generation))
+        #expect(try fixture.storeA.status(keyId: keyshare.keyId).preparedGen == nil)
+        #expect(try fixture.storeB.status(keyId: keyshare.keyId).preparedGen == nil)
+        #expect(try fixture.storeA.decision(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)) == .committed)
+        #expect(try fixture.storeB.decision(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)) == .committed)
+        let writes = fixture.storage.writes
+        #expect(writes.count == 2)
+        #expect(writes.first?.staged != nil && writes.first?.current == nil)
+        #expect(writes.last?.staged == nil && writes.last?.current?.bytes == keyshare.serialized())
+        #expect(fixture.client.reports.last == .committed(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)))
+        #expect(await fixture.peer.reports().last == .committed(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)))
+
+        // The node shares and the app's share are three shares of one key: any two sign (in process).
+        try checkSharesCombine(app: keyshare, nodeA: shareA, nodeB: shareB)
+
+        // Serialization round trip keeps the group id.
+        #expect(try Keyshare(serialized: keyshare.serialized()) == keyshare)
+
+        // S = {0, 1}.
+        let message = testMessage(algorithm, "trio with A")
+        let viaA = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(try verify(viaA, message: message, keyshare: keyshare))
+        #expect(fixture.client.reports.last == .signed(confirmed: true))
+
+        // S = {0, 2}: A only relays.
+        let other = testMessage(algorithm, "trio with B")
+        let viaB = try await fixture.session.signature(keyshare: keyshare, message: other, chainPath: "m/7/1", signer: .nodeB)
+        if algorithm == .ecdsa {
+            let point = try DKLsBIP32.deriveChildPublicKey(keyshare: try keyshare.dklsKeyshare(),
+                                                           path: try DerivationPath("m/7/1")).publicKey
+            guard let r = viaB.r, let s = viaB.s, let v = viaB.recoveryId else { Issue.record("no r/s"); return }
+            let raw = try Secp256k1.ECDSASignature(r: [UInt8](r), s: [UInt8](s), recoveryId: v)
+            #expect(Secp256k1.ECDSA.verify(raw, hash: [UInt8](other), publicKey: point))
+            #expect(try Secp256k1.ECDSA.recoverPublicKey(raw, hash: [UInt8](other)) == point)
+        } else {
+            let frost = try keyshare.frostKeyshare()
+            let child = try FROST.Derivation(publicKey: frost.publicKey, chainCode: frost.chainCode, path: [7, 1]).publicKey
+            let key = try Ed25519.VerifyingKey(bytes: child.bytes)
+            #expect(key.isValidSignature([UInt8](viaB.rawRepresentation), for: [UInt8](other)))
+        }
+        #expect(fixture.client.reports.last == .relayed(completed: true))
+        #expect(await fixture.peer.reports().last == .signed(confirmed: true))
+
+        // Refresh: same key, new generation at all three parties.
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        #expect(refreshed.keyId == keyshare.keyId && refreshed.publicKey == keyshare.publicKey)
+        #expect(refreshed.generation != keyshare.generation)
+        #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](refreshed.generation))
+        #expect(try fixture.storeB.share(keyId: keyshare.keyId)?.gen == [UInt8](refreshed.generation))
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let text = testMessage(algorithm, "after refresh \(signer)")
+            let signature = try await fixture.session.signature(keyshare: refreshed, message: text, signer: signer)
+            #expect(try verify(signature, message: text, keyshare: refreshed))
+        }
+        // The old generation is refused (STALE_GENERATION), by A and by B.
+        await #expect(throws: SilentShardError.self) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: message, signer: .nodeB)
+        }
+    }
+
+    /// A `cloudVerifyingKey` that is not the cluster key: the nodes refuse the SETUP (WRONG_CLUSTER)
+    /// and the app cannot authenticate anything from them; nothing is stored anywhere.
+    @Test func wrongClusterKeyAtTheApp() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa, cloudKeyOverride: Hex.encode(Ed25519.SigningKey().verifyingKey.bytes))
+        await #expect(throws: SilentShardError.self) { _ = try await fixture.session.keygen() }
+        do { _ = try await fixture.session.keygen() } catch {
+            if case .cloudVerificationFailed = error {} else if case .rejected = error {} else {
+                Issue.record("unexpected error \(error)")
+            }
+        }
+        #expect(fixture.storage.writes.isEmpty)
+        #expect(fixture.client.reports.allSatisfy { $0 == .rejected(.wrongCluster) })
+    }
+
+    /// Node B certified for another group: the app refuses the pair (certificateGroupMismatch) before
+    /// any protocol traffic; nothing is stored.
+    @Test func nodeBOfAnotherGroup() async throws {
+        let fixture = try TrioFixture(algorithm: .eddsa, groupB: SecureRandom.bytes(count: 16))
+        do {
+            _ = try await fixture.session.keygen()
+            Issue.record("keygen succeeded")
+        } catch {
+            // B refuses A's LINK_OPEN (other group) → A answers PEER_UNAVAILABLE.
+            #expect(error == .peerUnavailable(party: .node(1)))
+        }
+        #expect(fixture.storage.writes.isEmpty)
+    }
+
+    /// Node B unreachable: A answers REJECT(PEER_UNAVAILABLE); keygen fails with a typed error and
+    /// nothing is staged or promoted anywhere. Signing with S = {0, 1} still works without B.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func nodeBDown(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try TrioFixture(algorithm: algorithm)
+        let keyshare = try await fixture.session.keygen()
+        fixture.peer.down.withLock { $0 = true }
+        do {
+            _ = try await fixture.session.keyRefresh(keyshare: keyshare)
+            Issue.record("refresh succeeded without B")
+        } catch {
+            #expect(error == .peerUnavailable(party: .node(1)))
+        }
+        do {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: testMessage(algorithm, "x"), signer: .nodeB)
+            Issue.record("signing with B succeeded without B")
+        } catch {
+            #expect(error == .peerUnavailable(party: .node(1)))
+        }
+        // Nothing changed: the app's record and both nodes still hold the keygen generation only.
+        let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
+        #expect(record.staged == nil)
+        #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+        #expect(try fixture.storeA.status(keyId: keyshare.keyId).preparedGen == nil)
+        let message = testMessage(algorithm, "A alone")
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(try verify(signature, message: message, keyshare: keyshare))
+    }
+
+    /// A relay that alters a frame it forwards to B (here: B's copy of the app's SETUP-following
+    /// traffic): B's own checks catch it, the session aborts with a typed error, nothing is promoted.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func tamperedRelayedFrame(algorithm: Keyshare.Algorithm) async throws {
+        // Messages A sends B: 0 LINK_OPEN, 1 SETUP, 2 A's ACCEPT, 3 … protocol traffic. Flip the last
+        // byte (an authenticator) of message 3.
+        let fixture = try TrioFixture(algorithm: algorithm, tamperToB: { index, data in
+            guard index == 3, !data.isEmpty else { return data }
+            var bytes = [UInt8](data)
+            bytes[bytes.count - 1] ^= 0x01
+            return Data(bytes)
+        })
+        do {
+            _ = try await fixture.session.keygen()
+            Issue.record("keygen succeeded over a tampering relay")
+        } catch {
+            switch error {
+            case .abortProtocol, .messageAuthenticationFailed, .malformedMessage, .protocolViolation, .reconcileRequired: break
+            default: Issue.record("unexpected error \(error)")
+            }
+        }
+        // Nothing promoted: no current share at the app; no CURRENT share at either node.
+        for write in fixture.storage.writes { #expect(write.current == nil) }
+        let keyIds = Set(fixture.storage.writes.map(\.keyId))
+        for keyId in keyIds {
+            #expect(try fixture.storeA.share(keyId: keyId) == nil)
+            #expect(try fixture.storeB.share(keyId: keyId) == nil)
+        }
+        for report in await fixture.peer.reports() {
+            if case .committed = report { Issue.record("B committed") }
+        }
+        for report in fixture.client.reports {
+            if case .committed = report { Issue.record("A committed") }
+        }
+    }
+
+    /// B's P2P frame to the app, altered on its way through A: the app's AEAD check fails
+    /// (messageAuthenticationFailed), the app aborts, nothing is promoted.
+    @Test func tamperedFrameFromBAtTheApp() async throws {
+        // The app's reads: 0 = ACCEPTs of A and B, 1.. protocol traffic (B's R1 arrives relayed).
+        let tampered = Mutex(false)
+        let fixture = try TrioFixture(algorithm: .ecdsa, tamperAppReads: { _, data in
+            guard let frames = try? Frame.parseBundle([UInt8](data)),
+                  let index = frames.firstIndex(where: { $0.header.kind == .pointToPoint && $0.header.sender == 2 }),
+                  !tampered.withLock({ $0 })
+            else { return data }
+            tampered.withLock { $0 = true }
+            var out: [UInt8] = []
+            for (i, frame) in frames.enumerated() {
+                var bytes = frame.encoded()
+                if i == index { bytes[bytes.count - 1] ^= 0x01 }
+                out += bytes
+            }
+            return Data(out)
+        })
+        do {
+            _ = try await fixture.session.keygen()
+            Issue.record("keygen succeeded with a tampered frame")
+        } catch {
+            #expect(error == .messageAuthenticationFailed(party: .node(2)))
+        }
+        #expect(tampered.withLock { v in v })
+        for write in fixture.storage.writes { #expect(write.current == nil) }
+        #expect(fixture.storage.writes.isEmpty)
+    }
+
+    /// Checks that the three committed shares are shares of one key: every pair signs a verified
+    /// signature (in process, with the protocol runners).
+    private func checkSharesCombine(app: Keyshare, nodeA: NodeKeyshare, nodeB: NodeKeyshare) throws {
+        let a = try Keyshare(algorithm: app.algorithm, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: nodeA.bytes).protocolBytes)
+        let b = try Keyshare(algorithm: app.algorithm, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: nodeB.bytes).protocolBytes)
+        #expect(a.party == 1 && b.party == 2)
+        #expect(a.publicKey == app.publicKey && b.publicKey == app.publicKey)
+        guard app.algorithm == .ecdsa else { return }
+        var rng = SystemRandomNumberGenerator()
+        let hash = SHA256.hash(Array("nodes only".utf8))
+        let signature = try DKLsInProcess.sign([try a.dklsKeyshare(), try b.dklsKeyshare()], messageHash: hash, using: &rng)
+        let key = try Secp256k1.Point(compressed: [UInt8](app.publicKey))
+        #expect(Secp256k1.ECDSA.verify(signature, hash: hash, publicKey: key))
+    }
+}
