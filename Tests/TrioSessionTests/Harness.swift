@@ -138,9 +138,12 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
 final class RecordingStorage: StorageClient {
     let inner = InMemoryStorageClient()
     private let log = Mutex<[KeyshareRecord]>([])
+    /// Makes every write fail (a full disk).
+    let failWrites = Mutex(false)
     var writes: [KeyshareRecord] { log.withLock { $0 } }
     func read(keyId: String) async throws -> KeyshareRecord? { try await inner.read(keyId: keyId) }
     func write(_ record: KeyshareRecord) async throws {
+        if failWrites.withLock({ $0 }) { throw StorageError.io(operation: "write", errno: 28) }
         log.withLock { $0.append(record) }
         try await inner.write(record)
     }

@@ -148,23 +148,32 @@ struct TrioSessionTests {
     /// traffic): B's own checks catch it, the session aborts with a typed error, nothing is promoted.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func tamperedRelayedFrame(algorithm: Keyshare.Algorithm) async throws {
-        // Messages A sends B: 0 LINK_OPEN, 1 SETUP, 2 A's ACCEPT, 3 … protocol traffic. Flip the last
-        // byte (an authenticator) of message 3.
-        let fixture = try TrioFixture(algorithm: algorithm, tamperToB: { index, data in
-            guard index == 3, !data.isEmpty else { return data }
-            var bytes = [UInt8](data)
-            bytes[bytes.count - 1] ^= 0x01
-            return Data(bytes)
+        // The first protocol frame of the app's that A forwards to B gets its authenticator flipped.
+        let tampered = Mutex(false)
+        let fixture = try TrioFixture(algorithm: algorithm, tamperToB: { _, data in
+            guard !tampered.withLock({ v in v }), let frames = try? Frame.parseBundle([UInt8](data)),
+                  let index = frames.firstIndex(where: {
+                      $0.header.sender == 0 && ($0.header.kind == .broadcast || $0.header.kind == .pointToPoint)
+                  })
+            else { return data }
+            tampered.withLock { v in v = true }
+            var out: [UInt8] = []
+            for (i, frame) in frames.enumerated() {
+                var bytes = frame.encoded()
+                if i == index { bytes[bytes.count - 1] ^= 0x01 }
+                out += bytes
+            }
+            return Data(out)
         })
         do {
             _ = try await fixture.session.keygen()
             Issue.record("keygen succeeded over a tampering relay")
         } catch {
-            switch error {
-            case .abortProtocol, .messageAuthenticationFailed, .malformedMessage, .protocolViolation, .reconcileRequired: break
-            default: Issue.record("unexpected error \(error)")
-            }
+            // B's own check fails (bad authenticator on the app's frame); its ABORT reaches the app.
+            #expect(error == .messageAuthenticationFailed(party: .node(2)))
         }
+        #expect(tampered.withLock { v in v })
+        #expect(await fixture.peer.reports() == [.failed(.messageAuthenticationFailed(party: .app))])
         // Nothing promoted: no current share at the app; no CURRENT share at either node.
         for write in fixture.storage.writes { #expect(write.current == nil) }
         let keyIds = Set(fixture.storage.writes.map(\.keyId))
@@ -208,6 +217,30 @@ struct TrioSessionTests {
         #expect(tampered.withLock { v in v })
         for write in fixture.storage.writes { #expect(write.current == nil) }
         #expect(fixture.storage.writes.isEmpty)
+    }
+
+    /// The app cannot stage its share: it sends ABORT before any COMMIT (§7.2 rule 4), both nodes
+    /// drop their PREPARED share and log the generation as aborted; nothing is current anywhere.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func appStagingFailureAbortsAtBothNodes(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try TrioFixture(algorithm: algorithm)
+        fixture.storage.failWrites.withLock { v in v = true }
+        let error = await failure { () throws(SilentShardError) in _ = try await fixture.session.keygen() }
+        guard case .storage? = error else {
+            Issue.record("expected a storage error, got \(String(describing: error))")
+            return
+        }
+        _ = await fixture.peer.reports()
+        for store in [fixture.storeA, fixture.storeB] {
+            let entries = try store.auditLog()
+            let prepared = entries.filter { $0.operation == "prepare" }
+            #expect(prepared.count == 1)
+            let keyId = try #require(prepared.first?.keyId)
+            #expect(entries.contains { $0.operation == "abort" && $0.keyId == keyId })
+            #expect(try store.share(keyId: keyId) == nil)
+            #expect(try store.status(keyId: keyId).preparedGen == nil)
+        }
+        #expect(fixture.client.reports.first.map { if case .aborted = $0 { true } else { false } } == true)
     }
 
     /// Checks that the three committed shares are shares of one key: every pair signs a verified
