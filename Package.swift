@@ -88,6 +88,7 @@ let package = Package(
             dependencies: ["CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]
         ),
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
+        .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5

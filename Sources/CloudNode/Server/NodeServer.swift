@@ -119,7 +119,14 @@ public final class NodeServer: Sendable {
         }
         let principal: Principal
         do {
-            principal = try await config.verifier.verify(token: token)
+            // The inter-node link authenticates by its LINK_OPEN frame (session.md §2.3); the app's
+            // token travels inside it and is checked by the session runner.
+            if connection.route.mode == .peer {
+                guard first.binary else { throw AuthenticationError.invalidToken }
+                principal = Principal(subject: "peer-link")
+            } else {
+                principal = try await config.verifier.verify(token: token)
+            }
         } catch {
             metrics.authenticationFailed()
             config.logger.log("closing \(connection.route): authentication failed (\(error))")
@@ -128,7 +135,7 @@ public final class NodeServer: Sendable {
         }
         metrics.stepStarted(connection.route)
         let context = StepContext(route: connection.route, params: connection.params, principal: principal,
-                                  connection: connection)
+                                  connection: connection, token: token)
         let handler = config.stepHandlers.handler(for: connection.route)
         let stepTimeout = config.stepTimeout
         let watchdog = Task {
