@@ -14,6 +14,7 @@ let usage = """
                   [--json] machine-readable runs only; [--path m/…] soft path to sign under;
                   [--message HEX] the 32-byte hash (ECDSA) / the message (EdDSA)
       node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
+      node-cert   trio operator: create a cluster key, issue a node certificate (node-cert --help)
       selfcheck   check the cryptographic primitives against known answers
       version     print the version
     """
@@ -63,6 +64,8 @@ case "demo":
     }
 case "node":
     exit(await NodeCommand.main(Array(CommandLine.arguments.dropFirst(2))))
+case "node-cert":
+    exit(NodeCertCommand.main(Array(CommandLine.arguments.dropFirst(2))))
 case "selfcheck":
     exit(SelfCheck.run() ? 0 : 1)
 case "version", "--version":
