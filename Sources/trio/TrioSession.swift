@@ -25,13 +25,13 @@ public final class TrioSession: Sendable {
     public let algorithm: Keyshare.Algorithm
     private let messageSigner: any MessageSigner
     private let cloudVerifyingKey: String
-    private let storageClient: any StorageClient
-    private let transport: TransportBox
+    let storageClient: any StorageClient
+    let transport: TransportBox
     private let gate = TrioStepGate()
 
     /// `NetworkClient` is not `Sendable` (seed contract); every use happens inside a step holding
     /// `gate`, so the client is never used from two tasks at once.
-    private final class TransportBox: @unchecked Sendable {
+    final class TransportBox: @unchecked Sendable {
         let client: any NetworkClient
         let actions: any TrioNetworkActionProvider
         init(client: any NetworkClient, actions: any TrioNetworkActionProvider) {
@@ -55,6 +55,10 @@ public final class TrioSession: Sendable {
     /// is staged in storage, committed at both nodes, then promoted, and returned only after both
     /// nodes confirmed.
     public func keygen() async throws(SilentShardError) -> Keyshare {
+        do { return try await keygenStep() } catch { return try await resolveInDoubt(error, previous: nil) }
+    }
+
+    private func keygenStep() async throws(SilentShardError) -> Keyshare {
         let all: [PartyIndex] = [0, 1, 2]
         let result = try await step(.keygen, action: transport.actions.keygen, existing: nil, participants: all) { _ in
         } machine: { [algorithm] instanceID, setupHash, groupID throws(ProtocolError) in
@@ -72,6 +76,11 @@ public final class TrioSession: Sendable {
     /// generation). Staged, committed at both nodes, then promoted; the old share stays current until then.
     public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
         try check(keyshare)
+        try await settleIfStaged(keyshare)
+        do { return try await refreshStep(keyshare) } catch { return try await resolveInDoubt(error, previous: keyshare) }
+    }
+
+    private func refreshStep(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
         let result = try await step(.refresh, action: transport.actions.refresh, existing: keyshare, participants: [0, 1, 2]) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
@@ -122,6 +131,7 @@ public final class TrioSession: Sendable {
         }
         let path: DerivationPath
         do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
+        try await settleIfStaged(keyshare)
         let signers: [PartyIndex] = [0, signer.index]
         let result = try await step(.sign, action: transport.actions.sign, existing: keyshare, participants: signers) { setup in
             setup.keyID = keyshare.keyIdBytes
@@ -149,18 +159,19 @@ public final class TrioSession: Sendable {
 
     // MARK: - One step
 
-    private func check(_ keyshare: Keyshare) throws(SilentShardError) {
+    func check(_ keyshare: Keyshare) throws(SilentShardError) {
         guard keyshare.algorithm == algorithm, keyshare.mode == .trio, keyshare.party == 0, keyshare.groupId != nil else {
             throw .invalidKeyshare(reason: "not an app keyshare of a trio \(algorithm) key")
         }
     }
 
-    private var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
+    var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
 
-    private func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
-                      fill: (inout SetupPayload) -> Void,
-                      machine: @escaping @Sendable ([UInt8], [UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine)
-        async throws(SilentShardError) -> DuoProtocolResult {
+    typealias MachineFactory = @Sendable ([UInt8], [UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine
+
+    func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
+                      reconciling: ReconcileContext? = nil, fill: (inout SetupPayload) -> Void,
+                      machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult {
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
         do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
@@ -194,7 +205,7 @@ public final class TrioSession: Sendable {
         let outcome: Result<DuoProtocolResult, SilentShardError>
         do throws(SilentShardError) {
             outcome = .success(try await run(channel: &channel, setupFrame: setupFrame, participants: participants,
-                                             client: client, machine: machine))
+                                             client: client, reconciling: reconciling, machine: machine))
         } catch {
             outcome = .failure(error)
         }
@@ -204,8 +215,7 @@ public final class TrioSession: Sendable {
     }
 
     private func run(channel: inout PartyFrameChannel, setupFrame: Frame, participants: [PartyIndex], client: any NetworkClient,
-                     machine: @Sendable ([UInt8], [UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine)
-        async throws(SilentShardError) -> DuoProtocolResult {
+                     reconciling: ReconcileContext?, machine: MachineFactory) async throws(SilentShardError) -> DuoProtocolResult {
         let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }
@@ -221,6 +231,9 @@ public final class TrioSession: Sendable {
         do throws(SilentShardError) {
             // SETUP_SENT: every participating node's ACCEPT (a REJECT ends the step), then RUNNING.
             for node in nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: read) }
+            if let reconciling {
+                return .keyshare(try await runReconcile(reconciling, nodes: nodes, channel: &channel, send: send, read: read))
+            }
             guard let group = channel.receiver.accepts[nodes[0]]?.certificate?.groupID else {
                 throw .cloudVerificationFailed(reason: "certificateMissing")
             }
@@ -258,9 +271,8 @@ public final class TrioSession: Sendable {
                         send: SessionDriver.Send, read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let kind: StoredShareKind = keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa
         do {
-            try await storageClient.stage(keyId: keyshare.keyId, StoredShare(kind: kind, bytes: keyshare.serialized()))
+            try await storageClient.stage(keyId: keyshare.keyId, TrioStoredShare(keyshare: keyshare, digest: digest).stored)
         } catch {
             let failure = SilentShardError(storage: error)
             if let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: failure).encoded) {
@@ -315,7 +327,7 @@ public final class TrioSession: Sendable {
         }
     }
 
-    private static func networkError(_ error: any Error) -> SilentShardError {
+    static func networkError(_ error: any Error) -> SilentShardError {
         if let error = error as? SilentShardError { return error }
         if let error = error as? NetworkError { return .network(error) }
         if error is CancellationError { return .cancelled }

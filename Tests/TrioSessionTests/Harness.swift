@@ -67,6 +67,8 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
 final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
     let runner: TrioStepRunner
     let tamper: @Sendable (Int, Data) -> Data
+    /// Makes a send fail (the connection drops) when it returns true for the outgoing message.
+    let failSend = Mutex<(@Sendable (Data) -> Bool)?>(nil)
     private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<TrioStepReport, Never>?,
                               reads: Int, reports: [TrioStepReport])>((nil, nil, nil, 0, []))
 
@@ -99,6 +101,7 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
 
     func send(bytes: Data) async throws {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        if let failSend = failSend.withLock({ $0 }), failSend(bytes) { throw NetworkError.connectionLost }
         try await app.send(bytes: bytes)
     }
 

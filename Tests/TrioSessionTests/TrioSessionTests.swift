@@ -35,7 +35,7 @@ struct TrioSessionTests {
         let writes = fixture.storage.writes
         #expect(writes.count == 2)
         #expect(writes.first?.staged != nil && writes.first?.current == nil)
-        #expect(writes.last?.staged == nil && writes.last?.current?.bytes == keyshare.serialized())
+        #expect(writes.last?.staged == nil && writes.last?.current?.bytes.suffix(keyshare.serialized().count) == keyshare.serialized())
         #expect(fixture.client.reports.last == .committed(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)))
         #expect(await fixture.peer.reports().last == .committed(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)))
 
@@ -241,6 +241,91 @@ struct TrioSessionTests {
             #expect(try store.status(keyId: keyId).preparedGen == nil)
         }
         #expect(fixture.client.reports.first.map { if case .aborted = $0 { true } else { false } } == true)
+    }
+
+    /// Both OUTCOMEs lost on the way to the app (the message is garbled): the app is in doubt, runs
+    /// one reconcile at once, finds both nodes CURRENT at the new generation, sends DONE and promotes.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func lostOutcomesAreSettledByReconcile(algorithm: Keyshare.Algorithm) async throws {
+        let garbled = Mutex(false)
+        let fixture = try TrioFixture(algorithm: algorithm, tamperAppReads: { _, data in
+            guard !garbled.withLock({ v in v }), let frames = try? Frame.parseBundle([UInt8](data)),
+                  frames.contains(where: { $0.header.kind == .outcome })
+            else { return data }
+            garbled.withLock { v in v = true }
+            return Data([0xFF, 0x00])
+        })
+        let keyshare = try await fixture.session.keygen()
+        #expect(garbled.withLock { v in v })
+        let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
+        #expect(record.staged == nil && record.current != nil)
+        #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: nil))
+        let message = testMessage(algorithm, "after reconcile")
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: message, signer: .nodeB)
+        #expect(try verify(signature, message: message, keyshare: keyshare))
+    }
+
+    /// The app's COMMIT never leaves (the connection drops): both nodes stay PREPARED (in doubt);
+    /// the app's immediate reconcile sees both holding g under its D, sends COMMIT(reconcile), both
+    /// commit and the app promotes.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func lostCommitRollsForwardFromPrepared(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try TrioFixture(algorithm: algorithm)
+        let dropped = Mutex(false)
+        fixture.client.failSend.withLock { hook in
+            hook = { data in
+                guard !dropped.withLock({ v in v }), let frames = try? Frame.parseBundle([UInt8](data)),
+                      frames.contains(where: { $0.header.kind == .commit })
+                else { return false }
+                dropped.withLock { v in v = true }
+                return true
+            }
+        }
+        let keyshare = try await fixture.session.keygen()
+        #expect(dropped.withLock { v in v })
+        let gen = [UInt8](keyshare.generation)
+        #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == gen)
+        #expect(try fixture.storeB.share(keyId: keyshare.keyId)?.gen == gen)
+        #expect(fixture.client.reports.first == .inDoubt(keyId: keyshare.keyId, gen: gen))
+        #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: .committed))
+        let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
+        #expect(record.staged == nil && record.current != nil)
+    }
+
+    /// The COMMIT is lost and so is the first reconcile; meanwhile B dropped its PREPARED share (as
+    /// GC would). Reconcile then rolls back: A tombstones g, the app discards its staged share, and
+    /// a keygen has no result (`abortedKeyshare`).
+    @Test func reconcileRollsBackWhenANodeLacksTheGeneration() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let failures = Mutex(0)
+        fixture.client.failSend.withLock { hook in
+            hook = { data in
+                guard let frames = try? Frame.parseBundle([UInt8](data)),
+                      frames.contains(where: { $0.header.kind == .commit || $0.header.kind == .setup }),
+                      failures.withLock({ n in n < 2 && (n > 0 || frames.contains { $0.header.kind == .commit }) })
+                else { return false }
+                failures.withLock { n in n += 1 }
+                return true
+            }
+        }
+        let error = await failure { () throws(SilentShardError) in _ = try await fixture.session.keygen() }
+        guard case .reconcileRequired(let keyId)? = error else {
+            Issue.record("expected reconcileRequired, got \(String(describing: error))")
+            return
+        }
+        _ = await fixture.peer.reports()
+        let gen = try #require(try fixture.storeB.status(keyId: keyId).preparedGen)
+        #expect(try fixture.storeA.status(keyId: keyId).preparedGen == gen)
+        try fixture.storeB.abort(keyId: keyId, gen: gen, party: "test: staged_ttl")
+        let settled = await failure { () throws(SilentShardError) in _ = try await fixture.session.reconcileKeyshare(keyId: keyId) }
+        #expect(settled == .abortedKeyshare(keyId: keyId))
+        #expect(try fixture.storeA.status(keyId: keyId).preparedGen == nil)
+        #expect(try fixture.storeA.decision(keyId: keyId, gen: gen) == .aborted)
+        #expect(try fixture.storeA.share(keyId: keyId) == nil)
+        #expect(try await fixture.storage.read(keyId: keyId) == nil)
+        // Idempotent: a second reconcile finds no record.
+        let again = await failure { () throws(SilentShardError) in _ = try await fixture.session.reconcileKeyshare(keyId: keyId) }
+        #expect(again == .keyNotFound(keyId: keyId))
     }
 
     /// Checks that the three committed shares are shares of one key: every pair signs a verified

@@ -20,6 +20,9 @@ final class TrioInbox: Sendable {
         var queue: [Event] = []
         var waiter: CheckedContinuation<Event, Never>?
         var waiterToken: UUID?
+        /// A connection that ended ends the session: once its close was delivered, every later
+        /// `next` on an empty queue reports it again at once.
+        var closed: Source?
         var readers: [Task<Void, Never>] = []
     }
 
@@ -46,6 +49,7 @@ final class TrioInbox: Sendable {
             if let waiter = s.waiter {
                 s.waiter = nil
                 s.waiterToken = nil
+                _ = Self.deliver(event, &s)
                 return waiter
             }
             s.queue.append(event)
@@ -56,13 +60,17 @@ final class TrioInbox: Sendable {
 
     /// The next event, or `.timeout` after `timeout`.
     func next(timeout: Duration) async -> Event {
-        if let queued = state.withLock({ s -> Event? in s.queue.isEmpty ? nil : s.queue.removeFirst() }) { return queued }
+        if let ready = state.withLock({ s -> Event? in
+            if !s.queue.isEmpty { return Self.deliver(s.queue.removeFirst(), &s) }
+            return s.closed.map { .closed($0) }
+        }) { return ready }
         let token = UUID()
         let timer = Mutex<Task<Void, Never>?>(nil)
         defer { timer.withLock { $0?.cancel() } }
         return await withCheckedContinuation { continuation in
             let immediate: Event? = state.withLock { s in
-                if !s.queue.isEmpty { return s.queue.removeFirst() }
+                if !s.queue.isEmpty { return Self.deliver(s.queue.removeFirst(), &s) }
+                if let closed = s.closed { return .closed(closed) }
                 s.waiter = continuation
                 s.waiterToken = token
                 return nil
@@ -77,6 +85,11 @@ final class TrioInbox: Sendable {
             }
             timer.withLock { $0 = task }
         }
+    }
+
+    private static func deliver(_ event: Event, _ state: inout State) -> Event {
+        if case .closed(let source) = event, state.closed == nil { state.closed = source }
+        return event
     }
 
     private func expire(_ token: UUID) {

@@ -40,11 +40,19 @@ extension TrioStepRunner {
         }
         // Steps 9–10 (11: no policy hooks configured).
         let current: NodeKeyshare?
-        do { current = try await keyState(setup) } catch { return await reject(error.code, detail: error.detail) }
+        var status: KeyStatus?
+        do {
+            if setup.operation == .reconcile {
+                status = try await reconcileStatus(setup)
+                current = nil
+            } else {
+                current = try await keyState(setup)
+            }
+        } catch { return await reject(error.code, detail: error.detail) }
         let participates = !setup.isRelayOnly
         let keys: SessionKeyPair? = participates ? SessionKeyPair() : nil
         var machine: SessionProtocolMachine?
-        if participates {
+        if participates, setup.operation != .reconcile {
             do { machine = try makeMachine(setup, current: current) } catch { return await reject(.invalidParameter) }
         }
         var channel: PartyFrameChannel
@@ -124,8 +132,9 @@ extension TrioStepRunner {
             }
         }
         let report: TrioStepReport
-        if let machine, let keys {
-            let accept = channel.acceptFrame(payload: acceptPayload(setup, keys: keys, now: now), nodeKey: identity.nodeKey)
+        if let keys {
+            let accept = channel.acceptFrame(payload: acceptPayload(setup, keys: keys, now: now, status: status),
+                                             nodeKey: identity.nodeKey)
             // A's ACCEPT with B's to the app; to B on the link (before any P2P between the nodes, §4.4).
             let leading = [(accept, accept.header.receiver)] + toApp.map { ($0, PartyIndex(0)) }
             do {
@@ -136,8 +145,12 @@ extension TrioStepRunner {
             }
             let relayed = channel.ingest(frames: validated.rest, link: [0])
             if let failure = relayed.failure { await closeAll(connection, link); return .failed(failure) }
-            report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send, read: read,
-                                       relay: relay)
+            if let machine {
+                report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
+                                           read: read, relay: relay)
+            } else {
+                report = await reconcileRunning(setup, channel: &channel, send: send, read: read, relay: relay)
+            }
         } else {
             do { try await Self.route(toApp.map { ($0, 0) }, app: connection, link: link, withB: withB) } catch {
                 await closeAll(connection, link)

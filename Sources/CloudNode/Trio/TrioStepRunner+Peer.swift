@@ -57,14 +57,24 @@ extension TrioStepRunner {
         // The link belongs to this session only.
         guard opened.instanceID == setup.instanceID else { return await reject(.unexpected) }
         let current: NodeKeyshare?
-        do { current = try await keyState(setup) } catch { return await reject(error.code, detail: error.detail) }
+        var status: KeyStatus?
+        do {
+            if setup.operation == .reconcile {
+                status = try await reconcileStatus(setup)
+                current = nil
+            } else {
+                current = try await keyState(setup)
+            }
+        } catch { return await reject(error.code, detail: error.detail) }
         let keys = SessionKeyPair()
-        let machine: SessionProtocolMachine
-        do { machine = try makeMachine(setup, current: current) } catch { return await reject(.invalidParameter) }
+        var machine: SessionProtocolMachine?
+        if setup.operation != .reconcile {
+            do { machine = try makeMachine(setup, current: current) } catch { return await reject(.invalidParameter) }
+        }
         var channel: PartyFrameChannel
         do {
             channel = try PartyFrameChannel(local: 2, setupFrame: setup.frame, setup: setup.payload, keys: keys,
-                                            trust: trust(now: now), protocolTags: machine.receivableTags)
+                                            trust: trust(now: now), protocolTags: machine?.receivableTags ?? [])
         } catch {
             return await reject(.invalidParameter)
         }
@@ -78,7 +88,8 @@ extension TrioStepRunner {
             case .timeout: throw .timeout
             }
         }
-        let accept = channel.acceptFrame(payload: acceptPayload(setup, keys: keys, now: now), nodeKey: identity.nodeKey)
+        let accept = channel.acceptFrame(payload: acceptPayload(setup, keys: keys, now: now, status: status),
+                                         nodeKey: identity.nodeKey)
         let report: TrioStepReport
         do throws(SilentShardError) {
             try await send([accept])
@@ -88,8 +99,13 @@ extension TrioStepRunner {
             if setup.participants.contains(1) {
                 _ = try await SessionDriver.awaitControl(.accept, from: 1, channel: &channel, read: read)
             }
-            report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send, read: read,
-                                       relay: { _ throws(SilentShardError) in })
+            if let machine {
+                report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
+                                           read: read, relay: { _ throws(SilentShardError) in })
+            } else {
+                report = await reconcileRunning(setup, channel: &channel, send: send, read: read,
+                                                relay: { _ throws(SilentShardError) in })
+            }
         } catch {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])

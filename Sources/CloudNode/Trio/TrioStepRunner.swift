@@ -19,6 +19,9 @@ public enum TrioStepReport: Sendable, Equatable {
     case inDoubt(keyId: String, gen: [UInt8])
     /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
     case signed(confirmed: Bool)
+    /// A reconcile ended: with the app's DONE (`outcome` nil), or its COMMIT / rollback answered
+    /// with this decision.
+    case reconciled(keyId: String, outcome: CommitDecision?)
     /// The step ended without a result.
     case failed(SilentShardError)
 }
@@ -51,7 +54,7 @@ public final class TrioStepRunner: Sendable {
     let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
 
     /// Operations served in this increment.
-    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign]
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile]
 
     /// - Parameters:
     ///   - identity: the node's role, key, certificate and the cluster key.
@@ -157,9 +160,9 @@ public final class TrioStepRunner: Sendable {
         FrameReceiver.NodeTrust(cloudKey: identity.clusterKey, nowSeconds: now / 1000, recordedGroupID: identity.groupID)
     }
 
-    func acceptPayload(_ setup: ValidatedSetup, keys: SessionKeyPair, now: UInt64) -> AcceptPayload {
+    func acceptPayload(_ setup: ValidatedSetup, keys: SessionKeyPair, now: UInt64, status: KeyStatus? = nil) -> AcceptPayload {
         AcceptPayload(setupHash: setup.setupHash, nodeKey: identity.nodeKey.verifyingKey, certificate: identity.certificate,
-                      sessionKeys: keys.publicKeys, nodeTime: now, keyStatus: nil)
+                      sessionKeys: keys.publicKeys, nodeTime: now, keyStatus: status)
     }
 
     // MARK: - Commit (§7.2, trio)
