@@ -11,6 +11,9 @@ import trio
 struct PipeConnection: NodeStepConnection {
     let end: InMemoryNetworkClient
     var tamper: @Sendable (Int, Data) -> Data = { $1 }
+    /// After this many sends, the link dies (both ends closed) instead of sending.
+    var dieAfter: Int?
+    var other: InMemoryNetworkClient?
     let sent = Counter()
 
     func read() async throws -> Data {
@@ -19,7 +22,16 @@ struct PipeConnection: NodeStepConnection {
         case .text: throw NetworkError.closedByPeer(code: 1000, reason: "")
         }
     }
-    func send(_ data: Data) async throws { try await end.send(bytes: tamper(sent.next(), data)) }
+    func send(_ data: Data) async throws {
+        let index = sent.next()
+        if let dieAfter, index >= dieAfter {
+            try? await other?.send(text: "died")
+            try? await other?.disconnect()
+            await close(code: 1006, reason: "died")
+            throw NetworkError.connectionLost
+        }
+        try await end.send(bytes: tamper(index, data))
+    }
     /// Like a socket close: the peer's pending read ends after the messages already sent (a text
     /// message stands in for the close frame).
     func close(code: UInt16, reason: String) async {
@@ -39,6 +51,8 @@ final class Counter: Sendable {
 final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
     let runner: Mutex<TrioStepRunner?> = Mutex(nil)
     let down = Mutex(false)
+    /// The link dies after A sent this many messages on it (B crashes mid-session).
+    let dieAfter = Mutex<Int?>(nil)
     let tamperToB: @Sendable (Int, Data) -> Data
     private let tasks = Mutex<[Task<TrioStepReport, Never>]>([])
 
@@ -51,7 +65,7 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
         try await b.connect(action: TrioAction.ECDSA.Keygen(), params: nil)
         let task = Task { await runner.serveLink(connection: PipeConnection(end: b)) }
         tasks.withLock { $0.append(task) }
-        return PipeConnection(end: a, tamper: tamperToB)
+        return PipeConnection(end: a, tamper: tamperToB, dieAfter: dieAfter.withLock { $0 }, other: b)
     }
 
     /// B's reports of every link served so far (waits for running ones).

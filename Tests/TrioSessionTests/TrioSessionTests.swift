@@ -144,6 +144,25 @@ struct TrioSessionTests {
         #expect(try verify(signature, message: message, keyshare: keyshare))
     }
 
+    /// B dies mid-session (after the ACCEPTs, during the protocol): A answers REJECT(PEER_UNAVAILABLE)
+    /// after its ACCEPT (§6.1 rule 4); the app gets a typed error and nothing is staged or promoted.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func nodeBDiesMidSession(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try TrioFixture(algorithm: algorithm)
+        // A's sends on the link: LINK_OPEN, SETUP, A's ACCEPT, then protocol traffic: die at the 4th.
+        fixture.peer.dieAfter.withLock { v in v = 3 }
+        let error = await failure { () throws(SilentShardError) in _ = try await fixture.session.keygen() }
+        #expect(error == .peerUnavailable(party: .node(1)))
+        #expect(fixture.storage.writes.isEmpty)
+        for report in await fixture.peer.reports() {
+            if case .committed = report { Issue.record("B committed") }
+        }
+        #expect(fixture.client.reports.count == 1)
+        for report in fixture.client.reports {
+            if case .committed = report { Issue.record("A committed") }
+        }
+    }
+
     /// A relay that alters a frame it forwards to B (here: B's copy of the app's SETUP-following
     /// traffic): B's own checks catch it, the session aborts with a typed error, nothing is promoted.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
