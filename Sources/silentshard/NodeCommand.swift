@@ -109,7 +109,7 @@ enum NodeCommand {
                 let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
                 config.stepHandlers = StepHandlerRegistry(fallback: DuoStepHandler(runner: runner))
             case "trio-a", "trio-b":
-                let runner = try trioRunner(options, nodeKey: nodeKey, store: store)
+                let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier)
                 config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
             default:
                 throw Failure("--role must be duo, trio-a or trio-b")
@@ -136,7 +136,8 @@ enum NodeCommand {
 
     /// A trio node's runner: its certificate must be for this node key and role, valid under the
     /// cluster key; node A links to `--peer`.
-    static func trioRunner(_ options: [String: String], nodeKey: Ed25519.SigningKey, store: NodeShareStore) throws -> TrioStepRunner {
+    static func trioRunner(_ options: [String: String], nodeKey: Ed25519.SigningKey, store: NodeShareStore,
+                           verifier: any TokenVerifier) throws -> TrioStepRunner {
         let role = options["--role"] ?? ""
         guard let clusterHex = options["--cluster-key"], let clusterBytes = try? Hex.decode(clusterHex), clusterBytes.count == 32,
               let clusterKey = try? Ed25519.VerifyingKey(bytes: clusterBytes)
@@ -161,7 +162,19 @@ enum NodeCommand {
             }
             peer = WebSocketPeerConnector(baseURL: url)
         }
-        return TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow())
+        // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3).
+        let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { token in
+            do {
+                _ = try await verifier.verify(token: token.map { String(decoding: $0, as: UTF8.self) })
+                return .accepted
+            } catch AuthenticationError.missingToken {
+                return .missing
+            } catch {
+                return .invalid
+            }
+        }
+        return TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
+                              tokenVerdict: tokenVerdict)
     }
 
     static func listenAddress(_ text: String) throws -> (String, Int) {

@@ -163,6 +163,17 @@ struct TrioSessionTests {
         }
     }
 
+    /// Node A lost its share: it answers SIGNER_UNAVAILABLE (§6.3) and `signature` signs with B.
+    @Test func signerFallbackToB() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        try fixture.storeA.deleteKey(keyId: keyshare.keyId, party: "test")
+        let message = testMessage(.ecdsa, "fallback")
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(try verify(signature, message: message, keyshare: keyshare))
+        #expect(fixture.client.reports.suffix(2) == [.rejected(.signerUnavailable), .relayed(completed: true)])
+    }
+
     /// A relay that alters a frame it forwards to B (here: B's copy of the app's SETUP-following
     /// traffic): B's own checks catch it, the session aborts with a typed error, nothing is promoted.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])

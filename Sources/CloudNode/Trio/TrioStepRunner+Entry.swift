@@ -143,8 +143,17 @@ extension TrioStepRunner {
                 await closeAll(connection, link)
                 return .failed(error)
             }
-            let relayed = channel.ingest(frames: validated.rest, link: [0])
-            if let failure = relayed.failure { await closeAll(connection, link); return .failed(failure) }
+            // The app's early frames behind its SETUP (§4.2: first-round broadcasts) pass §3.5 here
+            // and go on to B like any later frame.
+            let early = channel.ingest(frames: validated.rest, link: [0])
+            if let failure = early.failure {
+                await closeAll(connection, link)
+                return .failed(failure)
+            }
+            do { try await relay(early.forwards) } catch {
+                await closeAll(connection, link)
+                return .failed(error)
+            }
             if let machine {
                 report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
                                            read: read, relay: relay)
@@ -152,7 +161,12 @@ extension TrioStepRunner {
                 report = await reconcileRunning(setup, channel: &channel, send: send, read: read, relay: relay)
             }
         } else {
-            do { try await Self.route(toApp.map { ($0, 0) }, app: connection, link: link, withB: withB) } catch {
+            let early = channel.ingest(frames: validated.rest, link: [0])
+            do throws(SilentShardError) {
+                try await Self.route(toApp.map { ($0, 0) }, app: connection, link: link, withB: withB)
+                try await relay(early.forwards)
+                if let failure = early.failure { throw failure }
+            } catch {
                 await closeAll(connection, link)
                 return .failed(error)
             }
