@@ -120,6 +120,21 @@ struct TrioOverWebSocketTests {
         await cluster.stop()
     }
 
+    /// Import over sockets, then a reconcile at launch (DONE path) and a signature with B.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func importReconcileSign(algorithm: Keyshare.Algorithm) async throws {
+        let cluster = try Self.startCluster(token: "t")
+        let session = Self.session(algorithm, cluster: cluster, token: "t")
+        let keyshare = try await session.import(privateKey: Data(SecureRandom.bytes(count: 32)),
+                                                rootChainCode: Data(SecureRandom.bytes(count: 32)))
+        let settled = try await session.reconcileKeyshare(keyId: keyshare.keyId)
+        #expect(settled == keyshare)
+        let message = Self.message(algorithm, "imported, over sockets")
+        let signature = try await session.signature(keyshare: keyshare, message: message, signer: .nodeB)
+        #expect(try Self.verifies(signature, message: message, keyshare: keyshare))
+        await cluster.stop()
+    }
+
     /// The wrong app token: A refuses the connection; nothing runs.
     @Test func wrongTokenIsRefusedByA() async throws {
         let cluster = try Self.startCluster(token: "app-token")

@@ -163,6 +163,35 @@ struct TrioSessionTests {
         }
     }
 
+    /// Import: the app splits a known private key with A and B; the joint public key is the
+    /// imported one; both signer sets sign under it; importing the same key again is refused
+    /// (KEY_EXISTS at the nodes) and changes nothing.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func importThenSignWithBothSigners(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try TrioFixture(algorithm: algorithm)
+        let secret = SecureRandom.bytes(count: 32), chainCode = SecureRandom.bytes(count: 32)
+        let expectedPublicKey: [UInt8]
+        switch algorithm {
+        case .ecdsa: expectedPublicKey = try Secp256k1.Point(base: try Secp256k1.Scalar(nonZeroBytes: secret)).compressed()
+        case .eddsa: expectedPublicKey = try Ed25519.SigningKey(seed: secret).verifyingKey.bytes
+        }
+        let keyshare = try await fixture.session.import(privateKey: Data(secret), rootChainCode: Data(chainCode))
+        #expect(keyshare.publicKey == Data(expectedPublicKey))
+        #expect(keyshare.rootChainCode == Data(chainCode))
+        #expect(keyshare.mode == .trio && keyshare.partyCount == 3 && keyshare.groupId == Data(fixture.groupID))
+        #expect(try fixture.storeB.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let message = testMessage(algorithm, "imported \(signer)")
+            let signature = try await fixture.session.signature(keyshare: keyshare, message: message, signer: signer)
+            #expect(try verify(signature, message: message, keyshare: keyshare))
+        }
+        let again = await failure { () throws(SilentShardError) in
+            _ = try await fixture.session.import(privateKey: Data(secret), rootChainCode: Data(chainCode))
+        }
+        #expect(again == .keyAlreadyExists)
+        #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+    }
+
     /// Node A lost its share: it answers SIGNER_UNAVAILABLE (§6.3) and `signature` signs with B.
     @Test func signerFallbackToB() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)

@@ -54,7 +54,7 @@ public final class TrioStepRunner: Sendable {
     let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
 
     /// Operations served in this increment.
-    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile]
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import]
 
     /// - Parameters:
     ///   - identity: the node's role, key, certificate and the cluster key.
@@ -102,6 +102,14 @@ public final class TrioStepRunner: Sendable {
         }
         if state.banned { throw SetupRejection(.banned) }
         guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
+        if setup.operation == .import {
+            // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
+            return nil
+        }
         guard let share = state.share, share.kind == expectedKind else {
             // §6.3: a signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
             throw SetupRejection(setup.operation == .sign ? .signerUnavailable : .keyNotFound)
@@ -138,6 +146,21 @@ public final class TrioStepRunner: Sendable {
             return try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
                                                        mode: .trio, groupID: identity.groupID,
                                                        refreshing: try keyshare.frostKeyshare())
+        case (.import, .ecdsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try SessionProtocolMachine.dklsImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                         setupHash: setupHash, publicKey: try Secp256k1.Point(compressed: publicKey),
+                                                         chainCode: chainCode, privateKey: nil, mode: .trio,
+                                                         groupID: identity.groupID)
+        case (.import, .eddsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try SessionProtocolMachine.frostImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                          publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
+                                                          secret: nil, mode: .trio, groupID: identity.groupID)
         case (.sign, _):
             guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
@@ -152,6 +175,18 @@ public final class TrioStepRunner: Sendable {
                                                         message: message, path: path.indices)
         default:
             throw SilentShardError.unsupportedOperation
+        }
+    }
+
+    /// The protocol key id of a SETUP public key (nil if it does not decode).
+    static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
+        switch algorithm {
+        case .ecdsa:
+            guard let point = try? Secp256k1.Point(compressed: publicKey) else { return nil }
+            return try? DKLsDKG.keyId(for: point)
+        case .eddsa:
+            guard let point = try? FROST.Point(bytes: publicKey) else { return nil }
+            return FROST.keyId(for: point)
         }
     }
 

@@ -90,6 +90,33 @@ public struct SessionProtocolMachine: Sendable {
                                       groupID: groupID, receivable: dklsDKGTags)
     }
 
+    /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
+    /// the private key; the result is a fresh sharing of that key.
+    public static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
+                                  publicKey: Secp256k1.Point, chainCode: [UInt8], privateKey: Secp256k1.Scalar?,
+                                  mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
+                                                instanceId: instanceID, setupHash: setupHash,
+                                                mode: .importKey(importer: 0, publicKey: publicKey, chainCode: chainCode,
+                                                                 privateKey: privateKey))
+        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                      state: .dklsDKGStart(parameters), mode: mode, groupID: groupID, receivable: dklsDKGTags)
+    }
+
+    /// FROST import (the app, party 0, is the importer and alone passes the secret scalar).
+    public static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+                                   publicKey: FROST.Point, chainCode: [UInt8], secret: FROST.Scalar?,
+                                   mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        var rng = SecureRandom()
+        guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
+        let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode, secret: secret)
+        let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID,
+                                              mode: .importKey(key), using: &rng)
+        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                      state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
+                                      receivable: frostDKGTags)
+    }
+
     /// DKLs23 signing of a 32-byte hash by `signers` along a soft `path`.
     public static func dklsSign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
                                 path: DerivationPath, messageHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
