@@ -111,6 +111,7 @@ enum NodeCommand {
             case "trio-a", "trio-b":
                 let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier)
                 config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
+                config.trio = (runner.identity.certificate, runner.identity.clusterKey)
             default:
                 throw Failure("--role must be duo, trio-a or trio-b")
             }

@@ -5,6 +5,9 @@ import MPCProtocols
 import SilentShardCore
 import Testing
 import trio
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The trio SDK against two real nodes: `trioInitiator(websocketConfig:)` → WebSocket → node A's
 /// libwebsockets server (`/v3/trio/…`) → A's inter-node link (WebSocket to B's `/v3/peer`,
@@ -50,16 +53,20 @@ struct TrioOverWebSocketTests {
         let expected = Array(token.utf8)
         let runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
                                      tokenVerdict: { $0 == nil ? .missing : ($0 == expected ? .accepted : .invalid) })
-        let serverB = NodeServer(configuration: NodeServerConfiguration(
-            nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(),
-            stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerB)), logger: .silent))
+        var configB = NodeServerConfiguration(nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(),
+                                              stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerB)),
+                                              logger: .silent)
+        configB.trio = (identityB.certificate, identityB.clusterKey)
+        let serverB = NodeServer(configuration: configB)
         _ = try serverB.start()
         let runnerA = TrioStepRunner(identity: identityA, store: storeA,
                                      peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(serverB.port)"),
                                      replayWindow: try ReplayWindow())
-        let serverA = NodeServer(configuration: NodeServerConfiguration(
-            nodeKey: identityA.nodeKey, verifier: try StaticTokenVerifier(token: token),
-            stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerA)), logger: .silent))
+        var configA = NodeServerConfiguration(nodeKey: identityA.nodeKey, verifier: try StaticTokenVerifier(token: token),
+                                              stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerA)),
+                                              logger: .silent)
+        configA.trio = (identityA.certificate, identityA.clusterKey)
+        let serverA = NodeServer(configuration: configA)
         _ = try serverA.start()
         return Cluster(clusterKey: clusterKey, serverA: serverA, serverB: serverB, storeA: storeA, storeB: storeB)
     }
@@ -132,6 +139,25 @@ struct TrioOverWebSocketTests {
         let message = Self.message(algorithm, "imported, over sockets")
         let signature = try await session.signature(keyshare: keyshare, message: message, signer: .nodeB)
         #expect(try Self.verifies(signature, message: message, keyshare: keyshare))
+        await cluster.stop()
+    }
+
+    /// `GET /v3/verifying-key` on a trio node: the cluster key, the node key, role, group and
+    /// certificate (§2.2) — for operators and tests, never trust on first use.
+    @Test func verifyingKeyEndpoint() async throws {
+        let cluster = try Self.startCluster(token: "t")
+        for (server, role) in [(cluster.serverA, "trio-a"), (cluster.serverB, "trio-b")] {
+            let url = try #require(URL(string: "http://127.0.0.1:\(server.port)/v3/verifying-key"))
+            let (data, _) = try await URLSession.shared.data(from: url)
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect(json["verifying_key"] as? String == cluster.cloudVerifyingKey)
+            #expect(json["node_key"] as? String == server.verifyingKeyHex)
+            #expect(json["role"] as? String == role)
+            let certificateHex = try #require(json["certificate"] as? String)
+            let certificate = try NodeCertificate(bytes: try Hex.decode(certificateHex))
+            #expect(Hex.encode(certificate.groupID) == json["group_id"] as? String)
+            #expect(Hex.encode(certificate.nodeKey.bytes) == server.verifyingKeyHex)
+        }
         await cluster.stop()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MPCCrypto
+import SilentShardCore
 import Synchronization
 
 /// The cloud node's server: HTTP and WebSocket on one port (libwebsockets, one service thread),
@@ -188,8 +189,16 @@ public final class NodeServer: Sendable {
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.render().utf8))
         case "/v3/verifying-key":
             let key = verifyingKeyHex
-            let json = #"{"verifying_key":"\#(key)","node_key":"\#(key)","role":null,"group_id":null,"#
-                + #""certificate":null,"session_versions":[1]}"#
+            let json: String
+            if let trio = configuration.trio {
+                let role = trio.certificate.role == .trioA ? "trio-a" : "trio-b"
+                json = #"{"verifying_key":"\#(Hex.encode(trio.clusterKey.bytes))","node_key":"\#(key)","role":"\#(role)","#
+                    + #""group_id":"\#(Hex.encode(trio.certificate.groupID))","#
+                    + #""certificate":"\#(Hex.encode(trio.certificate.encoded))","session_versions":[1]}"#
+            } else {
+                json = #"{"verifying_key":"\#(key)","node_key":"\#(key)","role":null,"group_id":null,"#
+                    + #""certificate":null,"session_versions":[1]}"#
+            }
             return HTTPResponse(status: 200, contentType: "application/json", body: Data(json.utf8))
         default:
             return nil

@@ -43,7 +43,8 @@ public enum TrioStepReport: Sendable, Equatable {
 /// READY(D), then sends OUTCOME(committed). MPC rounds run on `DuoCompute`'s queue, store calls on
 /// this runner's serial queue — never on Swift's cooperative pool.
 public final class TrioStepRunner: Sendable {
-    let identity: TrioNodeIdentity
+    /// The node's role, key, certificate and cluster key.
+    public let identity: TrioNodeIdentity
     let store: NodeShareStore
     let peer: (any TrioPeerConnector)?
     let replay: Mutex<ReplayWindow>
