@@ -47,8 +47,9 @@ case "demo":
             exit(1)
         }
     }
-    print("SilentShard demo: the primitive self-check, duo over WebSocket against an embedded node, then")
-    print("protocols with every party in this process (trio presign/finish until the trio node exists).\n")
+    print("SilentShard demo: the primitive self-check, duo over WebSocket against an embedded node, trio over")
+    print("WebSocket against embedded nodes A and B, then protocols with every party in this process (trio")
+    print("presign/finish until the trio node serves it).\n")
     guard SelfCheck.run() else { exit(1) }
     print("")
     do {
