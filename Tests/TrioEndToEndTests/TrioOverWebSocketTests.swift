@@ -124,6 +124,12 @@ struct TrioOverWebSocketTests {
         let message = Self.message(algorithm, "after refresh")
         let signature = try await session.signature(keyshare: refreshed, message: message)
         #expect(try Self.verifies(signature, message: message, keyshare: refreshed))
+        if algorithm == .ecdsa {
+            let child = try await session.hardDerivation(keyshare: refreshed, path: "m/0'/5")
+            let childMessage = Self.message(algorithm, "hard child over sockets")
+            let childSignature = try await session.signature(keyshare: child, message: childMessage, signer: .nodeB)
+            #expect(try Self.verifies(childSignature, message: childMessage, keyshare: child))
+        }
         await cluster.stop()
     }
 

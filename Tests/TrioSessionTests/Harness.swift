@@ -99,14 +99,7 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
         try await app.connect(action: action, params: params)
         try await node.connect(action: action, params: params)
         let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
-        let operation: SessionOperation
-        switch action.action {
-        case "keygen": operation = .keygen
-        case "refresh": operation = .refresh
-        case "sign": operation = .sign
-        case "reconcile": operation = .reconcile
-        default: operation = .import
-        }
+        let operation = TrioStepHandler.operation(action.action) ?? .keygen
         let route = DuoNodeRoute(algorithm: algorithm, operation: operation, params: params)
         let runner = self.runner
         let task = Task { await runner.run(connection: PipeConnection(end: node), route: route) }

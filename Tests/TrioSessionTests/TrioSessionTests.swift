@@ -192,6 +192,37 @@ struct TrioSessionTests {
         #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
     }
 
+    /// Hard derivation (ECDSA): all three parties derive the child of m/44'/0'/7; it is a new key
+    /// (own key id, committed at both nodes, promoted at the app) that both signer sets sign with;
+    /// the parent is unchanged. EdDSA sessions refuse it.
+    @Test func hardDerivationThenSignWithTheChild() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let parent = try await fixture.session.keygen()
+        let child = try await fixture.session.hardDerivation(keyshare: parent, path: "m/44'/0'/7")
+        #expect(child.keyId != parent.keyId && child.publicKey != parent.publicKey)
+        #expect(child.mode == .trio && child.partyCount == 3 && child.groupId == parent.groupId)
+        #expect(try fixture.storeA.share(keyId: child.keyId)?.gen == [UInt8](child.generation))
+        #expect(try fixture.storeB.share(keyId: child.keyId)?.gen == [UInt8](child.generation))
+        #expect(try fixture.storeA.share(keyId: parent.keyId)?.gen == [UInt8](parent.generation))
+        let record = try #require(try await fixture.storage.read(keyId: child.keyId))
+        #expect(record.staged == nil && record.current != nil)
+        // The nodes' child shares are shares of the child key (A + B sign in process).
+        try checkSharesCombine(app: child, nodeA: try #require(try fixture.storeA.share(keyId: child.keyId)),
+                               nodeB: try #require(try fixture.storeB.share(keyId: child.keyId)))
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let message = testMessage(.ecdsa, "hard child \(signer)")
+            let signature = try await fixture.session.signature(keyshare: child, message: message, signer: signer)
+            #expect(try verify(signature, message: message, keyshare: child))
+        }
+        let message = testMessage(.ecdsa, "parent still signs")
+        #expect(try verify(try await fixture.session.signature(keyshare: parent, message: message), message: message,
+                           keyshare: parent))
+        let eddsa = try TrioFixture(algorithm: .eddsa)
+        let key = try await eddsa.session.keygen()
+        let refused = await failure { () throws(SilentShardError) in _ = try await eddsa.session.hardDerivation(keyshare: key, path: "m/1'") }
+        #expect(refused == .unsupportedOperation)
+    }
+
     /// Node A lost its share: it answers SIGNER_UNAVAILABLE (§6.3) and `signature` signs with B.
     @Test func signerFallbackToB() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)

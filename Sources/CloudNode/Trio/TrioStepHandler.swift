@@ -31,7 +31,7 @@ public struct TrioStepHandler: StepHandler {
     }
 
     /// The trio operation a route's action names (the SDK's default action strings).
-    static func operation(_ action: String) -> SessionOperation? {
+    public static func operation(_ action: String) -> SessionOperation? {
         switch action {
         case "keygen": return .keygen
         case "reconcile": return .reconcile

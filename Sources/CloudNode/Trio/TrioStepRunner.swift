@@ -55,7 +55,7 @@ public final class TrioStepRunner: Sendable {
     let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
 
     /// Operations served in this increment.
-    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import]
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import, .hardDerivation]
 
     /// - Parameters:
     ///   - identity: the node's role, key, certificate and the cluster key.
@@ -162,6 +162,16 @@ public final class TrioStepRunner: Sendable {
             return try SessionProtocolMachine.frostImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
                                                           publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
                                                           secret: nil, mode: .trio, groupID: identity.groupID)
+        case (.hardDerivation, .ecdsa):
+            guard let keyshare, let pathBytes = setup.payload.path else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let indices = try DerivationPathBytes(bytes: pathBytes).indices
+            let text = (["m"] + indices.map { $0 >= DerivationPathBytes.hardenedBit ? "\($0 - DerivationPathBytes.hardenedBit)'" : "\($0)" })
+                .joined(separator: "/")
+            return try SessionProtocolMachine.dklsHardDerivation(keyshare: try keyshare.dklsKeyshare(),
+                                                                 participants: setup.participants.parties,
+                                                                 instanceID: instanceID, setupHash: setupHash,
+                                                                 path: try DerivationPath(text, allowHardened: true),
+                                                                 mode: .trio, groupID: identity.groupID)
         case (.sign, _):
             guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])

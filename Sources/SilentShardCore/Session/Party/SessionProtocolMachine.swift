@@ -23,6 +23,8 @@ public struct SessionProtocolMachine: Sendable {
         case dklsSignFinish(DKLsSign.FinishState)
         case frostDKG(FROST.KeyGeneration, round: Int)
         case frostSign(FROST.SigningSession, round: Int)
+        case dklsHardStart(DKLsHardDerivation.Parameters)
+        case dklsHard(DKLsHardDerivation.State)
         case finished
     }
 
@@ -68,6 +70,7 @@ public struct SessionProtocolMachine: Sendable {
         case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
         case (.sign, .ecdsa): return dklsSignTags
         case (.sign, .eddsa): return frostSignTags
+        case (.hardDerivation, .ecdsa): return [DKLsTag.hardDerivation]
         default: return []
         }
     }
@@ -115,6 +118,18 @@ public struct SessionProtocolMachine: Sendable {
         return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
                                       state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
                                       receivable: frostDKGTags)
+    }
+
+    /// DKLs23 hard derivation (`dkls23.md` §15) of `keyshare` along `path` (hardened markers allowed)
+    /// by `participants`: one broadcast round, then the child keyshare (a new key id).
+    public static func dklsHardDerivation(keyshare: DKLsKeyshare, participants: [PartyIndex], instanceID: [UInt8],
+                                          setupHash: [UInt8], path: DerivationPath, mode: Keyshare.Mode,
+                                          groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsHardDerivation.Parameters(keyshare: keyshare, participants: participants, instanceId: instanceID,
+                                                           setupHash: setupHash, path: path)
+        return SessionProtocolMachine(local: keyshare.partyIndex, participants: participants,
+                                      state: .dklsHardStart(parameters), mode: mode, groupID: groupID,
+                                      receivable: [DKLsTag.hardDerivation])
     }
 
     /// DKLs23 signing of a 32-byte hash by `signers` along a soft `path`.
@@ -170,6 +185,11 @@ public struct SessionProtocolMachine: Sendable {
             state = .frostDKG(machine, round: 1)
             awaiting = [FROST.MessageTag.dkgRound1.rawValue]
             return [ProtocolMessage(tag: FROST.MessageTag.dkgRound1.rawValue, from: local, to: nil, payload: machine.round1Message)]
+        case .dklsHardStart(let parameters):
+            let (next, message) = try DKLsHardDerivation.start(parameters, using: &rng)
+            state = .dklsHard(next)
+            awaiting = [DKLsTag.hardDerivation]
+            return [message]
         case .frostSign(let session, 0):
             state = .frostSign(session, round: 1)
             awaiting = [FROST.MessageTag.signRound1.rawValue]
@@ -203,6 +223,13 @@ public struct SessionProtocolMachine: Sendable {
         case .dklsDKG3(let round3):
             let keyshare = try round3.finish(messages)
             guard let wrapped = try? Keyshare(dkls: keyshare, mode: keyshareMode, groupId: groupID) else {
+                throw .abort(party: nil, reason: .publicKeyMismatch)
+            }
+            finish(.keyshare(wrapped))
+            return []
+        case .dklsHard(let hardState):
+            let child = try hardState.finish(messages)
+            guard let wrapped = try? Keyshare(dkls: child, mode: keyshareMode, groupId: groupID) else {
                 throw .abort(party: nil, reason: .publicKeyMismatch)
             }
             finish(.keyshare(wrapped))
