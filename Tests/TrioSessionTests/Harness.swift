@@ -83,6 +83,8 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
     let tamper: @Sendable (Int, Data) -> Data
     /// Makes a send fail (the connection drops) when it returns true for the outgoing message.
     let failSend = Mutex<(@Sendable (Data) -> Bool)?>(nil)
+    /// Rewrites an outgoing message (a misbehaving app or a path attacker).
+    let rewriteSend = Mutex<(@Sendable (Data) -> Data)?>(nil)
     private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<TrioStepReport, Never>?,
                               reads: Int, reports: [TrioStepReport])>((nil, nil, nil, 0, []))
 
@@ -109,7 +111,8 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
     func send(bytes: Data) async throws {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
         if let failSend = failSend.withLock({ $0 }), failSend(bytes) { throw NetworkError.connectionLost }
-        try await app.send(bytes: bytes)
+        let rewritten = rewriteSend.withLock({ $0 }).map { $0(bytes) } ?? bytes
+        try await app.send(bytes: rewritten)
     }
 
     func send(text: String) async throws {

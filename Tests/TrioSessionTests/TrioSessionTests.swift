@@ -279,6 +279,39 @@ struct TrioSessionTests {
         }
     }
 
+    /// §6.1 rule 2: a frame arriving on the app's link that claims to come from B is refused by A
+    /// (UNEXPECTED, never forwarded): every frame A puts on the link to B is the app's or A's own.
+    @Test func relayRefusesAFrameWhoseSenderDoesNotMatchItsLink() async throws {
+        let toB = Mutex<[PartyIndex]>([])
+        let fixture = try TrioFixture(algorithm: .ecdsa, tamperToB: { _, data in
+            if let frames = try? Frame.parseBundle([UInt8](data)) { toB.withLock { $0 += frames.map(\.header.sender) } }
+            return data
+        })
+        let forged = Mutex(false)
+        fixture.client.rewriteSend.withLock { hook in
+            hook = { data in
+                guard !forged.withLock({ v in v }), var bytes = Optional([UInt8](data)),
+                      let frames = try? Frame.parseBundle(bytes), frames.first?.header.kind == .broadcast
+                else { return data }
+                forged.withLock { v in v = true }
+                bytes[2] = 2  // the first frame's header: sender := node B
+                return Data(bytes)
+            }
+        }
+        let error = await failure { () throws(SilentShardError) in _ = try await fixture.session.keygen() }
+        #expect(forged.withLock { v in v })
+        #expect(error != nil)
+        #expect(toB.withLock { senders in senders.allSatisfy { $0 == 0 || $0 == 1 } })
+        #expect(fixture.storage.writes.isEmpty)
+        for report in await fixture.peer.reports() {
+            if case .committed = report { Issue.record("B committed") }
+        }
+        #expect(fixture.client.reports.count == 1)
+        if case .failed(.protocolViolation)? = fixture.client.reports.first {} else {
+            Issue.record("A: \(fixture.client.reports)")
+        }
+    }
+
     /// B's P2P frame to the app, altered on its way through A: the app's AEAD check fails
     /// (messageAuthenticationFailed), the app aborts, nothing is promoted.
     @Test func tamperedFrameFromBAtTheApp() async throws {
