@@ -51,6 +51,9 @@ final class Counter: Sendable {
 final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
     let runner: Mutex<TrioStepRunner?> = Mutex(nil)
     let down = Mutex(false)
+    /// B's end of the link is open but nobody answers.
+    let silent = Mutex(false)
+    private let silentEnds = Mutex<[InMemoryNetworkClient]>([])
     /// The link dies after A sent this many messages on it (B crashes mid-session).
     let dieAfter = Mutex<Int?>(nil)
     let tamperToB: @Sendable (Int, Data) -> Data
@@ -63,8 +66,13 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
         let (a, b) = InMemoryNetworkClient.pair()
         try await a.connect(action: TrioAction.ECDSA.Keygen(), params: nil)
         try await b.connect(action: TrioAction.ECDSA.Keygen(), params: nil)
-        let task = Task { await runner.serveLink(connection: PipeConnection(end: b)) }
-        tasks.withLock { $0.append(task) }
+        if silent.withLock({ $0 }) {
+            // B accepts the connection but never answers (hung process).
+            silentEnds.withLock { $0.append(b) }
+        } else {
+            let task = Task { await runner.serveLink(connection: PipeConnection(end: b)) }
+            tasks.withLock { $0.append(task) }
+        }
         return PipeConnection(end: a, tamper: tamperToB, dieAfter: dieAfter.withLock { $0 }, other: b)
     }
 

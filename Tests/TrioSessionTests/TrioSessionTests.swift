@@ -144,6 +144,17 @@ struct TrioSessionTests {
         #expect(try verify(signature, message: message, keyshare: keyshare))
     }
 
+    /// B hangs (the link opens, nothing comes back): A gives up at its frame deadline and answers
+    /// REJECT(PEER_UNAVAILABLE); the app gets a typed error, nothing is staged.
+    @Test func silentNodeB() async throws {
+        let fixture = try TrioFixture(algorithm: .eddsa, frameTimeout: .milliseconds(500))
+        fixture.peer.silent.withLock { v in v = true }
+        let error = await failure { () throws(SilentShardError) in _ = try await fixture.session.keygen() }
+        #expect(error == .peerUnavailable(party: .node(1)))
+        #expect(fixture.storage.writes.isEmpty)
+        #expect(fixture.client.reports == [.rejected(.peerUnavailable)])
+    }
+
     /// B dies mid-session (after the ACCEPTs, during the protocol): A answers REJECT(PEER_UNAVAILABLE)
     /// after its ACCEPT (§6.1 rule 4); the app gets a typed error and nothing is staged or promoted.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
