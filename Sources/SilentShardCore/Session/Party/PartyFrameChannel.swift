@@ -137,13 +137,13 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
                     }
                 }
             } catch {
-                // A relay passes REJECTs from B to the app unchanged (§6.1 rule 4) and then ends.
                 result.failure = SilentShardError(error, frameSender: sender)
                 return result
             }
             switch received.disposition {
             case .forward(let to):
                 result.forwards.append((frame, to))
+                // A relay passes B's REJECT to the app unchanged and then ends (§6.1 rule 4).
                 if received.header.kind == .reject {
                     result.failure = .peerUnavailable(party: SessionParty(index: sender))
                     return result
@@ -184,8 +184,8 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
                 && peers.contains(r.header.sender)
         }
         let matching = buffered.filter(isProtocol)
-        let present = Set(matching.map { "\($0.header.tag)/\($0.header.sender)" })
-        let needed = Set(tags.flatMap { tag in peers.map { "\(tag)/\($0)" } })
+        let present = Set(matching.map { TagFrom(tag: $0.header.tag, from: $0.header.sender) })
+        let needed = Set(tags.flatMap { tag in peers.map { TagFrom(tag: tag, from: $0) } })
         guard needed.isSubset(of: present) else { return nil }
         buffered.removeAll(where: isProtocol)
         bufferedBytes = buffered.reduce(0) { $0 + $1.payload.count }
@@ -194,6 +194,11 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
                             to: $0.header.receiver == FrameHeader.everyParticipant ? nil : $0.header.receiver,
                             payload: $0.payload)
         }
+    }
+
+    private struct TagFrom: Hashable {
+        let tag: UInt16
+        let from: PartyIndex
     }
 
     /// Removes and returns the first buffered control frame of `kind` (from `sender`, if given).
