@@ -59,7 +59,13 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
     let tamperToB: @Sendable (Int, Data) -> Data
     private let tasks = Mutex<[Task<TrioStepReport, Never>]>([])
 
-    init(tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 }) { self.tamperToB = tamperToB }
+    /// Rewrites messages B sends A on the link.
+    let tamperToA: @Sendable (Int, Data) -> Data
+
+    init(tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 }, tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+        self.tamperToB = tamperToB
+        self.tamperToA = tamperToA
+    }
 
     func openLink() async throws -> any NodeStepConnection {
         guard !down.withLock({ $0 }), let runner = runner.withLock({ $0 }) else { throw NetworkError.connectionFailed(reason: "B down") }
@@ -70,7 +76,7 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
             // B accepts the connection but never answers (hung process).
             silentEnds.withLock { $0.append(b) }
         } else {
-            let task = Task { await runner.serveLink(connection: PipeConnection(end: b)) }
+            let task = Task { [tamperToA] in await runner.serveLink(connection: PipeConnection(end: b, tamper: tamperToA)) }
             tasks.withLock { $0.append(task) }
         }
         return PipeConnection(end: a, tamper: tamperToB, dieAfter: dieAfter.withLock { $0 }, other: b)
@@ -206,6 +212,7 @@ struct TrioFixture {
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil, groupB: [UInt8]? = nil,
          tamperAppReads: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 },
          frameTimeout: Duration = .seconds(30)) throws {
         let keyA = Ed25519.SigningKey(), keyB = Ed25519.SigningKey()
         let identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
@@ -216,7 +223,7 @@ struct TrioFixture {
                                              clusterKey: clusterKey.verifyingKey)
         storeA = try Self.store()
         storeB = try Self.store()
-        peer = InProcessPeer(tamperToB: tamperToB)
+        peer = InProcessPeer(tamperToB: tamperToB, tamperToA: tamperToA)
         runnerA = TrioStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
                                  frameTimeout: frameTimeout)
         runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),

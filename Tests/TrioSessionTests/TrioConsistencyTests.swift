@@ -6,13 +6,13 @@ import Synchronization
 import Testing
 import trio
 
-/// One corrupted byte anywhere in a keygen's traffic (on the link A → B, or in what the app reads
-/// through A) must never leave the parties inconsistent (session.md §7.2 "Consequences"): whatever the
+/// One corrupted byte anywhere in a keygen's traffic (on the link A → B or B → A, or in what the app
+/// reads through A) must never leave the parties inconsistent (session.md §7.2 "Consequences"): whatever the
 /// outcome, a generation CURRENT at one node is held (CURRENT or PREPARED) by the other, and a
 /// generation current at the app is CURRENT at both nodes.
 @Suite("Trio consistency under single-byte corruption", .serialized)
 struct TrioConsistencyTests {
-    enum Path: Sendable, CaseIterable { case linkAToB, appReads }
+    enum Path: Sendable, CaseIterable { case linkAToB, linkBToA, appReads }
 
     @Test(arguments: Path.allCases, Array(0..<10))
     func oneFlippedByteNeverSplitsTheParties(path: Path, messageIndex: Int) async throws {
@@ -27,7 +27,8 @@ struct TrioConsistencyTests {
         let identity: @Sendable (Int, Data) -> Data = { _, data in data }
         let appTamper = path == .appReads ? flip : identity
         let linkTamper = path == .linkAToB ? flip : identity
-        let fixture = try TrioFixture(algorithm: .eddsa, tamperAppReads: appTamper, tamperToB: linkTamper,
+        let backTamper = path == .linkBToA ? flip : identity
+        let fixture = try TrioFixture(algorithm: .eddsa, tamperAppReads: appTamper, tamperToB: linkTamper, tamperToA: backTamper,
                                       frameTimeout: .seconds(3))
         let outcome = await failure { () throws(SilentShardError) in _ = try await fixture.session.keygen() }
         _ = await fixture.peer.reports()
