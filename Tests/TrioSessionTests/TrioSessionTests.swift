@@ -225,6 +225,9 @@ struct TrioSessionTests {
             let signature = try await fixture.session.signature(keyshare: child, message: message, signer: signer)
             #expect(try verify(signature, message: message, keyshare: child))
         }
+        // The same path again gives the same child (idempotent at every party).
+        let again = try await fixture.session.hardDerivation(keyshare: parent, path: "m/44'/0'/7")
+        #expect(again == child)
         let message = testMessage(.ecdsa, "parent still signs")
         #expect(try verify(try await fixture.session.signature(keyshare: parent, message: message), message: message,
                            keyshare: parent))

@@ -229,7 +229,16 @@ public final class TrioStepRunner: Sendable {
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         let keyId = keyshare.keyId
         do {
-            try await onStoreQueue { [store] () throws(NodeStoreError) in try store.prepare(keyId: keyId, share: share, party: party) }
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                do throws(NodeStoreError) {
+                    try store.prepare(keyId: keyId, share: share, party: party)
+                } catch .alreadyDecided(let id) {
+                    // The same generation is already CURRENT (a hard child derived again: the child is a
+                    // deterministic function of the parent share and path): nothing new to stage; the
+                    // commit below is then a no-op on the decided generation.
+                    guard try store.share(keyId: keyId)?.gen == gen else { throw .alreadyDecided(keyId: id) }
+                }
+            }
         } catch {
             if let frame = try? channel.control(.abort, payload: AbortPayload(code: .storageFailure, blamed: nil).encoded) {
                 try? await send([frame])
