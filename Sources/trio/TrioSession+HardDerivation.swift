@@ -19,6 +19,12 @@ extension TrioSession {
         do { derivationPath = try DerivationPath(path, allowHardened: true) } catch { throw .invalidInput(reason: "invalid path") }
         guard !derivationPath.indices.isEmpty else { throw .invalidInput(reason: "empty path") }
         try await settleIfStaged(keyshare)
+        return try await retryingAfterReconcile(keyshare) { () throws(SilentShardError) in
+            try await hardDerivationStep(keyshare, path: derivationPath)
+        }
+    }
+
+    private func hardDerivationStep(_ keyshare: Keyshare, path derivationPath: DerivationPath) async throws(SilentShardError) -> Keyshare {
         do throws(SilentShardError) {
             let result = try await step(.hardDerivation, action: transport.actions.hardDerivation, existing: keyshare,
                                         participants: [0, 1, 2], fill: { setup in

@@ -56,7 +56,17 @@ extension TrioSession {
         }
         guard let staged = context.staged else {
             guard let current = context.current, statuses.allSatisfy({ $0.currentGen == currentGen }) else { throw .staleKeyshare }
-            try await control(.done, DonePayload.none.encoded)
+            // A PREPARED generation no node committed and the app never staged (the app stopped before
+            // staging, or its ABORT was lost) is rolled back, so share changes are possible again.
+            let orphans = Set(statuses.compactMap { $0.prepared?.gen }.filter { $0 != currentGen })
+            guard let orphan = orphans.first else {
+                try await control(.done, DonePayload.none.encoded)
+                return current
+            }
+            guard orphans.count == 1 else { throw .reconcileConflict(keyId: keyId) }
+            try await control(.abort, AbortPayload(code: .rollback, blamed: nil, rollback: (current.keyIdBytes, orphan)).encoded)
+            let outcomes = try await collectOutcomes(nodes: nodes, channel: &channel, read: read)
+            guard outcomes.allSatisfy({ $0.outcome == .aborted }) else { throw .reconcileConflict(keyId: keyId) }
             return current
         }
         let g = [UInt8](staged.keyshare.generation), d = staged.digest, keyID = staged.keyshare.keyIdBytes
@@ -96,6 +106,22 @@ extension TrioSession {
             do { outcomes.append(try OutcomePayload(bytes: frame.payload)) } catch { throw SilentShardError(error, frameSender: node) }
         }
         return outcomes
+    }
+
+    /// Whether a node refused the step because a PREPARED generation blocks it (RECONCILE_REQUIRED).
+    static func needsReconcile(_ error: SilentShardError) -> Bool {
+        if case .rejected(let code, _, _, _) = error, code == WireCode.reconcileRequired.rawValue { return true }
+        return false
+    }
+
+    /// §5.3: a share-changing step refused with RECONCILE_REQUIRED reconciles, then retries once.
+    func retryingAfterReconcile(_ keyshare: Keyshare,
+                                _ body: () async throws(SilentShardError) -> Keyshare) async throws(SilentShardError) -> Keyshare {
+        do { return try await body() } catch {
+            guard Self.needsReconcile(error) else { throw error }
+            _ = try await reconcileKeyshare(keyId: keyshare.keyId)
+            return try await body()
+        }
     }
 
     /// §5.3: before an operation on a key whose record has a staged share, reconcile first.

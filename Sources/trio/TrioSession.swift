@@ -77,7 +77,11 @@ public final class TrioSession: Sendable {
     public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
         try check(keyshare)
         try await settleIfStaged(keyshare)
-        do { return try await refreshStep(keyshare) } catch { return try await resolveInDoubt(error, previous: keyshare) }
+        return try await retryingAfterReconcile(keyshare) { () throws(SilentShardError) in
+            do throws(SilentShardError) { return try await refreshStep(keyshare) } catch {
+                return try await resolveInDoubt(error, previous: keyshare)
+            }
+        }
     }
 
     private func refreshStep(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {

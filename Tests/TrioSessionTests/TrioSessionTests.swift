@@ -465,6 +465,41 @@ struct TrioSessionTests {
         #expect(again == .keyNotFound(keyId: keyId))
     }
 
+    /// The app cannot stage a refresh and its ABORT is lost: both nodes keep the refreshed share
+    /// PREPARED (it blocks share changes: RECONCILE_REQUIRED). The next refresh reconciles first —
+    /// the app has nothing staged, so it rolls the orphan back (both nodes tombstone it) — and then
+    /// succeeds.
+    @Test func orphanPreparedIsRolledBackBeforeTheNextRefresh() async throws {
+        let fixture = try TrioFixture(algorithm: .eddsa)
+        let keyshare = try await fixture.session.keygen()
+        fixture.storage.failWrites.withLock { v in v = true }
+        fixture.client.failSend.withLock { hook in
+            hook = { data in (try? Frame.parseBundle([UInt8](data)))?.contains { $0.header.kind == .abort } ?? false }
+        }
+        let first = await failure { () throws(SilentShardError) in _ = try await fixture.session.keyRefresh(keyshare: keyshare) }
+        guard case .storage? = first else {
+            Issue.record("expected a storage error, got \(String(describing: first))")
+            return
+        }
+        _ = await fixture.peer.reports()
+        let orphan = try #require(try fixture.storeA.status(keyId: keyshare.keyId).preparedGen)
+        #expect(try fixture.storeB.status(keyId: keyshare.keyId).preparedGen == orphan)
+        fixture.storage.failWrites.withLock { v in v = false }
+        fixture.client.failSend.withLock { hook in hook = nil }
+
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        #expect(refreshed.generation != keyshare.generation && [UInt8](refreshed.generation) != orphan)
+        for store in [fixture.storeA, fixture.storeB] {
+            #expect(try store.decision(keyId: keyshare.keyId, gen: orphan) == .aborted)
+            #expect(try store.share(keyId: keyshare.keyId)?.gen == [UInt8](refreshed.generation))
+            #expect(try store.status(keyId: keyshare.keyId).preparedGen == nil)
+        }
+        #expect(fixture.client.reports.contains(.rejected(WireCode.reconcileRequired)))
+        let message = testMessage(.eddsa, "after the orphan")
+        #expect(try verify(try await fixture.session.signature(keyshare: refreshed, message: message, signer: .nodeB),
+                           message: message, keyshare: refreshed))
+    }
+
     /// Checks that the three committed shares are shares of one key: every pair signs a verified
     /// signature (in process, with the protocol runners).
     private func checkSharesCombine(app: Keyshare, nodeA: NodeKeyshare, nodeB: NodeKeyshare) throws {
