@@ -45,12 +45,12 @@ struct TrioOverWebSocketTests {
     }
 
     /// Starts B, then A linked to B. A checks the app token; B checks the token A forwards.
-    static func startCluster(token: String) throws -> Cluster {
+    static func startCluster(token: String, tokenAtB: String? = nil) throws -> Cluster {
         let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
         let identityA = try identity(.trioA, group: group, clusterKey: clusterKey)
         let identityB = try identity(.trioB, group: group, clusterKey: clusterKey)
         let storeA = try store(), storeB = try store()
-        let expected = Array(token.utf8)
+        let expected = Array((tokenAtB ?? token).utf8)
         let runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
                                      tokenVerdict: { $0 == nil ? .missing : ($0 == expected ? .accepted : .invalid) })
         var configB = NodeServerConfiguration(nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(),
@@ -172,6 +172,20 @@ struct TrioOverWebSocketTests {
         let cluster = try Self.startCluster(token: "app-token")
         await #expect(throws: SilentShardError.self) {
             _ = try await Self.session(.ecdsa, cluster: cluster, token: "wrong").keygen()
+        }
+        await cluster.stop()
+    }
+
+    /// §6.1 rule 3: A's acceptance is never evidence for B. A accepts the app's token, forwards it in
+    /// LINK_OPEN, and B — with another policy — refuses it (AUTH_INVALID, relayed by A to the app).
+    @Test func nodeBChecksTheForwardedTokenItself() async throws {
+        let cluster = try Self.startCluster(token: "app-token", tokenAtB: "another-token")
+        let session = Self.session(.ecdsa, cluster: cluster, token: "app-token")
+        do {
+            _ = try await session.keygen()
+            Issue.record("keygen succeeded although B refuses the token")
+        } catch {
+            #expect(error == .authenticationFailed(reason: "invalid token"))
         }
         await cluster.stop()
     }
