@@ -112,6 +112,7 @@ enum NodeCommand {
                 let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier)
                 config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
                 config.trio = (runner.identity.certificate, runner.identity.clusterKey)
+                config.routes.peerLink = true
             default:
                 throw Failure("--role must be duo, trio-a or trio-b")
             }

@@ -39,6 +39,7 @@ enum TrioDemo {
                                                  stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runner)),
                                                  logger: .silent)
             config.trio = (certificate, clusterKey.verifyingKey)
+            config.routes.peerLink = true
             return NodeServer(configuration: config)
         }
         let serverB = try node(.trioB, peer: nil)

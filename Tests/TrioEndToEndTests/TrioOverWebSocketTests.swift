@@ -57,6 +57,7 @@ struct TrioOverWebSocketTests {
                                               stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerB)),
                                               logger: .silent)
         configB.trio = (identityB.certificate, identityB.clusterKey)
+        configB.routes.peerLink = true
         let serverB = NodeServer(configuration: configB)
         _ = try serverB.start()
         let runnerA = TrioStepRunner(identity: identityA, store: storeA,
@@ -66,6 +67,7 @@ struct TrioOverWebSocketTests {
                                               stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerA)),
                                               logger: .silent)
         configA.trio = (identityA.certificate, identityA.clusterKey)
+        configA.routes.peerLink = true
         let serverA = NodeServer(configuration: configA)
         _ = try serverA.start()
         return Cluster(clusterKey: clusterKey, serverA: serverA, serverB: serverB, storeA: storeA, storeB: storeB)
@@ -165,6 +167,16 @@ struct TrioOverWebSocketTests {
             #expect(Hex.encode(certificate.nodeKey.bytes) == server.verifyingKeyHex)
         }
         await cluster.stop()
+    }
+
+    /// `/v3/peer` is a route only where enabled (trio nodes); duo nodes 404 it.
+    @Test func peerRouteOnlyOnTrioNodes() {
+        #expect(NodeRouteTable.standard.route(for: "/v3/peer", post: false) == nil)
+        var table = NodeRouteTable.standard
+        table.peerLink = true
+        #expect(table.route(for: "/v3/peer", post: false) == .peerLink)
+        #expect(table.route(for: "/v3/peer", post: true) == nil)
+        #expect(NodeRoute.peerLink.mode.subprotocol == "silentshard-peer")
     }
 
     /// The wrong app token: A refuses the connection; nothing runs.

@@ -68,8 +68,8 @@ public struct NodeRouteTable: Sendable {
     public var trioEdDSAActions: Set<String>
     /// Trio actions served over HTTP POST (`presign-final`).
     public var trioPostActions: Set<String>
-    /// Whether `/v3/peer` (the trio inter-node link) is a route.
-    public var peerLink: Bool = true
+    /// Whether `/v3/peer` (the trio inter-node link) is a route: only on trio nodes (off by default).
+    public var peerLink: Bool = false
 
     /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions).
     public static let standard = NodeRouteTable(
