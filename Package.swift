@@ -66,7 +66,7 @@ let package = Package(
         // MARK: SDK
         .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "MPCCrypto", "COpenSSL", "CSocketShims", "CSQLite"]),
         .target(name: "duo", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
-        .target(name: "trio", dependencies: ["SilentShardCore"]),
+        .target(name: "trio", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
 
         // MARK: Cloud node (server side): share store and the HTTP + WebSocket server.
         .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CWebSockets"]),
@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),
 
         // MARK: Executables
-        .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "duo",
+        .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "duo", "trio",
                                                              "SilentShardTestSupport"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
@@ -109,6 +109,7 @@ let package = Package(
             dependencies: ["CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]
         ),
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
+        .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
@@ -118,6 +119,10 @@ let package = Package(
         .testTarget(
             name: "DuoSessionTests",
             dependencies: ["duo", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
+        ),
+        .testTarget(
+            name: "TrioSessionTests",
+            dependencies: ["trio", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
         ),
         .testTarget(
             name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],

@@ -1,4 +1,5 @@
-"""`silentshard demo --json`: the duo runs against an embedded node, checked by independent libraries.
+"""`silentshard demo --json`: the duo runs against an embedded node and the trio runs against embedded
+nodes A and B (signatures by S = {0, 1} and S = {0, 2}), checked by independent libraries.
 
 ECDSA signatures verify with coincurve and recover the child public key from (r, s, v); the child key is
 bip-utils' BIP-32 public derivation of (publicKey, chainCode, path). EdDSA signatures verify with
@@ -93,19 +94,29 @@ def _der(r: bytes, s: bytes) -> bytes:
     return b"\x30" + bytes([len(body)]) + body
 
 
+TRIO_OPERATIONS = ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh")
+
+
 def test_demo_json_default_path():
     runs = demo()
-    operations = [(run["algorithm"], run["operation"]) for run in runs]
+    duo = [run for run in runs if run["mode"] == "duo"]
+    trio = [run for run in runs if run["mode"] == "trio"]
+    assert len(duo) + len(trio) == len(runs)
+    operations = [(run["algorithm"], run["operation"]) for run in duo]
     assert operations == [(a, o) for a in ("ecdsa", "eddsa")
                           for o in ("keygen", "sign", "refresh", "signAfterRefresh", "export")]
+    assert [(run["algorithm"], run["operation"]) for run in trio] == [(a, o) for a in ("ecdsa", "eddsa") for o in TRIO_OPERATIONS]
     for run in runs:
-        assert run["mode"] == "duo" and run["verified"] is True and run["bytesSent"] > 0
+        assert run["verified"] is True and run["bytesSent"] > 0
         if "signature" in run:
             assert run["path"] == "m"
             check_signature_run(run)
-    assert runs[0]["publicKey"] == runs[2]["publicKey"]  # refresh keeps the key
-    for keygen, export in ((runs[0], runs[4]), (runs[5], runs[9])):
+    assert duo[0]["publicKey"] == duo[2]["publicKey"]  # refresh keeps the key
+    for keygen, export in ((duo[0], duo[4]), (duo[5], duo[9])):
         check_export_run(export, keygen)
+    for start in (0, len(TRIO_OPERATIONS)):
+        key = trio[start]["publicKey"]
+        assert all(run["publicKey"] == key for run in trio[start:start + len(TRIO_OPERATIONS)])
 
 
 def test_demo_json_with_path_and_message():
@@ -113,7 +124,7 @@ def test_demo_json_with_path_and_message():
     digest = hashlib.sha256(os.urandom(16)).digest()
     runs = demo("--path", path, "--message", digest.hex())
     signed = [run for run in runs if "signature" in run]
-    assert len(signed) == 4
+    assert len(signed) == 4 + 6  # duo: 2 per algorithm; trio: 3 per algorithm
     for run in signed:
         assert run["path"] == path and run["message"] == digest.hex()
         check_signature_run(run)

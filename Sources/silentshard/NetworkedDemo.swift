@@ -5,7 +5,7 @@ import MPCProtocols
 import Synchronization
 import duo
 
-/// The duo demo over the network: an embedded node (libwebsockets on a loopback port, a temporary
+/// The duo demo over the network (then the trio demo, `TrioDemo`): an embedded node (libwebsockets on a loopback port, a temporary
 /// SQLite share store) and the SDK's `DuoSession` driving it through the WebSocket client.
 enum NetworkedDemo {
     /// The seed's second transport style: a `DuoNetworkClient` subclass, here counting bytes sent.
@@ -21,6 +21,7 @@ enum NetworkedDemo {
     }
 
     struct Row {
+        var mode = "duo"
         let algorithm: String
         let operation: String
         let milliseconds: Double
@@ -65,10 +66,11 @@ enum NetworkedDemo {
             throw error
         }
         await server.stop()
+        rows += try await TrioDemo.rows(options)
         if options.json {
             let runs: [JSONValue] = rows.map { row in
                 var object = row.fields
-                object["mode"] = .string("duo")
+                object["mode"] = .string(row.mode)
                 object["algorithm"] = .string(row.algorithm.lowercased())
                 object["operation"] = .string(row.operation)
                 object["verified"] = .bool(row.verified)
@@ -79,10 +81,10 @@ enum NetworkedDemo {
             print(JSONValue.object(["runs": .array(runs)]).serialized)
             return rows.allSatisfy(\.verified)
         }
-        print("| algorithm | operation | ms | bytes sent by the app | verified |")
-        print("|---|---|---:|---:|---|")
+        print("| mode | algorithm | operation | ms | bytes sent by the app | verified |")
+        print("|---|---|---|---:|---:|---|")
         for row in rows {
-            print("| \(row.algorithm) | \(row.operation) | \(String(format: "%.1f", row.milliseconds)) | \(row.bytesSent) | \(row.verified ? "yes" : "NO") |")
+            print("| \(row.mode) | \(row.algorithm) | \(row.operation) | \(String(format: "%.1f", row.milliseconds)) | \(row.bytesSent) | \(row.verified ? "yes" : "NO") |")
         }
         return rows.allSatisfy(\.verified)
     }

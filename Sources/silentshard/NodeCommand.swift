@@ -19,6 +19,11 @@ enum NodeCommand {
           --max-message-size BYTES  default 16777216                                               SILENTSHARD_MAX_MESSAGE_SIZE
           --step-timeout SECONDS    whole-step limit, default 120                                  SILENTSHARD_STEP_TIMEOUT
           --max-sessions N          concurrent WebSocket connections, default 1024                 SILENTSHARD_MAX_SESSIONS
+          --role ROLE               duo (default) | trio-a | trio-b (trio needs --database)         SILENTSHARD_ROLE
+          --cluster-key HEX         trio: the cluster's Ed25519 verifying key (64 hex; the apps'   SILENTSHARD_CLUSTER_KEY
+                                    cloudVerifyingKey)
+          --certificate PATH        trio: this node's certificate (284 hex; silentshard node-cert)  SILENTSHARD_CERTIFICATE
+          --peer URL                trio-a: node B's base URL (ws://HOST:PORT or wss://…; /v3/peer) SILENTSHARD_PEER
 
         usage: silentshard node --database PATH --master-key PATH --rotate-master-key NEWPATH
           re-seals every share under the key in NEWPATH (created, 0600, if missing) in one transaction,
@@ -62,7 +67,8 @@ enum NodeCommand {
         "--listen": "SILENTSHARD_LISTEN", "--tls-cert": "SILENTSHARD_TLS_CERT", "--tls-key": "SILENTSHARD_TLS_KEY",
         "--database": "SILENTSHARD_DATABASE", "--master-key": "SILENTSHARD_MASTER_KEY", "--node-key": "SILENTSHARD_NODE_KEY", "--auth": "SILENTSHARD_AUTH",
         "--max-message-size": "SILENTSHARD_MAX_MESSAGE_SIZE", "--step-timeout": "SILENTSHARD_STEP_TIMEOUT",
-        "--max-sessions": "SILENTSHARD_MAX_SESSIONS", "--rotate-master-key": "SILENTSHARD_ROTATE_MASTER_KEY",
+        "--max-sessions": "SILENTSHARD_MAX_SESSIONS", "--rotate-master-key": "SILENTSHARD_ROTATE_MASTER_KEY", "--role": "SILENTSHARD_ROLE",
+        "--cluster-key": "SILENTSHARD_CLUSTER_KEY", "--certificate": "SILENTSHARD_CERTIFICATE", "--peer": "SILENTSHARD_PEER",
     ]
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> [String: String] {
@@ -108,9 +114,21 @@ enum NodeCommand {
             guard let masterKeyPath = options["--master-key"] else { throw Failure("--database needs --master-key") }
             let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
             let store = try NodeShareStore(path: database, masterKey: masterKey)
-            let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
-            config.stepHandlers = StepHandlerRegistry(fallback: DuoStepHandler(runner: runner))
-            config.postHandler = DuoExportPostHandler(runner: runner)
+            switch options["--role"] ?? "duo" {
+            case "duo":
+                let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+                config.stepHandlers = StepHandlerRegistry(fallback: DuoStepHandler(runner: runner))
+                config.postHandler = DuoExportPostHandler(runner: runner)
+            case "trio-a", "trio-b":
+                let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier)
+                config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
+                config.trio = (runner.identity.certificate, runner.identity.clusterKey)
+                config.routes.peerLink = true
+            default:
+                throw Failure("--role must be duo, trio-a or trio-b")
+            }
+        } else if options["--role"].map({ $0 != "duo" }) ?? false {
+            throw Failure("--role \(options["--role"] ?? "") needs --database and --master-key")
         }
         config.tlsCertificatePath = options["--tls-cert"]
         config.tlsKeyPath = options["--tls-key"]
@@ -127,6 +145,49 @@ enum NodeCommand {
             config.maximumConnections = value
         }
         return NodeServer(configuration: config)
+    }
+
+    /// A trio node's runner: its certificate must be for this node key and role, valid under the
+    /// cluster key; node A links to `--peer`.
+    static func trioRunner(_ options: [String: String], nodeKey: Ed25519.SigningKey, store: NodeShareStore,
+                           verifier: any TokenVerifier) throws -> TrioStepRunner {
+        let role = options["--role"] ?? ""
+        guard let clusterHex = options["--cluster-key"], let clusterBytes = try? Hex.decode(clusterHex), clusterBytes.count == 32,
+              let clusterKey = try? Ed25519.VerifyingKey(bytes: clusterBytes)
+        else { throw Failure("--role \(role) needs --cluster-key (64 hex characters)") }
+        guard let certificatePath = options["--certificate"],
+              let data = FileManager.default.contents(atPath: certificatePath),
+              let certificateBytes = try? Hex.decode(String(decoding: data, as: UTF8.self)
+                  .trimmingCharacters(in: .whitespacesAndNewlines)),
+              let certificate = try? NodeCertificate(bytes: certificateBytes)
+        else { throw Failure("--role \(role) needs --certificate PATH (the node certificate as 284 hex characters)") }
+        guard certificate.role == (role == "trio-a" ? .trioA : .trioB) else {
+            throw Failure("--certificate is not a \(role) certificate")
+        }
+        let identity: TrioNodeIdentity
+        do { identity = try TrioNodeIdentity(nodeKey: nodeKey, certificate: certificate, clusterKey: clusterKey) } catch {
+            throw Failure("--certificate: \(error)")
+        }
+        var peer: (any TrioPeerConnector)?
+        if role == "trio-a" {
+            guard let url = options["--peer"], url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
+                throw Failure("--role trio-a needs --peer ws://HOST:PORT (node B)")
+            }
+            peer = WebSocketPeerConnector(baseURL: url)
+        }
+        // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3).
+        let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { token in
+            do {
+                _ = try await verifier.verify(token: token.map { String(decoding: $0, as: UTF8.self) })
+                return .accepted
+            } catch AuthenticationError.missingToken {
+                return .missing
+            } catch {
+                return .invalid
+            }
+        }
+        return TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
+                              tokenVerdict: tokenVerdict)
     }
 
     static func listenAddress(_ text: String) throws -> (String, Int) {

@@ -15,6 +15,7 @@ let usage = """
                   [--message HEX] the 32-byte hash (ECDSA) / the message (EdDSA)
       node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
       bench       latency, bytes and node throughput against the goals (silentshard bench --help)
+      node-cert   trio operator: create a cluster key, issue a node certificate (node-cert --help)
       selfcheck   check the cryptographic primitives against known answers
       version     print the version
     """
@@ -47,8 +48,9 @@ case "demo":
             exit(1)
         }
     }
-    print("SilentShard demo: the primitive self-check, duo over WebSocket against an embedded node, then")
-    print("protocols with every party in this process (trio presign/finish until the trio node exists).\n")
+    print("SilentShard demo: the primitive self-check, duo over WebSocket against an embedded node, trio over")
+    print("WebSocket against embedded nodes A and B, then protocols with every party in this process (trio")
+    print("presign/finish until the trio node serves it).\n")
     guard SelfCheck.run() else { exit(1) }
     print("")
     do {
@@ -66,6 +68,8 @@ case "node":
     exit(await NodeCommand.main(Array(CommandLine.arguments.dropFirst(2))))
 case "bench":
     exit(await BenchCommand.main(Array(CommandLine.arguments.dropFirst(2))))
+case "node-cert":
+    exit(NodeCertCommand.main(Array(CommandLine.arguments.dropFirst(2))))
 case "selfcheck":
     exit(SelfCheck.run() ? 0 : 1)
 case "version", "--version":

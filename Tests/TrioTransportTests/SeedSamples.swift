@@ -1,9 +1,10 @@
 // The code samples of the trio seed (shared/seeds/000_e101bd969f60e797.txt), compiled unchanged.
 //
-// Adapted (sessions and initiators do not exist yet): the three
-// `let trioSession = SilentShard.ECDSA.trioInitiator(...)` statements are kept below as comments;
-// in their place `seedTransports` builds the same transport objects they pass. Also: the seed's
-// Example.swift and CustomNetworkClient.swift are one file here, so `websocketConfig` is declared once.
+// Adapted: the three `let trioSession = SilentShard.ECDSA.trioInitiator(...)` statements are each
+// wrapped in a function (they are top-level statements of separate files in the seed, and would
+// collide as globals of one file); `messageSigner`, `cloudPublicKey` and `storageClient`, which the
+// seed leaves to the app, are declared in SeedContext.swift. The seed's Example.swift and
+// CustomNetworkClient.swift are one file here, so `websocketConfig` is declared once.
 import trio
 
 // MARK: Example.swift (1. Default WebSocket)
@@ -12,13 +13,15 @@ import trio
 // default TrioNetworkClient (a URLSession WebSocket client) for you — nothing to implement.
 let websocketConfig = WebsocketConfig(url: "wss://your-server.example.com")
 
-// ADAPTED: trioInitiator does not exist yet.
-// let trioSession = SilentShard.ECDSA.trioInitiator(
-//     messageSigner: messageSigner,
-//     cloudVerifyingKey: cloudPublicKey,
-//     websocketConfig: websocketConfig,
-//     storageClient: storageClient
-// )
+func seedExample1() -> TrioSession {  // ADAPTED: wrapped in a function
+let trioSession = SilentShard.ECDSA.trioInitiator(
+    messageSigner: messageSigner,
+    cloudVerifyingKey: cloudPublicKey,
+    websocketConfig: websocketConfig,
+    storageClient: storageClient
+)
+return trioSession
+}
 
 // MARK: CustomNetworkClient.swift (2. Subclass TrioNetworkClient)
 
@@ -40,13 +43,15 @@ class CustomNetworkClient: TrioNetworkClient {
     }
 }
 
-// ADAPTED: trioInitiator does not exist yet.
-// let trioSession = SilentShard.ECDSA.trioInitiator(
-//     messageSigner: messageSigner,
-//     cloudVerifyingKey: cloudPublicKey,
-//     networkClient: CustomNetworkClient(websocketConfig: websocketConfig),
-//     storageClient: storageClient
-// )
+func seedExample2() -> TrioSession {  // ADAPTED: wrapped in a function
+let trioSession = SilentShard.ECDSA.trioInitiator(
+    messageSigner: messageSigner,
+    cloudVerifyingKey: cloudPublicKey,
+    networkClient: CustomNetworkClient(websocketConfig: websocketConfig),
+    storageClient: storageClient
+)
+return trioSession
+}
 
 // MARK: CustomTransport.swift (3a. Implement NetworkClient)
 
@@ -101,17 +106,19 @@ struct CustomActions: TrioNetworkActionProvider {
 
 // MARK: Example.swift (3c. Wire the two halves)
 
-// ADAPTED: trioInitiator does not exist yet.
-// let trioSession = SilentShard.ECDSA.trioInitiator(
-//     messageSigner: messageSigner,
-//     cloudVerifyingKey: cloudPublicKey,
-//     storageClient: storageClient,
-//     networkClient: CustomTransport(),
-//     actionProvider: CustomActions() // or .ecdsa
-// )
+func seedExample3() -> TrioSession {  // ADAPTED: wrapped in a function
+let trioSession = SilentShard.ECDSA.trioInitiator(
+    messageSigner: messageSigner,
+    cloudVerifyingKey: cloudPublicKey,
+    storageClient: storageClient,
+    networkClient: CustomTransport(),
+    actionProvider: CustomActions() // or .ecdsa
+)
+return trioSession
+}
 
-/// Stand-in for the three adapted `trioInitiator` calls: the transport objects they receive,
-/// with the provider arguments typed as the initiator's `some TrioNetworkActionProvider`.
+/// The transport objects the three `trioInitiator` calls receive, with the provider arguments typed
+/// as the initiator's `some TrioNetworkActionProvider`.
 func seedTransports() -> [(NetworkClient, any TrioNetworkActionProvider)] {
     func custom(_ networkClient: NetworkClient, actionProvider: some TrioNetworkActionProvider) -> (NetworkClient, any TrioNetworkActionProvider) {
         (networkClient, actionProvider)

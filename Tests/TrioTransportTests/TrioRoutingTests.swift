@@ -104,5 +104,7 @@ struct TrioRoutingTests {
             _ = try await transport.sendPostRequest(action: TrioAction.ECDSA.PreSignatureFinal(), params: nil, body: Data())
         }
         #expect(seedTransports().count == 5)
+        // The seed's three trioInitiator calls build ECDSA sessions.
+        #expect([seedExample1(), seedExample2(), seedExample3()].allSatisfy { $0.algorithm == .ecdsa })
     }
 }

@@ -78,9 +78,9 @@ final class LWSEngine: @unchecked Sendable {
     /// Creates the context (binding the port) and starts the service thread.
     func start() throws(NodeServerError) {
         lws_set_log_level(Int32(LLL_ERR), nil)
-        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 4)
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 5)
         protocols = table
-        let names = ["http", NodeMode.duo.subprotocol, NodeMode.trio.subprotocol]
+        let names = ["http", NodeMode.duo.subprotocol, NodeMode.trio.subprotocol, NodeMode.peer.subprotocol]
         for (index, name) in names.enumerated() {
             var entry = lws_protocols()
             entry.name = UnsafePointer(cString(name))
@@ -89,7 +89,7 @@ final class LWSEngine: @unchecked Sendable {
             entry.rx_buffer_size = 64 << 10
             table[index] = entry
         }
-        table[3] = lws_protocols()
+        table[4] = lws_protocols()
 
         var info = lws_context_creation_info()
         info.port = Int32(settings.port)
@@ -371,8 +371,8 @@ final class LWSEngine: @unchecked Sendable {
         }
         let offered = (copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_PROTOCOL, $0, $1) }) ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let other: NodeMode = route.mode == .duo ? .trio : .duo
-        guard offered.contains(route.mode.subprotocol), !offered.contains(other.subprotocol) else {
+        let others = [NodeMode.duo, .trio, .peer].filter { $0 != route.mode }.map(\.subprotocol)
+        guard offered.contains(route.mode.subprotocol), !others.contains(where: offered.contains) else {
             return reject(wsi, status: 400, "rejected upgrade: \(route) without subprotocol \(route.mode.subprotocol)")
         }
         guard metrics.openConnections + pendingUpgrades.count < settings.maximumConnections else {

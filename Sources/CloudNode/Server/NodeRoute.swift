@@ -4,12 +4,16 @@ public enum NodeMode: String, Sendable, Equatable {
     case duo
     /// Three parties: app and two nodes; subprotocol `trio`.
     case trio
+    /// The inter-node link of a trio cluster (`/v3/peer`, session.md §2.3); subprotocol `silentshard-peer`.
+    /// Authenticated by its first frame (LINK_OPEN), not by an app token.
+    case peer
 
     /// The WebSocket subprotocol a connection on this mode's routes must select.
     public var subprotocol: String {
         switch self {
         case .duo: "duo-instance"
         case .trio: "trio"
+        case .peer: "silentshard-peer"
         }
     }
 }
@@ -39,8 +43,15 @@ public struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
 
     /// `mode/algorithm/action` (with the trio path), for logs and metrics labels.
     public var description: String {
-        mode == .duo ? "duo/\(algorithm.rawValue)/\(action)" : "trio/\(path)/\(algorithm.rawValue)/\(action)"
+        switch mode {
+        case .duo: "duo/\(algorithm.rawValue)/\(action)"
+        case .trio: "trio/\(path)/\(algorithm.rawValue)/\(action)"
+        case .peer: "peer"
+        }
     }
+
+    /// The inter-node link route `/v3/peer`.
+    public static let peerLink = NodeRoute(mode: .peer, algorithm: .ecdsa, path: "peer", action: "peer")
 }
 
 /// The routes a node serves. Anything else is an unknown route (404 / rejected upgrade).
@@ -57,6 +68,8 @@ public struct NodeRouteTable: Sendable {
     public var trioEdDSAActions: Set<String>
     /// Trio actions served over HTTP POST (`presign-final`).
     public var trioPostActions: Set<String>
+    /// Whether `/v3/peer` (the trio inter-node link) is a route: only on trio nodes (off by default).
+    public var peerLink: Bool = false
 
     /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions).
     public static let standard = NodeRouteTable(
@@ -85,6 +98,7 @@ public struct NodeRouteTable: Sendable {
     public func route(for uriPath: String, post: Bool) -> NodeRoute? {
         guard uriPath.utf8.count <= 512 else { return nil }
         let segments = uriPath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if !post, peerLink, segments == ["", "v3", "peer"] { return .peerLink }
         // "/v3/a/b" splits into ["", "v3", "a", "b"].
         guard segments.count >= 4, segments[0].isEmpty, segments[1] == "v3" else { return nil }
         let rest = Array(segments.dropFirst(2))

@@ -1,5 +1,6 @@
 import Foundation
 import MPCCrypto
+import SilentShardCore
 import Synchronization
 
 /// The cloud node's server: HTTP and WebSocket on one port (libwebsockets, one service thread),
@@ -119,7 +120,14 @@ public final class NodeServer: Sendable {
         }
         let principal: Principal
         do {
-            principal = try await config.verifier.verify(token: token)
+            // The inter-node link authenticates by its LINK_OPEN frame (session.md §2.3); the app's
+            // token travels inside it and is checked by the session runner.
+            if connection.route.mode == .peer {
+                guard first.binary else { throw AuthenticationError.invalidToken }
+                principal = Principal(subject: "peer-link")
+            } else {
+                principal = try await config.verifier.verify(token: token)
+            }
         } catch {
             metrics.authenticationFailed()
             config.logger.log("closing \(connection.route): authentication failed (\(error))")
@@ -128,7 +136,7 @@ public final class NodeServer: Sendable {
         }
         metrics.stepStarted(connection.route)
         let context = StepContext(route: connection.route, params: connection.params, principal: principal,
-                                  connection: connection)
+                                  connection: connection, token: token)
         let handler = config.stepHandlers.handler(for: connection.route)
         let stepTimeout = config.stepTimeout
         let watchdog = Task {
@@ -181,8 +189,16 @@ public final class NodeServer: Sendable {
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.render().utf8))
         case "/v3/verifying-key":
             let key = verifyingKeyHex
-            let json = #"{"verifying_key":"\#(key)","node_key":"\#(key)","role":null,"group_id":null,"#
-                + #""certificate":null,"session_versions":[1]}"#
+            let json: String
+            if let trio = configuration.trio {
+                let role = trio.certificate.role == .trioA ? "trio-a" : "trio-b"
+                json = #"{"verifying_key":"\#(Hex.encode(trio.clusterKey.bytes))","node_key":"\#(key)","role":"\#(role)","#
+                    + #""group_id":"\#(Hex.encode(trio.certificate.groupID))","#
+                    + #""certificate":"\#(Hex.encode(trio.certificate.encoded))","session_versions":[1]}"#
+            } else {
+                json = #"{"verifying_key":"\#(key)","node_key":"\#(key)","role":null,"group_id":null,"#
+                    + #""certificate":null,"session_versions":[1]}"#
+            }
             return HTTPResponse(status: 200, contentType: "application/json", body: Data(json.utf8))
         default:
             return nil

@@ -1,5 +1,6 @@
 import Foundation
 import MPCCrypto
+import SilentShardCore
 
 /// Everything a ``NodeServer`` needs. Secrets (the node key, verifier secrets) are never printed.
 public struct NodeServerConfiguration: Sendable {
@@ -33,6 +34,9 @@ public struct NodeServerConfiguration: Sendable {
     /// POST handler.
     public var postHandler: any PostHandler
     public var logger: NodeLogger
+    /// Trio: this node's certificate and the cluster key, shown at `GET /v3/verifying-key`
+    /// (session.md §2.2: `verifying_key` is then the cluster key, `node_key` the node's own).
+    public var trio: (certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey)?
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,

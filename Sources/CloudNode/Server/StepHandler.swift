@@ -8,6 +8,9 @@ public struct StepContext: Sendable {
     public var params: String?
     public var principal: Principal
     public var connection: NodeConnection
+    /// The app's token as it arrived (verified into `principal`), for a trio node A to forward to
+    /// node B in LINK_OPEN (session.md §6.1 rule 3). Never log it.
+    public var token: String? = nil
 }
 
 /// Runs one protocol step on an authenticated connection (the session runner implements it).

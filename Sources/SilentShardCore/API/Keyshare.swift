@@ -10,7 +10,9 @@ import MPCProtocols
 /// debuggers show public fields only (the secret share is never printed).
 ///
 /// Serialization (versioned): `"SSKS" ‖ u8 version (1) ‖ u8 algorithm ‖ u8 mode ‖ u32 len ‖ protocol
-/// keyshare bytes` (DKLs23: `DKLsKeyshare.serialized()`; FROST: `FROST.Keyshare.encoded`). Treat the
+/// keyshare bytes` (DKLs23: `DKLsKeyshare.serialized()`; FROST: `FROST.Keyshare.encoded`); a trio
+/// keyshare, which records its cluster's `group_id` (`specs/session.md` §1.3), is version 2:
+/// `"SSKS" ‖ 2 ‖ u8 algorithm ‖ u8 mode ‖ group_id (16) ‖ u32 len ‖ protocol keyshare bytes`. Treat the
 /// serialized bytes as secret.
 public struct Keyshare: Sendable, Equatable, SecretRedacting {
     /// The signature scheme of a key.
@@ -29,8 +31,10 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
         case trio = 2
     }
 
-    /// The serialization version written by `serialized()`.
+    /// The serialization version written by `serialized()` for keyshares without a group id.
     public static let serializationVersion: UInt8 = 1
+    /// The serialization version written for keyshares with a group id (trio).
+    public static let groupSerializationVersion: UInt8 = 2
     private static let magic: [UInt8] = Array("SSKS".utf8)
 
     /// The key's signature scheme.
@@ -51,12 +55,15 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
     public let party: UInt8
     /// The generation id (32 bytes), equal at all parties, new on every share change.
     public let generation: Data
+    /// Trio: the `group_id` (16 bytes) of the node pair that holds the other shares, pinned at keygen;
+    /// every later session checks the nodes' certificates against it (§1.3). nil in duo.
+    public let groupId: Data?
 
     /// The protocol keyshare's own serialization (secret).
     let protocolBytes: [UInt8]
 
     /// Wraps a DKLs23 keyshare.
-    public init(dkls keyshare: DKLsKeyshare, mode: Mode) throws(SilentShardError) {
+    public init(dkls keyshare: DKLsKeyshare, mode: Mode, groupId: [UInt8]? = nil) throws(SilentShardError) {
         guard let compressed = try? keyshare.publicKey.compressed() else { throw .invalidKeyshare(reason: "identity public key") }
         algorithm = .ecdsa
         self.mode = mode
@@ -67,6 +74,7 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
         partyCount = keyshare.partyCount
         party = keyshare.partyIndex
         generation = Data(keyshare.generation)
+        self.groupId = try Self.checkedGroup(groupId)
         protocolBytes = keyshare.serialized()
     }
 
@@ -81,18 +89,40 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
         partyCount = Int(keyshare.parties)
         party = keyshare.party
         generation = Data(keyshare.generation)
+        groupId = nil
         protocolBytes = keyshare.encoded
     }
 
+    /// Wraps a FROST keyshare of a trio key with its cluster's 16-byte `group_id`.
+    public init(frost keyshare: FROST.Keyshare, mode: Mode, groupId: [UInt8]?) throws(SilentShardError) {
+        algorithm = .eddsa
+        self.mode = mode
+        keyId = Hex.encode(keyshare.keyId)
+        publicKey = Data(keyshare.publicKey.bytes)
+        rootChainCode = Data(keyshare.chainCode)
+        threshold = Int(keyshare.threshold)
+        partyCount = Int(keyshare.parties)
+        party = keyshare.party
+        generation = Data(keyshare.generation)
+        self.groupId = try Self.checkedGroup(groupId)
+        protocolBytes = keyshare.encoded
+    }
+
+    private static func checkedGroup(_ group: [UInt8]?) throws(SilentShardError) -> Data? {
+        guard let group else { return nil }
+        guard group.count == 16 else { throw .invalidKeyshare(reason: "group id must be 16 bytes") }
+        return Data(group)
+    }
+
     /// Decodes the protocol keyshare bytes of `algorithm` (as stored by a node or in a `StoredShare`).
-    public init(algorithm: Algorithm, mode: Mode, protocolBytes bytes: [UInt8]) throws(SilentShardError) {
+    public init(algorithm: Algorithm, mode: Mode, protocolBytes bytes: [UInt8], groupId: [UInt8]? = nil) throws(SilentShardError) {
         switch algorithm {
         case .ecdsa:
             guard let share = try? DKLsKeyshare(serialized: bytes) else { throw .invalidKeyshare(reason: "DKLs23 keyshare does not decode") }
-            try self.init(dkls: share, mode: mode)
+            try self.init(dkls: share, mode: mode, groupId: groupId)
         case .eddsa:
             guard let share = try? FROST.Keyshare(encoded: bytes) else { throw .invalidKeyshare(reason: "FROST keyshare does not decode") }
-            self.init(frost: share, mode: mode)
+            try self.init(frost: share, mode: mode, groupId: groupId)
         }
     }
 
@@ -101,19 +131,34 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
     public init(serialized data: Data) throws(SilentShardError) {
         let bytes = [UInt8](data)
         guard bytes.count >= 11, Array(bytes[0..<4]) == Self.magic else { throw .invalidKeyshare(reason: "not a keyshare") }
-        guard bytes[4] == Self.serializationVersion else { throw .invalidKeyshare(reason: "unsupported version \(bytes[4])") }
+        let version = bytes[4]
+        guard version == Self.serializationVersion || version == Self.groupSerializationVersion else {
+            throw .invalidKeyshare(reason: "unsupported version \(version)")
+        }
         guard let algorithm = Algorithm(rawValue: bytes[5]), let mode = Mode(rawValue: bytes[6]) else {
             throw .invalidKeyshare(reason: "unknown algorithm or mode")
         }
-        let length = Int(bytes[7]) << 24 | Int(bytes[8]) << 16 | Int(bytes[9]) << 8 | Int(bytes[10])
-        guard bytes.count - 11 == length else { throw .invalidKeyshare(reason: "length mismatch") }
-        try self.init(algorithm: algorithm, mode: mode, protocolBytes: Array(bytes[11...]))
+        var offset = 7
+        var group: [UInt8]?
+        if version == Self.groupSerializationVersion {
+            guard bytes.count >= 27 else { throw .invalidKeyshare(reason: "not a keyshare") }
+            group = Array(bytes[7..<23])
+            offset = 23
+        }
+        let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        guard bytes.count - (offset + 4) == length else { throw .invalidKeyshare(reason: "length mismatch") }
+        try self.init(algorithm: algorithm, mode: mode, protocolBytes: Array(bytes[(offset + 4)...]), groupId: group)
     }
 
     /// The versioned serialization (secret: it contains the share).
     public func serialized() -> Data {
         let n = UInt32(protocolBytes.count)
-        var out = Self.magic + [Self.serializationVersion, algorithm.rawValue, mode.rawValue]
+        var out = Self.magic
+        if let groupId {
+            out += [Self.groupSerializationVersion, algorithm.rawValue, mode.rawValue] + [UInt8](groupId)
+        } else {
+            out += [Self.serializationVersion, algorithm.rawValue, mode.rawValue]
+        }
         out += [UInt8(n >> 24), UInt8(truncatingIfNeeded: n >> 16), UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)]
         return Data(out + protocolBytes)
     }
@@ -146,7 +191,7 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
     public static func == (lhs: Keyshare, rhs: Keyshare) -> Bool {
         lhs.algorithm == rhs.algorithm && lhs.mode == rhs.mode && lhs.keyId == rhs.keyId && lhs.party == rhs.party
             && lhs.generation == rhs.generation && lhs.publicKey == rhs.publicKey && lhs.rootChainCode == rhs.rootChainCode
-            && lhs.threshold == rhs.threshold && lhs.partyCount == rhs.partyCount
+            && lhs.threshold == rhs.threshold && lhs.partyCount == rhs.partyCount && lhs.groupId == rhs.groupId
     }
 
     /// Public fields only.

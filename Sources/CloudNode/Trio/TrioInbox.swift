@@ -1,0 +1,109 @@
+import Foundation
+import SilentShardCore
+import Synchronization
+
+/// The messages of one trio node session from all its connections (node A: the app's and the link
+/// to B; node B: the link from A), merged into one queue in arrival order, each read with a
+/// deadline. A reader task per connection pushes messages and finally its close; `next` waits for
+/// the next event or the deadline (§5.4: each expected frame ≤ 30 s).
+final class TrioInbox: Sendable {
+    /// Where a message came from.
+    enum Source: Sendable, Equatable { case app, peer }
+
+    enum Event: Sendable {
+        case message([UInt8], Source)
+        case closed(Source)
+        case timeout
+    }
+
+    private struct State {
+        var queue: [Event] = []
+        var waiter: CheckedContinuation<Event, Never>?
+        var waiterToken: UUID?
+        /// A connection that ended ends the session: once its close was delivered, every later
+        /// `next` on an empty queue reports it again at once.
+        var closed: Source?
+        var readers: [Task<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts reading `connection` until it fails or closes.
+    func attach(_ connection: any NodeStepConnection, as source: Source) {
+        let task = Task { [weak self] in
+            while true {
+                do {
+                    let data = try await connection.read()
+                    self?.push(.message([UInt8](data), source))
+                } catch {
+                    self?.push(.closed(source))
+                    return
+                }
+            }
+        }
+        state.withLock { $0.readers.append(task) }
+    }
+
+    private func push(_ event: Event) {
+        let waiter: CheckedContinuation<Event, Never>? = state.withLock { s in
+            if let waiter = s.waiter {
+                s.waiter = nil
+                s.waiterToken = nil
+                _ = Self.deliver(event, &s)
+                return waiter
+            }
+            s.queue.append(event)
+            return nil
+        }
+        waiter?.resume(returning: event)
+    }
+
+    /// The next event, or `.timeout` after `timeout`.
+    func next(timeout: Duration) async -> Event {
+        if let ready = state.withLock({ s -> Event? in
+            if !s.queue.isEmpty { return Self.deliver(s.queue.removeFirst(), &s) }
+            return s.closed.map { .closed($0) }
+        }) { return ready }
+        let token = UUID()
+        let timer = Mutex<Task<Void, Never>?>(nil)
+        defer { timer.withLock { $0?.cancel() } }
+        return await withCheckedContinuation { continuation in
+            let immediate: Event? = state.withLock { s in
+                if !s.queue.isEmpty { return Self.deliver(s.queue.removeFirst(), &s) }
+                if let closed = s.closed { return .closed(closed) }
+                s.waiter = continuation
+                s.waiterToken = token
+                return nil
+            }
+            if let immediate {
+                continuation.resume(returning: immediate)
+                return
+            }
+            let task = Task { [weak self] in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                self?.expire(token)
+            }
+            timer.withLock { $0 = task }
+        }
+    }
+
+    private static func deliver(_ event: Event, _ state: inout State) -> Event {
+        if case .closed(let source) = event, state.closed == nil { state.closed = source }
+        return event
+    }
+
+    private func expire(_ token: UUID) {
+        let waiter: CheckedContinuation<Event, Never>? = state.withLock { s in
+            guard s.waiterToken == token else { return nil }
+            defer { s.waiter = nil; s.waiterToken = nil }
+            return s.waiter
+        }
+        waiter?.resume(returning: .timeout)
+    }
+
+    /// Stops the reader tasks (their connections are closed by the runner).
+    func stop() {
+        let readers = state.withLock { $0.readers }
+        readers.forEach { $0.cancel() }
+    }
+}

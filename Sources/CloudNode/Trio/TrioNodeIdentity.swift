@@ -1,0 +1,104 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Who a trio node is (`specs/session.md` §1.2–1.3): its role (A = party 1, the entry point and
+/// relay; B = party 2), its Ed25519 node key, the certificate the offline cluster key issued for it,
+/// and the cluster key itself (= the app's `cloudVerifyingKey`, and what it checks its peer's
+/// certificate against).
+public struct TrioNodeIdentity: Sendable {
+    public let nodeKey: Ed25519.SigningKey
+    public let certificate: NodeCertificate
+    public let clusterKey: Ed25519.VerifyingKey
+
+    /// Fails with `invalidConfiguration` unless the certificate is a trio role's, certifies
+    /// `nodeKey`, and verifies under `clusterKey` now.
+    public init(nodeKey: Ed25519.SigningKey, certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey,
+                nowSeconds: UInt64 = UInt64(Date().timeIntervalSince1970)) throws(SilentShardError) {
+        guard certificate.role != .duo, certificate.nodeKey == nodeKey.verifyingKey else {
+            throw .invalidConfiguration(reason: "the certificate is not a trio certificate for this node key")
+        }
+        do {
+            try certificate.verify(issuer: clusterKey, senderIndex: certificate.role.partyIndex, mode: .trio,
+                                   nowSeconds: nowSeconds)
+        } catch { throw .invalidConfiguration(reason: "the certificate does not verify under the cluster key") }
+        self.nodeKey = nodeKey
+        self.certificate = certificate
+        self.clusterKey = clusterKey
+    }
+
+    /// This node's party index (1 for A, 2 for B).
+    public var index: PartyIndex { certificate.role.partyIndex }
+    /// The other node's party index.
+    public var peerIndex: PartyIndex { index == 1 ? 2 : 1 }
+    /// The 16-byte group id of this A/B pair.
+    public var groupID: [UInt8] { certificate.groupID }
+    /// Whether this is node A (the entry point).
+    public var isEntry: Bool { certificate.role == .trioA }
+}
+
+/// How node A reaches node B: one call opens one link (`specs/session.md` §2.3: one per app
+/// session). In process, tests hand B's runner the other end of a pipe; over the network it is a
+/// WebSocket to B's `/v3/peer` (`WebSocketPeerConnector`).
+public protocol TrioPeerConnector: Sendable {
+    /// Opens a fresh link to the other node; a failure makes A answer REJECT(PEER_UNAVAILABLE).
+    func openLink() async throws -> any NodeStepConnection
+}
+
+/// LINK_OPEN (§2.3, §4.7): the first frame on an inter-node link, signed by the opener's node key
+/// (label `link`) and carrying its certificate.
+enum TrioLink {
+    /// A's LINK_OPEN for an app session.
+    static func openFrame(identity: TrioNodeIdentity, setup: ValidatedSetup, token: [UInt8]?, now: UInt64) -> Frame {
+        let payload = LinkOpenPayload(certificate: identity.certificate, purpose: .session, mode: setup.mode,
+                                      algorithm: setup.algorithm, operation: setup.operation, token: token,
+                                      timestamp: now, clientAddress: nil).encoded()
+        let header = FrameHeader(kind: .linkOpen, sender: identity.index, receiver: identity.peerIndex,
+                                 length: UInt32(payload.count), instanceID: setup.instanceID)
+        return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
+    }
+
+    /// What an accepted LINK_OPEN says.
+    struct Opened: Sendable {
+        let instanceID: [UInt8]
+        let payload: LinkOpenPayload
+        let mode: SessionMode
+        let algorithm: SessionAlgorithm
+        let operation: SessionOperation
+    }
+
+    /// The acceptor's checks of §2.3: one LINK_OPEN frame from the other role to this node, a
+    /// certificate valid under the cluster key for the other role and this group, its key's signature,
+    /// the timestamp window, purpose session, a known route. Any failure is `cloudVerificationFailed`
+    /// or `malformedMessage` (the link is then closed; A reports PEER_UNAVAILABLE).
+    static func accept(_ message: [UInt8], identity: TrioNodeIdentity, replay: ReplayWindow,
+                       now: UInt64) throws(SilentShardError) -> Opened {
+        let frames: [Frame]
+        do { frames = try Frame.parseBundle(message) } catch { throw SilentShardError(error) }
+        guard frames.count == 1, let frame = frames.first, frame.header.kind == .linkOpen,
+              frame.header.sender == identity.peerIndex, frame.header.receiver == identity.index
+        else { throw .malformedMessage(party: .node(identity.peerIndex)) }
+        let payload: LinkOpenPayload
+        do { payload = try LinkOpenPayload(bytes: frame.body) } catch { throw SilentShardError(error) }
+        let certificate = payload.certificate
+        do {
+            try certificate.verify(issuer: identity.clusterKey, senderIndex: identity.peerIndex, mode: .trio,
+                                   nowSeconds: now / 1000)
+        } catch { throw SilentShardError(error) }
+        guard certificate.groupID == identity.groupID, certificate.nodeKey != identity.nodeKey.verifyingKey else {
+            throw .cloudVerificationFailed(reason: "peer certificate of another group")
+        }
+        guard frame.hasValidSignature(by: certificate.nodeKey) else {
+            throw .cloudVerificationFailed(reason: "link signature")
+        }
+        guard replay.isFresh(timestamp: payload.timestamp, now: now) else { throw .clockSkew(nodeTime: now) }
+        guard payload.purpose == .session, payload.route.count == 3,
+              let mode = SessionMode(rawValue: payload.route[0]), mode == .trio,
+              let algorithm = SessionAlgorithm(rawValue: payload.route[1]),
+              let operation = SessionOperation(rawValue: payload.route[2])
+        else { throw .invalidInput(reason: "link purpose or route") }
+        return Opened(instanceID: frame.header.instanceID, payload: payload, mode: mode, algorithm: algorithm,
+                      operation: operation)
+    }
+}

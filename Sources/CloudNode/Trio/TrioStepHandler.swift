@@ -1,0 +1,88 @@
+import Foundation
+import SilentShardCore
+
+/// Serves a trio node's routes on a ``NodeServer``: node A's app steps (`/v3/{path}/{action}`,
+/// EdDSA `/v3/{path}/eddsa/{action}`, subprotocol `trio`) and node B's inter-node link (`/v3/peer`,
+/// subprotocol `silentshard-peer`), each with the ``TrioStepRunner``.
+public struct TrioStepHandler: StepHandler {
+    public let runner: TrioStepRunner
+
+    public init(runner: TrioStepRunner) {
+        self.runner = runner
+    }
+
+    public func run(_ context: StepContext) async throws {
+        let connection = ServerStepConnection(connection: context.connection)
+        switch context.route.mode {
+        case .peer:
+            _ = await runner.serveLink(connection: connection)
+        case .trio:
+            guard let operation = Self.operation(context.route.action) else {
+                context.connection.close(code: .notImplemented)
+                return
+            }
+            let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
+            _ = await runner.run(connection: connection,
+                                 route: DuoNodeRoute(algorithm: algorithm, operation: operation, params: context.params),
+                                 token: context.token.map { Array($0.utf8) })
+        case .duo:
+            context.connection.close(code: .notImplemented)
+        }
+    }
+
+    /// The trio operation a route's action names (the SDK's default action strings).
+    public static func operation(_ action: String) -> SessionOperation? {
+        switch action {
+        case "keygen": return .keygen
+        case "reconcile": return .reconcile
+        case "refresh": return .refresh
+        case "sign": return .sign
+        case "presign": return .preSign
+        case "recover": return .recover
+        case "export": return .export
+        case "import": return .import
+        case "hard-derivation": return .hardDerivation
+        default: return nil
+        }
+    }
+}
+
+/// Node A's link to node B over a WebSocket to B's `/v3/peer` (subprotocol `silentshard-peer`,
+/// session.md §2.3). Use `wss://` with `trustedRootCertificates` in production (the link adds
+/// access control; TLS authenticates B's server).
+public struct WebSocketPeerConnector: TrioPeerConnector {
+    /// B's base URL, e.g. `ws://127.0.0.1:9091`.
+    public let baseURL: String
+    /// Timeouts, message size and TLS trust for the link (the URL and token fields are unused).
+    public let config: WebsocketConfig
+
+    public init(baseURL: String, config: WebsocketConfig? = nil) {
+        self.baseURL = baseURL
+        self.config = config ?? WebsocketConfig(url: baseURL)
+    }
+
+    public func openLink() async throws -> any NodeStepConnection {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        guard let url = URL(string: base + "/v3/peer") else { throw NetworkError.invalidURL }
+        let connection = try await WebSocketTransport.connect(url: url, subprotocol: NodeMode.peer.subprotocol,
+                                                              settings: WebSocketSettings(config))
+        return PeerLinkConnection(connection: connection)
+    }
+}
+
+/// One open link as a ``NodeStepConnection`` (binary messages only).
+struct PeerLinkConnection: NodeStepConnection {
+    let connection: any WebSocketConnection
+
+    func read() async throws -> Data {
+        switch try await connection.receive() {
+        case .binary(let data): return data
+        case .text: throw NetworkError.protocolViolation(closeCode: 1002)
+        }
+    }
+
+    func send(_ data: Data) async throws { try await connection.send(.binary(data)) }
+
+    func close(code: UInt16, reason: String) async { await connection.close() }
+}

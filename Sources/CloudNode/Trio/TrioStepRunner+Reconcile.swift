@@ -1,0 +1,106 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Reconcile at a trio node (`specs/session.md` §7.3): ACCEPT carries `key_status`; then the app's
+/// DONE, its COMMIT(g, D, context reconcile) — which commits a PREPARED g without READY (the app saw
+/// every node's signed status) — or its ABORT(rollback g), which tombstones g.
+extension TrioStepRunner {
+    /// §4.3 steps 9–10 for reconcile: bans; a share (CURRENT or PREPARED) of another device is
+    /// DEVICE_NOT_REGISTERED; an unknown key id reports an empty status.
+    func reconcileStatus(_ setup: ValidatedSetup) async throws(SetupRejection) -> KeyStatus {
+        guard let keyIDBytes = setup.payload.keyID, let appStateBytes = setup.payload.appState,
+              let appState = try? AppState(bytes: appStateBytes)
+        else { throw SetupRejection(.invalidParameter) }
+        let keyID = Hex.encode(keyIDBytes)
+        let deviceIdentity = setup.deviceKey.identity
+        let stagedGen = appState.staged?.gen
+        let state: (banned: Bool, current: NodeKeyshare?, prepared: NodeKeyshare?, decision: CommitDecision?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID),
+                 try store.share(keyId: keyID, slot: .prepared),
+                 try stagedGen.flatMap { gen throws(NodeStoreError) in try store.decision(keyId: keyID, gen: gen) })
+            }
+        } catch {
+            throw SetupRejection(.storageFailure)
+        }
+        if state.banned { throw SetupRejection(.banned) }
+        for share in [state.current, state.prepared].compactMap({ $0 }) {
+            guard let blob = try? DuoNodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
+                throw SetupRejection(.deviceNotRegistered)
+            }
+        }
+        let decision: KeyStatus.Decision
+        switch state.decision {
+        case .committed?: decision = .committed
+        case .aborted?: decision = .aborted
+        case nil: decision = .unknown
+        }
+        let prepared = state.prepared.map { ($0.gen, $0.digest ?? [UInt8](repeating: 0, count: 32)) }
+        return KeyStatus(currentGen: state.current?.gen, prepared: prepared, preparedHoldsCommit: false, decision: decision)
+    }
+
+    /// Waits for the app's decision and carries it out; answers OUTCOME for COMMIT and rollback.
+    func reconcileRunning(_ setup: ValidatedSetup, channel: inout PartyFrameChannel, send: SessionDriver.Send,
+                          read: SessionDriver.Read, relay: SessionDriver.Relay) async -> TrioStepReport {
+        guard let keyIDBytes = setup.payload.keyID else { return .failed(.invalidInput(reason: "key id")) }
+        let keyId = Hex.encode(keyIDBytes)
+        let party = "device:" + Hex.encode(setup.deviceKey.identity)
+        while true {
+            if channel.take(kind: .done, from: 0) != nil { return .reconciled(keyId: keyId, outcome: nil) }
+            if let frame = channel.take(kind: .commit, from: 0) {
+                guard let commit = try? CommitPayload(bytes: frame.payload), commit.keyID == keyIDBytes,
+                      commit.context == .reconcile
+                else { return .failed(.protocolViolation(party: .app)) }
+                let result: (OutcomePayload.Outcome, [UInt8]?)
+                do {
+                    result = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                        do throws(NodeStoreError) {
+                            try store.commit(keyId: keyId, gen: commit.gen, digest: commit.digest, party: party)
+                            return (.committed, try store.share(keyId: keyId)?.gen)
+                        } catch .alreadyDecided {
+                            return (.aborted, try store.share(keyId: keyId)?.gen)
+                        } catch .preparedMismatch {
+                            let current = try store.share(keyId: keyId)?.gen
+                            return (current == commit.gen ? .committed : .inDoubt, current)
+                        }
+                    }
+                } catch {
+                    return .failed(.serviceUnavailable(retryAfter: nil))
+                }
+                let outcome = OutcomePayload(keyID: keyIDBytes, gen: commit.gen, digest: commit.digest, outcome: result.0,
+                                             currentGen: result.1)
+                if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
+                return .reconciled(keyId: keyId, outcome: result.0 == .committed ? .committed
+                                                    : result.0 == .aborted ? .aborted : nil)
+            }
+            do {
+                try await SessionDriver.receive(channel: &channel, read: read, relay: relay)
+            } catch {
+                guard let abort = channel.aborts[0], abort.code == .rollback, let rollback = abort.rollback,
+                      rollback.keyID == keyIDBytes
+                else { return .failed(error) }
+                let gen = rollback.gen
+                let result: (OutcomePayload.Outcome, [UInt8]?)
+                do {
+                    result = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                        do throws(NodeStoreError) {
+                            try store.abort(keyId: keyId, gen: gen, party: party)
+                            return (.aborted, try store.share(keyId: keyId)?.gen)
+                        } catch .alreadyDecided {
+                            return (.committed, try store.share(keyId: keyId)?.gen)
+                        }
+                    }
+                } catch {
+                    return .failed(.serviceUnavailable(retryAfter: nil))
+                }
+                let outcome = OutcomePayload(keyID: keyIDBytes, gen: gen, digest: [UInt8](repeating: 0, count: 32),
+                                             outcome: result.0, currentGen: result.1)
+                if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
+                return .reconciled(keyId: keyId, outcome: result.0 == .aborted ? .aborted : .committed)
+            }
+        }
+    }
+}

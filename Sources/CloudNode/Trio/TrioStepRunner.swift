@@ -1,0 +1,359 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+import Synchronization
+
+/// How a trio node step ended (for logs, metrics and tests; no secrets).
+public enum TrioStepReport: Sendable, Equatable {
+    /// The SETUP was refused with this code (REJECT sent, or B's REJECT relayed).
+    case rejected(WireCode)
+    /// Node A relayed a session it does not take part in (S = {0, 2}); `completed` says whether the
+    /// app's DONE passed through.
+    case relayed(completed: Bool)
+    /// A share-changing step committed this key id and generation (PREPARED → CURRENT).
+    case committed(keyId: String, gen: [UInt8])
+    /// The staged result was dropped (tombstone aborted) on the app's or the other node's ABORT.
+    case aborted(keyId: String, gen: [UInt8])
+    /// READY was sent but the commit condition never held: the share stays PREPARED (§7.5).
+    case inDoubt(keyId: String, gen: [UInt8])
+    /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
+    case signed(confirmed: Bool)
+    /// A reconcile ended: with the app's DONE (`outcome` nil), or its COMMIT / rollback answered
+    /// with this decision.
+    case reconciled(keyId: String, outcome: CommitDecision?)
+    /// The step ended without a result.
+    case failed(SilentShardError)
+}
+
+/// The node half of trio steps (`specs/session.md` §4.3, §5.4, §6, §7.2) for keygen, refresh and
+/// sign (ECDSA/DKLs23 and EdDSA/FROST), on either role:
+///
+/// * node A (`run(connection:route:token:)`): validates the app's SETUP (§4.3 steps 1–11), opens a
+///   link to B when B participates (LINK_OPEN, then the SETUP byte for byte, §2.3, §6.1 rule 3),
+///   waits for B's ACCEPT (or relays B's REJECT), then takes part in and relays the session: frames
+///   between the app and B pass unchanged in each sender's order; A consumes what is addressed to it.
+///   A session with S = {0, 2} is relayed only. If the link to B fails, A answers
+///   REJECT(PEER_UNAVAILABLE), also after ACCEPTs.
+/// * node B (`serveLink(connection:)`): checks LINK_OPEN (certificate under the cluster key, group,
+///   signature, time), validates the relayed SETUP entirely itself, and runs its side over the link.
+///
+/// Share results follow §7.2: each node stages its share as PREPARED (with D) and only then sends
+/// READY(D) to the other node; it commits iff it holds the app's COMMIT(D) and the other node's
+/// READY(D), then sends OUTCOME(committed). MPC rounds run on `DuoCompute`'s queue, store calls on
+/// this runner's serial queue — never on Swift's cooperative pool.
+public final class TrioStepRunner: Sendable {
+    /// The node's role, key, certificate and cluster key.
+    public let identity: TrioNodeIdentity
+    let store: NodeShareStore
+    let peer: (any TrioPeerConnector)?
+    let replay: Mutex<ReplayWindow>
+    private let storeQueue = DispatchQueue(label: "silentshard.node.trio.store")
+    let clock: @Sendable () -> UInt64
+    let setupTimeout: Duration
+    let frameTimeout: Duration
+    let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
+
+    /// Operations served in this increment.
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import, .hardDerivation]
+
+    /// - Parameters:
+    ///   - identity: the node's role, key, certificate and the cluster key.
+    ///   - store: the node's own share store (each node has its own database).
+    ///   - peer: node A's way to open a link to B (nil at B).
+    ///   - replayWindow: the SETUP replay store (§9.6).
+    ///   - tokenVerdict: node B's own check of the app token A forwards in LINK_OPEN (§6.1 rule 3);
+    ///     node A's server checks the token before `run` (the default accepts every token).
+    ///   - clock: node time in ms since the Unix epoch.
+    ///   - setupTimeout, frameTimeout: §5.4 deadlines (SETUP, each expected frame).
+    public init(identity: TrioNodeIdentity, store: NodeShareStore, peer: (any TrioPeerConnector)?,
+                replayWindow: ReplayWindow,
+                tokenVerdict: @escaping @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { _ in .accepted },
+                clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
+                setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
+                frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds))) {
+        self.identity = identity
+        self.store = store
+        self.peer = peer
+        replay = Mutex(replayWindow)
+        self.tokenVerdict = tokenVerdict
+        self.clock = clock
+        self.setupTimeout = setupTimeout
+        self.frameTimeout = frameTimeout
+    }
+
+    // MARK: - SETUP steps 9–10, machines
+
+    /// §4.3 steps 9–10 from the store: bans, key existence with the route's algorithm, the registered
+    /// device, `gen` = current, no PREPARED share blocking a share change. A relay-only node A checks
+    /// bans only (step 10 concerns participants).
+    func keyState(_ setup: ValidatedSetup) async throws(SetupRejection) -> NodeKeyshare? {
+        let deviceIdentity = setup.deviceKey.identity
+        let keyID = setup.payload.keyID.map { Hex.encode($0) }
+        let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                let banned = try store.isBanned(deviceKey: deviceIdentity)
+                guard let keyID else { return (banned, nil, nil) }
+                return (banned, try store.share(keyId: keyID), try store.status(keyId: keyID))
+            }
+        } catch {
+            throw SetupRejection(.storageFailure)
+        }
+        if state.banned { throw SetupRejection(.banned) }
+        guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
+        if setup.operation == .import {
+            // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
+            return nil
+        }
+        guard let share = state.share, share.kind == expectedKind else {
+            // §6.3: a signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
+            throw SetupRejection(setup.operation == .sign ? .signerUnavailable : .keyNotFound)
+        }
+        guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
+        guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
+        guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        if setup.operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
+        return share
+    }
+
+    func makeMachine(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> SessionProtocolMachine {
+        let local = identity.index, instanceID = setup.instanceID, setupHash = setup.setupHash
+        let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let keyshare = try current.map {
+            try Keyshare(algorithm: algorithm, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes,
+                         groupId: identity.groupID)
+        }
+        let (n, t) = (Int(SessionMode.trio.threshold.n), Int(SessionMode.trio.threshold.t))
+        switch (setup.operation, algorithm) {
+        case (.keygen, .ecdsa):
+            return try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                      setupHash: setupHash, mode: .trio, groupID: identity.groupID)
+        case (.keygen, .eddsa):
+            return try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                       mode: .trio, groupID: identity.groupID)
+        case (.refresh, .ecdsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                      setupHash: setupHash, mode: .trio, groupID: identity.groupID,
+                                                      refreshing: try keyshare.dklsKeyshare())
+        case (.refresh, .eddsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                       mode: .trio, groupID: identity.groupID,
+                                                       refreshing: try keyshare.frostKeyshare())
+        case (.import, .ecdsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try SessionProtocolMachine.dklsImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                         setupHash: setupHash, publicKey: try Secp256k1.Point(compressed: publicKey),
+                                                         chainCode: chainCode, privateKey: nil, mode: .trio,
+                                                         groupID: identity.groupID)
+        case (.import, .eddsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return try SessionProtocolMachine.frostImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                          publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
+                                                          secret: nil, mode: .trio, groupID: identity.groupID)
+        case (.hardDerivation, .ecdsa):
+            guard let keyshare, let pathBytes = setup.payload.path else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let indices = try DerivationPathBytes(bytes: pathBytes).indices
+            let text = (["m"] + indices.map { $0 >= DerivationPathBytes.hardenedBit ? "\($0 - DerivationPathBytes.hardenedBit)'" : "\($0)" })
+                .joined(separator: "/")
+            return try SessionProtocolMachine.dklsHardDerivation(keyshare: try keyshare.dklsKeyshare(),
+                                                                 participants: setup.participants.parties,
+                                                                 instanceID: instanceID, setupHash: setupHash,
+                                                                 path: try DerivationPath(text, allowHardened: true),
+                                                                 mode: .trio, groupID: identity.groupID)
+        case (.sign, _):
+            guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
+            let signers = setup.participants.parties
+            if algorithm == .ecdsa {
+                let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
+                return try SessionProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), signers: signers,
+                                                           instanceID: instanceID, setupHash: setupHash,
+                                                           path: try DerivationPath(text), messageHash: message)
+            }
+            return try SessionProtocolMachine.frostSign(keyshare: try keyshare.frostKeyshare(), signers: signers,
+                                                        message: message, path: path.indices)
+        default:
+            throw SilentShardError.unsupportedOperation
+        }
+    }
+
+    /// The protocol key id of a SETUP public key (nil if it does not decode).
+    static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
+        switch algorithm {
+        case .ecdsa:
+            guard let point = try? Secp256k1.Point(compressed: publicKey) else { return nil }
+            return try? DKLsDKG.keyId(for: point)
+        case .eddsa:
+            guard let point = try? FROST.Point(bytes: publicKey) else { return nil }
+            return FROST.keyId(for: point)
+        }
+    }
+
+    /// How this node trusts node keys: the cluster key, its own group.
+    func trust(now: UInt64) -> FrameReceiver.NodeTrust {
+        FrameReceiver.NodeTrust(cloudKey: identity.clusterKey, nowSeconds: now / 1000, recordedGroupID: identity.groupID)
+    }
+
+    func acceptPayload(_ setup: ValidatedSetup, keys: SessionKeyPair, now: UInt64, status: KeyStatus? = nil) -> AcceptPayload {
+        AcceptPayload(setupHash: setup.setupHash, nodeKey: identity.nodeKey.verifyingKey, certificate: identity.certificate,
+                      sessionKeys: keys.publicKeys, nodeTime: now, keyStatus: status)
+    }
+
+    // MARK: - Commit (§7.2, trio)
+
+    /// Stage PREPARED, send READY(D) to the other node, wait for the app's COMMIT(D) and the other
+    /// node's READY(D), commit, send OUTCOME(committed). An ABORT from the other node before its READY,
+    /// or from the app before its COMMIT, drops the PREPARED share (tombstone) → OUTCOME(aborted).
+    /// Anything else after READY leaves the share PREPARED (in doubt, §7.5).
+    func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout PartyFrameChannel,
+                send: SessionDriver.Send, read: SessionDriver.Read, relay: SessionDriver.Relay) async -> TrioStepReport {
+        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
+        let digest = channel.commitDigest(keyID: keyID, gen: gen)
+        let other = identity.peerIndex
+        let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
+                                 bytes: DuoNodeShareBlob(deviceIdentity: setup.deviceKey.identity,
+                                                         protocolBytes: keyshare.protocolKeyshareBytes).encoded,
+                                 digest: digest)
+        let party = "device:" + Hex.encode(setup.deviceKey.identity)
+        let keyId = keyshare.keyId
+        do {
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                do throws(NodeStoreError) {
+                    try store.prepare(keyId: keyId, share: share, party: party)
+                } catch .alreadyDecided(let id) {
+                    // The same generation is already CURRENT (a hard child derived again: the child is a
+                    // deterministic function of the parent share and path): nothing new to stage; the
+                    // commit below is then a no-op on the decided generation.
+                    guard try store.share(keyId: keyId)?.gen == gen else { throw .alreadyDecided(keyId: id) }
+                }
+            }
+        } catch {
+            if let frame = try? channel.control(.abort, payload: AbortPayload(code: .storageFailure, blamed: nil).encoded) {
+                try? await send([frame])
+            }
+            return .failed(.serviceUnavailable(retryAfter: nil))
+        }
+        do {
+            try await send([try channel.control(.ready, payload: ReadyPayload(keyID: keyID, gen: gen, digest: digest).encoded,
+                                                to: other)])
+        } catch {
+            return .inDoubt(keyId: keyId, gen: gen)
+        }
+        var haveCommit = false, haveReady = false
+        do {
+            let commitFrame = try await SessionDriver.awaitControl(.commit, from: 0, channel: &channel, read: read, relay: relay)
+            haveCommit = true
+            guard let payload = try? CommitPayload(bytes: commitFrame.payload), payload.keyID == keyID, payload.gen == gen,
+                  payload.digest == digest, payload.context == .inSession
+            else { return .inDoubt(keyId: keyId, gen: gen) }
+            let readyFrame = try await SessionDriver.awaitControl(.ready, from: other, channel: &channel, read: read, relay: relay)
+            haveReady = true
+            guard let ready = try? ReadyPayload(bytes: readyFrame.payload), ready.keyID == keyID, ready.gen == gen,
+                  ready.digest == digest
+            else { return .inDoubt(keyId: keyId, gen: gen) }
+        } catch {
+            if !haveReady, channel.take(kind: .ready, from: other) != nil { haveReady = true }
+            guard let abort = channel.peerAbort,
+                  (abort.sender == other && !haveReady) || (abort.sender == 0 && !haveCommit)
+            else { return .inDoubt(keyId: keyId, gen: gen) }
+            // §7.2 rule 4: the sender promised never to stage/commit this result; drop ours.
+            do {
+                try await onStoreQueue { [store] () throws(NodeStoreError) in try store.abort(keyId: keyId, gen: gen, party: party) }
+            } catch { return .inDoubt(keyId: keyId, gen: gen) }
+            let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .aborted, currentGen: nil)
+            if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
+            return .aborted(keyId: keyId, gen: gen)
+        }
+        do {
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                try store.commit(keyId: keyId, gen: gen, digest: digest, party: party)
+            }
+        } catch {
+            return .inDoubt(keyId: keyId, gen: gen)
+        }
+        let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen)
+        if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
+        return .committed(keyId: keyId, gen: gen)
+    }
+
+    /// After its own finish a signer waits for the app's DONE (audit); a missing DONE is not an error.
+    func awaitDone(_ own: DonePayload, channel: inout PartyFrameChannel, read: SessionDriver.Read,
+                   relay: SessionDriver.Relay) async -> TrioStepReport {
+        guard let frame = try? await SessionDriver.awaitControl(.done, from: 0, channel: &channel, read: read, relay: relay),
+              let done = try? DonePayload(bytes: frame.payload)
+        else { return .signed(confirmed: false) }
+        return .signed(confirmed: done == own)
+    }
+
+    /// Runs the protocol and its ending (commit or DONE) for a participating node.
+    func participate(setup: ValidatedSetup, machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
+                     leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
+                     relay: SessionDriver.Relay) async -> TrioStepReport {
+        let result: DuoProtocolResult
+        do {
+            result = try await SessionDriver.runProtocol(machine, channel: &channel, leadingFrames: leading, send: send,
+                                                         read: read, relay: relay)
+        } catch {
+            if channel.peerAbort == nil, !Self.isLinkFailure(error),
+               let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
+                try? await send([frame])
+            }
+            return .failed(error)
+        }
+        switch result {
+        case .keyshare(let keyshare):
+            return await commit(keyshare, setup: setup, channel: &channel, send: send, read: read, relay: relay)
+        case .ecdsaSignature(let signature):
+            return await awaitDone(.ecdsa(signature.r + signature.s + [signature.recoveryId]), channel: &channel, read: read,
+                                   relay: relay)
+        case .eddsaSignature(let bytes):
+            return await awaitDone(.eddsa(bytes), channel: &channel, read: read, relay: relay)
+        }
+    }
+
+    static func isLinkFailure(_ error: SilentShardError) -> Bool {
+        if case .peerUnavailable = error { return true }
+        return false
+    }
+
+    // MARK: - Helpers
+
+    /// A signed REJECT from this node (with its certificate, so the app can authenticate it).
+    func rejectFrame(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?) -> Frame {
+        let payload = RejectPayload(code: rejection.code, setupHash: setupHash, nodeKey: identity.nodeKey.verifyingKey,
+                                    certificate: identity.certificate, detail: rejection.detail).encoded()
+        let header = FrameHeader(kind: .reject, sender: identity.index, receiver: 0, length: UInt32(payload.count),
+                                 instanceID: instanceID)
+        return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
+    }
+
+    /// The instance id of an unparsable SETUP if its header is readable, else zeros (§4.5).
+    static func instanceID(of message: [UInt8]) -> [UInt8] {
+        guard let header = try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)), header.kind == .setup else {
+            return [UInt8](repeating: 0, count: 32)
+        }
+        return header.instanceID
+    }
+
+    func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
+        let result: Result<T, NodeStoreError> = await withCheckedContinuation { continuation in
+            storeQueue.async {
+                do throws(NodeStoreError) { continuation.resume(returning: .success(try body())) }
+                catch { continuation.resume(returning: .failure(error)) }
+            }
+        }
+        return try result.get()
+    }
+}

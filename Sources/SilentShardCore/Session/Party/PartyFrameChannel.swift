@@ -1,0 +1,219 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+
+/// One party's framing of a session among any participant set (`specs/session.md` §3), with the
+/// trio relay of node A (§6.1): protocol messages to signed BCAST / encrypted P2P frames, control
+/// frames, and incoming bundles through `FrameReceiver` (§3.5) into a buffer of authenticated frames
+/// the protocol is not ready for yet (§3.4: ≤ 64 frames / 1 MiB).
+///
+/// The multi-party counterpart of `DuoFrameChannel`. Every incoming message names the link it came
+/// on (the set of senders possible there, §3.5 step 2); frames the receiver marks for forwarding are
+/// returned to the caller, byte for byte, with their target. Errors are `SilentShardError`; a
+/// frame-level failure names the sender the frame claimed (it is never blame).
+public struct PartyFrameChannel: Sendable, SecretReflecting {
+    /// This party.
+    public let local: PartyIndex
+    /// The session's participants other than this party (empty for a relay-only node A).
+    public let peers: [PartyIndex]
+    /// The session id.
+    public var instanceID: [UInt8] { receiver.instanceID }
+    /// The session's receive state (T, accepted node payloads, channels).
+    public private(set) var receiver: FrameReceiver
+    private let keys: SessionKeyPair?
+    private var outgoing: OutgoingSequencer
+    private var buffered: [FrameReceiver.Received] = []
+    private var bufferedBytes = 0
+    /// The first authenticated ABORT received and its sender (the session is over then).
+    public private(set) var peerAbort: (sender: PartyIndex, payload: AbortPayload)?
+    /// Every authenticated ABORT received, by sender.
+    public private(set) var aborts: [PartyIndex: AbortPayload] = [:]
+    private let controlKinds: Set<FrameKind>
+    private let protocolTags: Set<UInt16>
+
+    /// What one incoming message produced: frames to pass on unchanged (relay A), and the failure
+    /// that ends the session, if any (raised by the caller after forwarding, so e.g. the app's ABORT
+    /// still reaches B).
+    public struct Ingested: Sendable {
+        public var forwards: [(frame: Frame, to: PartyIndex)] = []
+        public var failure: SilentShardError?
+    }
+
+    /// Starts the channel from the session's SETUP. `keys` is nil only for a relay-only node A.
+    /// `relays` marks node A (§6.1).
+    public init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, keys: SessionKeyPair?,
+                trust: FrameReceiver.NodeTrust, protocolTags: Set<UInt16>, relays: Bool = false) throws(SilentShardError) {
+        self.local = local
+        self.keys = keys
+        outgoing = OutgoingSequencer(sender: local)
+        if local == 0 { _ = outgoing.assign(receiver: FrameHeader.everyParticipant) }  // the SETUP is seq 0
+        controlKinds = local == 0 ? [.accept, .reject, .outcome, .abort] : [.accept, .commit, .abort, .done, .ready]
+        self.protocolTags = protocolTags
+        do {
+            receiver = try FrameReceiver(local: local, setupFrame: setupFrame, setup: setup, localKeys: keys, trust: trust,
+                                         relays: relays)
+        } catch { throw SilentShardError(error) }
+        let participants = receiver.participants
+        peers = participants.contains(local) ? participants.parties.filter { $0 != local } : []
+    }
+
+    /// Whether this party is a participant (false for node A relaying a {0, 2} session).
+    public var participates: Bool { receiver.participants.contains(local) }
+
+    /// Builds and records a node's signed ACCEPT (seq 0 of its 0xFF stream).
+    public mutating func acceptFrame(payload: AcceptPayload, nodeKey: Ed25519.SigningKey) -> Frame {
+        let bytes = payload.encoded()
+        let header = FrameHeader(kind: .accept, sender: local, receiver: FrameHeader.everyParticipant,
+                                 seq: outgoing.assign(receiver: FrameHeader.everyParticipant),
+                                 length: UInt32(bytes.count), instanceID: instanceID)
+        let frame = Frame.signed(header: header, payload: bytes, key: nodeKey)
+        receiver.recordSent(frame)
+        return frame
+    }
+
+    /// Frames for protocol messages: broadcasts signed with the session key (and added to T), P2P
+    /// encrypted to their receiver (whose X25519 key must be known: after its ACCEPT).
+    public mutating func frames(for messages: [ProtocolMessage]) throws(SilentShardError) -> [Frame] {
+        var frames: [Frame] = []
+        for message in messages {
+            if let to = message.to {
+                guard peers.contains(to), let channel = receiver.channel(to: to) else {
+                    throw .invalidInput(reason: "no channel to party \(to)")
+                }
+                do {
+                    frames.append(try channel.seal(message.payload, tag: message.tag, seq: outgoing.assign(receiver: to),
+                                                   instanceID: instanceID))
+                } catch { throw SilentShardError(error) }
+            } else {
+                frames.append(try control(.broadcast, tag: message.tag, payload: message.payload))
+            }
+        }
+        return frames
+    }
+
+    /// A session-key-signed frame: BCAST, COMMIT, ABORT, DONE to every participant; OUTCOME to the
+    /// app; READY to `to` (the other node).
+    public mutating func control(_ kind: FrameKind, tag: UInt16 = 0, payload: [UInt8],
+                                 to: PartyIndex? = nil) throws(SilentShardError) -> Frame {
+        guard let keys else { throw .invalidInput(reason: "a relay has no session keys") }
+        let receiverField: PartyIndex
+        switch kind {
+        case .outcome: receiverField = 0
+        case .ready: receiverField = to ?? (local == 1 ? 2 : 1)
+        default: receiverField = FrameHeader.everyParticipant
+        }
+        let frame: Frame
+        do {
+            frame = try keys.signedFrame(kind: kind, sender: local, receiver: receiverField, tag: tag,
+                                         seq: outgoing.assign(receiver: receiverField), instanceID: instanceID,
+                                         payload: payload)
+        } catch { throw SilentShardError(error) }
+        if kind == .broadcast { receiver.recordSent(frame) }
+        return frame
+    }
+
+    /// Parses a transport message that arrived on a link whose possible senders are `link` and runs
+    /// §3.5 on each frame. Authenticated frames for this party go to the buffer; frames for another
+    /// party come back in `forwards`. The first failure (or a peer's ABORT/REJECT) stops processing.
+    public mutating func ingest(_ message: [UInt8], link: Set<PartyIndex>) -> Ingested {
+        let frames: [Frame]
+        do { frames = try Frame.parseBundle(message) } catch {
+            return Ingested(forwards: [], failure: SilentShardError(error, frameSender: link.count == 1 ? link.first : nil))
+        }
+        return ingest(frames: frames, link: link)
+    }
+
+    /// Runs §3.5 on already parsed frames (e.g. the early frames behind a SETUP).
+    public mutating func ingest(frames: [Frame], link: Set<PartyIndex>) -> Ingested {
+        var result = Ingested()
+        for frame in frames {
+            let sender = frame.header.sender
+            let received: FrameReceiver.Received
+            do {
+                received = try receiver.receive(frame, link: link) { [controlKinds, protocolTags] header in
+                    switch header.kind {
+                    case .broadcast, .pointToPoint: return protocolTags.contains(header.tag)
+                    default: return controlKinds.contains(header.kind)
+                    }
+                }
+            } catch {
+                result.failure = SilentShardError(error, frameSender: sender)
+                return result
+            }
+            switch received.disposition {
+            case .forward(let to):
+                result.forwards.append((frame, to))
+                // A relay passes B's REJECT to the app unchanged and then ends (§6.1 rule 4).
+                if received.header.kind == .reject {
+                    result.failure = .peerUnavailable(party: SessionParty(index: sender))
+                    return result
+                }
+                continue
+            case .consumeAndForward(let to):
+                result.forwards.append((frame, to))
+            case .consume:
+                break
+            }
+            if received.header.kind == .abort {
+                do {
+                    let payload = try AbortPayload(bytes: received.payload)
+                    if peerAbort == nil { peerAbort = (sender, payload) }
+                    aborts[sender] = payload
+                    result.failure = SilentShardError(payload.sessionError(sender: sender))
+                } catch {
+                    result.failure = SilentShardError(error, frameSender: sender)
+                }
+                return result
+            }
+            bufferedBytes += received.payload.count
+            guard buffered.count < SessionConstants.maximumBufferedFrames, bufferedBytes <= SessionConstants.maximumBufferedByteCount
+            else {
+                result.failure = .malformedMessage(party: SessionParty(index: sender))
+                return result
+            }
+            buffered.append(received)
+        }
+        return result
+    }
+
+    /// Removes and returns the protocol messages for `tags` once every peer's message of every tag is
+    /// buffered; else nil.
+    public mutating func take(tags: Set<UInt16>) -> [ProtocolMessage]? {
+        func isProtocol(_ r: FrameReceiver.Received) -> Bool {
+            (r.header.kind == .broadcast || r.header.kind == .pointToPoint) && tags.contains(r.header.tag)
+                && peers.contains(r.header.sender)
+        }
+        let matching = buffered.filter(isProtocol)
+        let present = Set(matching.map { TagFrom(tag: $0.header.tag, from: $0.header.sender) })
+        let needed = Set(tags.flatMap { tag in peers.map { TagFrom(tag: tag, from: $0) } })
+        guard needed.isSubset(of: present) else { return nil }
+        buffered.removeAll(where: isProtocol)
+        bufferedBytes = buffered.reduce(0) { $0 + $1.payload.count }
+        return matching.map {
+            ProtocolMessage(tag: $0.header.tag, from: $0.header.sender,
+                            to: $0.header.receiver == FrameHeader.everyParticipant ? nil : $0.header.receiver,
+                            payload: $0.payload)
+        }
+    }
+
+    private struct TagFrom: Hashable {
+        let tag: UInt16
+        let from: PartyIndex
+    }
+
+    /// Removes and returns the first buffered control frame of `kind` (from `sender`, if given).
+    public mutating func take(kind: FrameKind, from sender: PartyIndex? = nil) -> FrameReceiver.Received? {
+        guard let index = buffered.firstIndex(where: { $0.header.kind == kind && (sender == nil || $0.header.sender == sender) })
+        else { return nil }
+        let frame = buffered.remove(at: index)
+        bufferedBytes -= frame.payload.count
+        return frame
+    }
+
+    /// The commit digest D of this session for a result (§1.5) over T as this party saw it.
+    public func commitDigest(keyID: [UInt8], gen: [UInt8]) -> [UInt8] {
+        SessionHash.commitDigest(setupHash: receiver.setupHash, keyID: keyID, gen: gen, transcript: receiver.transcript.digest)
+    }
+
+    public var description: String { "PartyFrameChannel(party \(local), peers \(peers))" }
+}

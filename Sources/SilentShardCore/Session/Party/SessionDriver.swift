@@ -1,0 +1,80 @@
+import Foundation
+import MPCProtocols
+
+/// The transport-independent loop of a multi-party step, shared by the trio app and both nodes: send
+/// a round's frames as soon as they exist, read messages (from whichever link) until the next
+/// round's inputs from every peer are buffered, run the round off the cooperative pool, repeat.
+/// Frames for other parties that a relay receives are handed to `relay` as they arrive (§6.1).
+public enum SessionDriver {
+    /// One transport message and the link it came on (the set of senders possible there, §3.5).
+    public struct Incoming: Sendable {
+        public var bytes: [UInt8]
+        public var link: Set<PartyIndex>
+        public init(bytes: [UInt8], link: Set<PartyIndex>) {
+            self.bytes = bytes
+            self.link = link
+        }
+    }
+
+    public typealias Send = ([Frame]) async throws(SilentShardError) -> Void
+    public typealias Read = () async throws(SilentShardError) -> Incoming
+    public typealias Relay = ([(frame: Frame, to: PartyIndex)]) async throws(SilentShardError) -> Void
+
+    /// Runs `machine` to its result. `leadingFrames` go out in the same send as the first round.
+    public static func runProtocol(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
+                                   leadingFrames: [Frame] = [], send: Send, read: Read,
+                                   relay: Relay = { _ throws(SilentShardError) in }) async throws(SilentShardError) -> DuoProtocolResult {
+        var (current, out) = try await step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in try m.start() }
+        var pending = leadingFrames
+        while true {
+            pending += try channel.frames(for: out)
+            if !pending.isEmpty { try await send(pending) }
+            pending = []
+            if let result = current.result { return result }
+            var inputs = channel.take(tags: current.awaiting)
+            while inputs == nil {
+                try await receive(channel: &channel, read: read, relay: relay)
+                inputs = channel.take(tags: current.awaiting)
+            }
+            let messages = inputs ?? []
+            (current, out) = try await step(current) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
+                try m.advance(messages)
+            }
+        }
+    }
+
+    /// Reads one message, relays what is not for this party, and raises the failure it carried.
+    public static func receive(channel: inout PartyFrameChannel, read: Read, relay: Relay) async throws(SilentShardError) {
+        let incoming = try await read()
+        let ingested = channel.ingest(incoming.bytes, link: incoming.link)
+        if !ingested.forwards.isEmpty { try await relay(ingested.forwards) }
+        if let failure = ingested.failure { throw failure }
+    }
+
+    /// Reads until a control frame of `kind` (from `sender`, if given) is buffered and returns it.
+    public static func awaitControl(_ kind: FrameKind, from sender: PartyIndex? = nil, channel: inout PartyFrameChannel,
+                                    read: Read, relay: Relay = { _ throws(SilentShardError) in })
+        async throws(SilentShardError) -> FrameReceiver.Received {
+        while true {
+            if let frame = channel.take(kind: kind, from: sender) { return frame }
+            try await receive(channel: &channel, read: read, relay: relay)
+        }
+    }
+
+    /// Runs one machine step on `DuoCompute`'s queue; protocol failures become `SilentShardError`.
+    public static func step(_ machine: SessionProtocolMachine,
+                            _ body: @escaping @Sendable (inout SessionProtocolMachine) throws(ProtocolError) -> [ProtocolMessage])
+        async throws(SilentShardError) -> (SessionProtocolMachine, [ProtocolMessage]) {
+        do {
+            return try await DuoCompute.run {
+                var copy = machine
+                let out = try body(&copy)
+                return (copy, out)
+            }
+        } catch let error as ProtocolError {
+            throw SilentShardError(error)
+        } catch {
+            throw .invalidInput(reason: "compute failed")
+        }
+    }
+}

@@ -1,0 +1,302 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+
+/// One party's side of a protocol run among any participant set (trio's three-party DKG, or two
+/// signers out of three) as a round machine: `start()` gives the first messages; then, whenever
+/// every tag in `awaiting` has arrived from every party in `peers`, `advance` consumes them and gives
+/// the next messages; `result` is set after the last round (`specs/dkls23.md` §17: "every round is
+/// all parties send, all parties receive").
+///
+/// The multi-party counterpart of `DuoProtocolMachine` (which stays the duo runner's machine); the
+/// results are the same `DuoProtocolResult` values. A value type; secrets live in the protocol
+/// states, which redact their descriptions.
+public struct SessionProtocolMachine: Sendable {
+    private enum State: Sendable {
+        case dklsDKGStart(DKLsDKG.Parameters)
+        case dklsDKG1(DKLsDKG.Round1State)
+        case dklsDKG2(DKLsDKG.Round2State)
+        case dklsDKG3(DKLsDKG.Round3State)
+        case dklsSignStart(DKLsSign.Parameters)
+        case dklsSign1(DKLsSign.Round1State, DKLsKeyshare)
+        case dklsSign2(DKLsSign.Round2State, DKLsKeyshare)
+        case dklsSignFinish(DKLsSign.FinishState)
+        case frostDKG(FROST.KeyGeneration, round: Int)
+        case frostSign(FROST.SigningSession, round: Int)
+        case dklsHardStart(DKLsHardDerivation.Parameters)
+        case dklsHard(DKLsHardDerivation.State)
+        case finished
+    }
+
+    /// This party's index.
+    public let local: PartyIndex
+    /// The other participants, ascending; every awaited tag must arrive from each of them.
+    public let peers: [PartyIndex]
+    private let messageHash: [UInt8]
+    private let keyshareMode: Keyshare.Mode
+    private let groupID: [UInt8]?
+    private var state: State
+    /// Protocol tags that must all arrive from every peer before the next `advance`; empty when done.
+    public private(set) var awaiting: Set<UInt16> = []
+    /// Every tag this run may receive (the frame state check, §3.5 step 3).
+    public let receivableTags: Set<UInt16>
+    /// The outcome, once the run finished.
+    public private(set) var result: DuoProtocolResult?
+
+    private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode, groupID: [UInt8]?,
+                 messageHash: [UInt8] = [], receivable: Set<UInt16>) {
+        self.local = local
+        peers = participants.filter { $0 != local }.sorted()
+        self.state = state
+        self.messageHash = messageHash
+        keyshareMode = mode
+        self.groupID = groupID
+        receivableTags = receivable
+    }
+
+    static let dklsDKGTags: Set<UInt16> = [DKLsTag.dkgRound1Broadcast, DKLsTag.dkgRound1Direct,
+                                           DKLsTag.dkgRound2Broadcast, DKLsTag.dkgRound2Direct,
+                                           DKLsTag.dkgRound3Broadcast]
+    static let dklsSignTags: Set<UInt16> = [DKLsTag.signRound1Broadcast, DKLsTag.signRound1Direct,
+                                            DKLsTag.signRound2Direct, DKLsTag.signFinish]
+    static let frostDKGTags: Set<UInt16> = [FROST.MessageTag.dkgRound1.rawValue, FROST.MessageTag.dkgRound2.rawValue]
+    static let frostSignTags: Set<UInt16> = [FROST.MessageTag.signRound1.rawValue, FROST.MessageTag.signRound2.rawValue]
+
+    /// The protocol tags an operation's run may carry (known before the machine exists, e.g. while
+    /// the app waits for ACCEPTs).
+    public static func receivableTags(operation: SessionOperation, algorithm: SessionAlgorithm) -> Set<UInt16> {
+        switch (operation, algorithm) {
+        case (.keygen, .ecdsa), (.refresh, .ecdsa), (.import, .ecdsa), (.recover, .ecdsa): return dklsDKGTags
+        case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
+        case (.sign, .ecdsa): return dklsSignTags
+        case (.sign, .eddsa): return frostSignTags
+        case (.hardDerivation, .ecdsa): return [DKLsTag.hardDerivation]
+        default: return []
+        }
+    }
+
+    /// DKLs23 keygen among `partyCount` parties with threshold `threshold`, or refresh of `current`
+    /// with every party a holder. `groupID` is recorded in the resulting `Keyshare` (trio).
+    public static func dklsDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
+                               mode: Keyshare.Mode, groupID: [UInt8]?,
+                               refreshing current: DKLsKeyshare? = nil) throws(ProtocolError) -> SessionProtocolMachine {
+        let dkgMode: DKLsDKG.Mode
+        let all = (0..<partyCount).map { PartyIndex($0) }
+        if let current {
+            dkgMode = .refresh(holders: all, keyshare: current, expectedPublicKey: current.publicKey)
+        } else {
+            dkgMode = .keygen
+        }
+        let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
+                                                instanceId: instanceID, setupHash: setupHash, mode: dkgMode)
+        return SessionProtocolMachine(local: local, participants: all, state: .dklsDKGStart(parameters), mode: mode,
+                                      groupID: groupID, receivable: dklsDKGTags)
+    }
+
+    /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
+    /// the private key; the result is a fresh sharing of that key.
+    public static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
+                                  publicKey: Secp256k1.Point, chainCode: [UInt8], privateKey: Secp256k1.Scalar?,
+                                  mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
+                                                instanceId: instanceID, setupHash: setupHash,
+                                                mode: .importKey(importer: 0, publicKey: publicKey, chainCode: chainCode,
+                                                                 privateKey: privateKey))
+        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                      state: .dklsDKGStart(parameters), mode: mode, groupID: groupID, receivable: dklsDKGTags)
+    }
+
+    /// FROST import (the app, party 0, is the importer and alone passes the secret scalar).
+    public static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+                                   publicKey: FROST.Point, chainCode: [UInt8], secret: FROST.Scalar?,
+                                   mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        var rng = SecureRandom()
+        guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
+        let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode, secret: secret)
+        let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID,
+                                              mode: .importKey(key), using: &rng)
+        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                      state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
+                                      receivable: frostDKGTags)
+    }
+
+    /// DKLs23 hard derivation (`dkls23.md` §15) of `keyshare` along `path` (hardened markers allowed)
+    /// by `participants`: one broadcast round, then the child keyshare (a new key id).
+    public static func dklsHardDerivation(keyshare: DKLsKeyshare, participants: [PartyIndex], instanceID: [UInt8],
+                                          setupHash: [UInt8], path: DerivationPath, mode: Keyshare.Mode,
+                                          groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsHardDerivation.Parameters(keyshare: keyshare, participants: participants, instanceId: instanceID,
+                                                           setupHash: setupHash, path: path)
+        return SessionProtocolMachine(local: keyshare.partyIndex, participants: participants,
+                                      state: .dklsHardStart(parameters), mode: mode, groupID: groupID,
+                                      receivable: [DKLsTag.hardDerivation])
+    }
+
+    /// DKLs23 signing of a 32-byte hash by `signers` along a soft `path`.
+    public static func dklsSign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+                                path: DerivationPath, messageHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
+        guard messageHash.count == 32 else { throw .invalidInput(.invalidParameters) }
+        let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
+                                                 setupHash: setupHash, path: path)
+        return SessionProtocolMachine(local: keyshare.partyIndex, participants: signers, state: .dklsSignStart(parameters),
+                                      mode: .trio, groupID: nil, messageHash: messageHash, receivable: dklsSignTags)
+    }
+
+    /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
+    public static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+                                mode: Keyshare.Mode, groupID: [UInt8]?,
+                                refreshing current: FROST.Keyshare? = nil) throws(ProtocolError) -> SessionProtocolMachine {
+        var rng = SecureRandom()
+        let keygenMode: FROST.KeygenMode = current.map { .refresh($0) } ?? .keygen
+        guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
+        let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID, mode: keygenMode,
+                                              using: &rng)
+        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                      state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
+                                      receivable: frostDKGTags)
+    }
+
+    /// FROST signing of `message` by `signers` along a soft `path`.
+    public static func frostSign(keyshare: FROST.Keyshare, signers: [PartyIndex], message: [UInt8],
+                                 path: [UInt32]) throws(ProtocolError) -> SessionProtocolMachine {
+        var rng = SecureRandom()
+        let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
+        let session = try FROST.SigningSession(keyshare: keyshare, signers: signers, message: message, path: path,
+                                               presignature: presignature)
+        return SessionProtocolMachine(local: keyshare.party, participants: signers, state: .frostSign(session, round: 0),
+                                      mode: .trio, groupID: nil, receivable: frostSignTags)
+    }
+
+    /// The first round's messages.
+    public mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
+        var rng = SecureRandom()
+        switch state {
+        case .dklsDKGStart(let parameters):
+            let (next, out) = try DKLsDKG.start(parameters, using: &rng)
+            state = .dklsDKG1(next)
+            awaiting = [DKLsTag.dkgRound1Broadcast, DKLsTag.dkgRound1Direct]
+            return out
+        case .dklsSignStart(let parameters):
+            let (next, out) = try DKLsSign.start(parameters, using: &rng)
+            state = .dklsSign1(next, parameters.keyshare)
+            awaiting = [DKLsTag.signRound1Broadcast, DKLsTag.signRound1Direct]
+            return out
+        case .frostDKG(let machine, 0):
+            state = .frostDKG(machine, round: 1)
+            awaiting = [FROST.MessageTag.dkgRound1.rawValue]
+            return [ProtocolMessage(tag: FROST.MessageTag.dkgRound1.rawValue, from: local, to: nil, payload: machine.round1Message)]
+        case .dklsHardStart(let parameters):
+            let (next, message) = try DKLsHardDerivation.start(parameters, using: &rng)
+            state = .dklsHard(next)
+            awaiting = [DKLsTag.hardDerivation]
+            return [message]
+        case .frostSign(let session, 0):
+            state = .frostSign(session, round: 1)
+            awaiting = [FROST.MessageTag.signRound1.rawValue]
+            return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil, payload: session.round1Message)]
+        default:
+            throw .invalidInput(.invalidParameters)
+        }
+    }
+
+    /// Consumes every peer's messages for the current round (exactly one per awaited tag and peer)
+    /// and returns this party's next messages (possibly none).
+    public mutating func advance(_ messages: [ProtocolMessage]) throws(ProtocolError) -> [ProtocolMessage] {
+        let expected = Set(awaiting.flatMap { tag in peers.map { TagFrom(tag: tag, from: $0) } })
+        let received = messages.map { TagFrom(tag: $0.tag, from: $0.from) }
+        guard Set(received) == expected, received.count == expected.count else { throw .invalidInput(.invalidParameters) }
+        var rng = SecureRandom()
+        func payloads(_ tag: UInt16) -> [(PartyIndex, [UInt8])] {
+            messages.filter { $0.tag == tag }.sorted { $0.from < $1.from }.map { ($0.from, $0.payload) }
+        }
+        switch state {
+        case .dklsDKG1(let round1):
+            let (next, out) = try round1.round2(messages, using: &rng)
+            state = .dklsDKG2(next)
+            awaiting = [DKLsTag.dkgRound2Broadcast, DKLsTag.dkgRound2Direct]
+            return out
+        case .dklsDKG2(let round2):
+            let (next, out) = try round2.round3(messages, using: &rng)
+            state = .dklsDKG3(next)
+            awaiting = [DKLsTag.dkgRound3Broadcast]
+            return out
+        case .dklsDKG3(let round3):
+            let keyshare = try round3.finish(messages)
+            guard let wrapped = try? Keyshare(dkls: keyshare, mode: keyshareMode, groupId: groupID) else {
+                throw .abort(party: nil, reason: .publicKeyMismatch)
+            }
+            finish(.keyshare(wrapped))
+            return []
+        case .dklsHard(let hardState):
+            let child = try hardState.finish(messages)
+            guard let wrapped = try? Keyshare(dkls: child, mode: keyshareMode, groupId: groupID) else {
+                throw .abort(party: nil, reason: .publicKeyMismatch)
+            }
+            finish(.keyshare(wrapped))
+            return []
+        case .dklsSign1(let round1, let keyshare):
+            let (next, out) = try round1.round2(messages, using: &rng)
+            state = .dklsSign2(next, keyshare)
+            awaiting = [DKLsTag.signRound2Direct]
+            return out
+        case .dklsSign2(let round2, let keyshare):
+            let presignature = try round2.presignature(messages)
+            let (finishState, message) = try presignature.finish(messageHash: messageHash, keyshare: keyshare)
+            state = .dklsSignFinish(finishState)
+            awaiting = [DKLsTag.signFinish]
+            return [message]
+        case .dklsSignFinish(let finishState):
+            finish(.ecdsaSignature(try finishState.combine(messages)))
+            return []
+        case .frostDKG(var machine, 1):
+            for (from, payload) in payloads(FROST.MessageTag.dkgRound1.rawValue) { try machine.receiveRound1(payload, from: from) }
+            let direct = try machine.round2Messages()
+            state = .frostDKG(machine, round: 2)
+            awaiting = [FROST.MessageTag.dkgRound2.rawValue]
+            return direct.sorted { $0.key < $1.key }.map {
+                ProtocolMessage(tag: FROST.MessageTag.dkgRound2.rawValue, from: local, to: $0.key, payload: $0.value)
+            }
+        case .frostDKG(var machine, 2):
+            for (from, payload) in payloads(FROST.MessageTag.dkgRound2.rawValue) { try machine.receiveRound2(payload, from: from) }
+            let keyshare = try machine.finish()
+            guard let wrapped = try? Keyshare(frost: keyshare, mode: keyshareMode, groupId: groupID) else {
+                throw .abort(party: nil, reason: .publicKeyMismatch)
+            }
+            finish(.keyshare(wrapped))
+            return []
+        case .frostSign(var session, 1):
+            for (from, payload) in payloads(FROST.MessageTag.signRound1.rawValue) { try session.receiveRound1(payload, from: from) }
+            let share = try session.round2()
+            state = .frostSign(session, round: 2)
+            awaiting = [FROST.MessageTag.signRound2.rawValue]
+            return [ProtocolMessage(tag: FROST.MessageTag.signRound2.rawValue, from: local, to: nil, payload: share)]
+        case .frostSign(var session, 2):
+            for (from, payload) in payloads(FROST.MessageTag.signRound2.rawValue) { try session.receiveRound2(payload, from: from) }
+            let signature = try session.signature()
+            // RFC 8032 verification under the derived key (strict, libsodium) before anyone sees it.
+            guard let key = try? Ed25519.VerifyingKey(bytes: session.signingKey.bytes),
+                  key.isValidSignature(signature, for: session.message)
+            else { throw .signingFailed(party: nil, reason: .invalidSignature) }
+            finish(.eddsaSignature(signature))
+            return []
+        default:
+            throw .invalidInput(.invalidParameters)
+        }
+    }
+
+    private struct TagFrom: Hashable {
+        let tag: UInt16
+        let from: PartyIndex
+    }
+
+    private mutating func finish(_ outcome: DuoProtocolResult) {
+        state = .finished
+        awaiting = []
+        result = outcome
+    }
+}
+
+extension SessionProtocolMachine: CustomStringConvertible {
+    /// No secrets: the party, its peers and what it waits for.
+    public var description: String { "SessionProtocolMachine(party \(local), peers \(peers), awaiting \(awaiting.sorted()))" }
+}

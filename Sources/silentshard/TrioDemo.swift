@@ -1,0 +1,129 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import Synchronization
+import trio
+
+/// The trio demo over the network: embedded nodes A and B (each its own libwebsockets server on a
+/// loopback port, node key, certificate from a demo cluster key, temporary SQLite store), A linked to
+/// B's `/v3/peer`, and the SDK's `TrioSession` driving A through the WebSocket client.
+enum TrioDemo {
+    /// A `TrioNetworkClient` subclass counting the bytes the app sends.
+    final class CountingClient: TrioNetworkClient, @unchecked Sendable {
+        private let counter = Mutex(0)
+        var bytesSent: Int { counter.withLock { $0 } }
+        func reset() { counter.withLock { $0 = 0 } }
+
+        override func send(bytes: Data) async throws {
+            counter.withLock { $0 += bytes.count }
+            try await super.send(bytes: bytes)
+        }
+    }
+
+    /// Runs keygen, sign with A, sign with B, refresh and sign again for both algorithms.
+    static func rows(_ options: NetworkedDemo.Options) async throws -> [NetworkedDemo.Row] {
+        let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
+        let directory = NSTemporaryDirectory() + "silentshard-trio-demo-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func node(_ role: NodeCertificate.Role, peer: (any TrioPeerConnector)?) throws -> NodeServer {
+            let key = Ed25519.SigningKey()
+            let now = UInt64(Date().timeIntervalSince1970)
+            let certificate = NodeCertificate(role: role, groupID: group, nodeKey: key.verifyingKey, notBefore: now - 60,
+                                              notAfter: now + 86_400, serial: 1, issuer: clusterKey)
+            let identity = try TrioNodeIdentity(nodeKey: key, certificate: certificate, clusterKey: clusterKey.verifyingKey)
+            let store = try NodeShareStore(path: directory + "/node-\(role.rawValue).sqlite", masterKey: .random())
+            let runner = TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow())
+            var config = NodeServerConfiguration(nodeKey: key, verifier: NoTokenVerifier(),
+                                                 stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runner)),
+                                                 logger: .silent)
+            config.trio = (certificate, clusterKey.verifyingKey)
+            config.routes.peerLink = true
+            return NodeServer(configuration: config)
+        }
+        let serverB = try node(.trioB, peer: nil)
+        let portB = try serverB.start()
+        let serverA = try node(.trioA, peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(portB)"))
+        let portA: Int
+        do { portA = try serverA.start() } catch {
+            await serverB.stop()
+            throw error
+        }
+        if !options.json {
+            print("\n== trio over WebSocket: embedded node A on ws://127.0.0.1:\(portA) relaying to node B on ws://127.0.0.1:\(portB)")
+        }
+        var rows: [NetworkedDemo.Row] = []
+        do {
+            for algorithm in [Keyshare.Algorithm.ecdsa, .eddsa] {
+                rows += try await run(algorithm: algorithm, port: portA, cloudKey: Hex.encode(clusterKey.verifyingKey.bytes),
+                                      options: options)
+            }
+        } catch {
+            await serverA.stop()
+            await serverB.stop()
+            throw error
+        }
+        await serverA.stop()
+        await serverB.stop()
+        return rows
+    }
+
+    static func run(algorithm: Keyshare.Algorithm, port: Int, cloudKey: String,
+                    options: NetworkedDemo.Options) async throws -> [NetworkedDemo.Row] {
+        let client = CountingClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
+        let storage = InMemoryStorageClient()
+        let signer = SoftwareEd25519MessageSigner()
+        let name = algorithm == .ecdsa ? "ECDSA" : "EdDSA"
+        let session = algorithm == .ecdsa
+            ? SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                              storageClient: storage)
+            : SilentShard.EdDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                              storageClient: storage)
+        let text = Data("Hello from SilentShard".utf8)
+        let message = options.message ?? (algorithm == .ecdsa ? Data(SHA256.hash(Array(text))) : text)
+        var rows: [NetworkedDemo.Row] = []
+
+        func timed<T>(_ operation: String, _ body: () async throws -> T, verify: (T) -> Bool,
+                      fields: (T) throws -> [String: JSONValue] = { _ in [:] }) async throws -> T {
+            client.reset()
+            let start = ContinuousClock.now
+            let value = try await body()
+            let elapsed = ContinuousClock.now - start
+            let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            rows.append(NetworkedDemo.Row(mode: "trio", algorithm: name, operation: operation, milliseconds: milliseconds,
+                                          bytesSent: client.bytesSent, verified: verify(value), fields: try fields(value)))
+            return value
+        }
+        func keyFields(_ key: Keyshare) -> [String: JSONValue] {
+            ["publicKey": .string(Hex.encode(Array(key.publicKey))), "chainCode": .string(Hex.encode(Array(key.rootChainCode)))]
+        }
+
+        let keyshare = try await timed("keygen", { try await session.keygen() }, verify: { $0.partyCount == 3 }, fields: keyFields)
+        if !options.json { print("\(name) trio public key \(Hex.encode(Array(keyshare.publicKey)))") }
+        let child = try NetworkedDemo.childPublicKey(keyshare, path: options.path)
+        func signatureFields(_ signature: Signature) -> [String: JSONValue] {
+            var fields = keyFields(keyshare)
+            fields["path"] = .string(options.path)
+            fields["childPublicKey"] = .string(Hex.encode(child))
+            fields["message"] = .string(Hex.encode(Array(message)))
+            fields["signature"] = .string(Hex.encode(Array(signature.rawRepresentation)))
+            if let recoveryId = signature.recoveryId { fields["recoveryId"] = .number(Double(recoveryId)) }
+            return fields
+        }
+        let verify = { (signature: Signature) in NetworkedDemo.verifies(signature, message: message, key: child, algorithm: algorithm) }
+        _ = try await timed("sign", {
+            try await session.signature(keyshare: keyshare, message: message, chainPath: options.path, signer: .nodeA)
+        }, verify: verify, fields: signatureFields)
+        _ = try await timed("signWithB", {
+            try await session.signature(keyshare: keyshare, message: message, chainPath: options.path, signer: .nodeB)
+        }, verify: verify, fields: signatureFields)
+        let refreshed = try await timed("refresh", { try await session.keyRefresh(keyshare: keyshare) },
+                                        verify: { $0.publicKey == keyshare.publicKey && $0.generation != keyshare.generation },
+                                        fields: keyFields)
+        _ = try await timed("signAfterRefresh", {
+            try await session.signature(keyshare: refreshed, message: message, chainPath: options.path)
+        }, verify: verify, fields: signatureFields)
+        return rows
+    }
+}

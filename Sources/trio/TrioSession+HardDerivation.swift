@@ -1,0 +1,48 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+extension TrioSession {
+    /// Derives a hard child key of `keyshare` along `path` (e.g. "m/44'/0'/1") with nodes A and B
+    /// (ECDSA only; `specs/dkls23.md` §15, session.md §5.1: all three parties take part so nobody is
+    /// left without a share of the child). The child is a new key (new key id) with its own record;
+    /// it is staged, committed at both nodes and promoted like a keygen. The same path always gives the
+    /// same child.
+    ///
+    /// - Note: not BIP32 hardened derivation: every participant learns the tweak between parent and
+    ///   child, so exporting the child is equivalent to exporting the parent.
+    public func hardDerivation(keyshare: Keyshare, path: String) async throws(SilentShardError) -> Keyshare {
+        try check(keyshare)
+        guard keyshare.algorithm == .ecdsa else { throw .unsupportedOperation }
+        let derivationPath: DerivationPath
+        do { derivationPath = try DerivationPath(path, allowHardened: true) } catch { throw .invalidInput(reason: "invalid path") }
+        guard !derivationPath.indices.isEmpty else { throw .invalidInput(reason: "empty path") }
+        try await settleIfStaged(keyshare)
+        return try await retryingAfterReconcile(keyshare) { () throws(SilentShardError) in
+            try await hardDerivationStep(keyshare, path: derivationPath)
+        }
+    }
+
+    private func hardDerivationStep(_ keyshare: Keyshare, path derivationPath: DerivationPath) async throws(SilentShardError) -> Keyshare {
+        do throws(SilentShardError) {
+            let result = try await step(.hardDerivation, action: transport.actions.hardDerivation, existing: keyshare,
+                                        participants: [0, 1, 2], fill: { setup in
+                                            setup.keyID = keyshare.keyIdBytes
+                                            setup.gen = [UInt8](keyshare.generation)
+                                            setup.path = DerivationPathBytes(indices: derivationPath.indices).encoded
+                                        }, machine: { instanceID, setupHash, groupID throws(ProtocolError) in
+                                            guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                                            return try SessionProtocolMachine.dklsHardDerivation(
+                                                keyshare: share, participants: [0, 1, 2], instanceID: instanceID,
+                                                setupHash: setupHash, path: derivationPath, mode: .trio, groupID: groupID)
+                                        })
+            guard case .keyshare(let child) = result, child.keyId != keyshare.keyId else {
+                throw .invalidInput(reason: "unexpected result")
+            }
+            return child
+        } catch {
+            return try await resolveInDoubt(error, previous: nil)
+        }
+    }
+}

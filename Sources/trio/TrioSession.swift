@@ -1,0 +1,358 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Which cloud node co-signs with the app (`specs/session.md` §6.3).
+public enum TrioSigner: Sendable, Equatable {
+    /// S = {0, 1}: node A, the entry point (the default: no extra hop).
+    case nodeA
+    /// S = {0, 2}: node B, with A as a pure relay that sees only ciphertext of the app–B exchange.
+    case nodeB
+
+    var index: PartyIndex { self == .nodeA ? 1 : 2 }
+}
+
+/// The app's side of trio (app + node A + node B, 2-of-3) for one algorithm. Each operation is one
+/// step over one connection to node A (`specs/session.md` §2.1, §5.3, §6): connect → SETUP →
+/// ACCEPTs of the participating nodes (each certified by the cluster key, the app's
+/// `cloudVerifyingKey`, and of one `group_id`) → protocol frames (B's relayed by A, its P2P traffic
+/// end-to-end encrypted) → for share-producing operations the commit of §7.2 → disconnect.
+///
+/// Steps run one at a time on the session's `NetworkClient`; the session is `Sendable`.
+public final class TrioSession: Sendable {
+    /// The algorithm this session runs.
+    public let algorithm: Keyshare.Algorithm
+    private let messageSigner: any MessageSigner
+    private let cloudVerifyingKey: String
+    let storageClient: any StorageClient
+    let transport: TransportBox
+    private let gate = TrioStepGate()
+
+    /// `NetworkClient` is not `Sendable` (seed contract); every use happens inside a step holding
+    /// `gate`, so the client is never used from two tasks at once.
+    final class TransportBox: @unchecked Sendable {
+        let client: any NetworkClient
+        let actions: any TrioNetworkActionProvider
+        init(client: any NetworkClient, actions: any TrioNetworkActionProvider) {
+            self.client = client
+            self.actions = actions
+        }
+    }
+
+    init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
+         storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any TrioNetworkActionProvider) {
+        self.algorithm = algorithm
+        self.messageSigner = messageSigner
+        self.cloudVerifyingKey = cloudVerifyingKey
+        self.storageClient = storageClient
+        transport = TransportBox(client: networkClient, actions: actionProvider)
+    }
+
+    // MARK: - Operations
+
+    /// Generates a new 2-of-3 key with nodes A and B. The keyshare records the nodes' `group_id`; it
+    /// is staged in storage, committed at both nodes, then promoted, and returned only after both
+    /// nodes confirmed.
+    public func keygen() async throws(SilentShardError) -> Keyshare {
+        do { return try await keygenStep() } catch { return try await resolveInDoubt(error, previous: nil) }
+    }
+
+    private func keygenStep() async throws(SilentShardError) -> Keyshare {
+        let all: [PartyIndex] = [0, 1, 2]
+        let result = try await step(.keygen, action: transport.actions.keygen, existing: nil, participants: all) { _ in
+        } machine: { [algorithm] instanceID, setupHash, groupID throws(ProtocolError) in
+            algorithm == .ecdsa
+                ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                     setupHash: setupHash, mode: .trio, groupID: groupID)
+                : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                      mode: .trio, groupID: groupID)
+        }
+        guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
+        return keyshare
+    }
+
+    /// Refreshes the shares of `keyshare`'s key at all three parties (same public key, new shares and
+    /// generation). Staged, committed at both nodes, then promoted; the old share stays current until then.
+    public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
+        try check(keyshare)
+        try await settleIfStaged(keyshare)
+        return try await retryingAfterReconcile(keyshare) { () throws(SilentShardError) in
+            do throws(SilentShardError) { return try await refreshStep(keyshare) } catch {
+                return try await resolveInDoubt(error, previous: keyshare)
+            }
+        }
+    }
+
+    private func refreshStep(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
+        let result = try await step(.refresh, action: transport.actions.refresh, existing: keyshare, participants: [0, 1, 2]) { setup in
+            setup.keyID = keyshare.keyIdBytes
+            setup.gen = [UInt8](keyshare.generation)
+        } machine: { instanceID, setupHash, groupID throws(ProtocolError) in
+            switch keyshare.algorithm {
+            case .ecdsa:
+                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                          setupHash: setupHash, mode: .trio, groupID: groupID, refreshing: share)
+            case .eddsa:
+                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                           mode: .trio, groupID: groupID, refreshing: share)
+            }
+        }
+        guard case .keyshare(let refreshed) = result else { throw .invalidInput(reason: "unexpected result") }
+        return refreshed
+    }
+
+    /// Signs `message` with node A (S = {0, 1}); if A answers SIGNER_UNAVAILABLE (its share missing
+    /// or its operator's policy, §6.3), signs with node B instead (S = {0, 2}, A relaying). ECDSA:
+    /// `message` is exactly the 32-byte hash; EdDSA: the message (≤ 32,768 bytes). `chainPath` is a
+    /// soft BIP32 path ("m" or "m/1/2"). The signature is verified under the derived public key
+    /// before it is returned.
+    public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m") async throws(SilentShardError) -> Signature {
+        do {
+            return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeA)
+        } catch .peerUnavailable(party: .node(1)?) {
+            return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeB)
+        }
+    }
+
+    /// Signs `message` with the given co-signer (§6.3: e.g. `.nodeB` when A is banned or the caller
+    /// prefers B). Otherwise as `signature(keyshare:message:chainPath:)`, without fallback.
+    public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m",
+                          signer: TrioSigner) async throws(SilentShardError) -> Signature {
+        try check(keyshare)
+        let messageBytes = [UInt8](message)
+        switch keyshare.algorithm {
+        case .ecdsa:
+            guard messageBytes.count == SessionConstants.ecdsaMessageByteCount else {
+                throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
+            }
+        case .eddsa:
+            guard messageBytes.count <= SessionConstants.maximumEdDSAMessageByteCount else {
+                throw .invalidInput(reason: "EdDSA message longer than 32,768 bytes")
+            }
+        }
+        let path: DerivationPath
+        do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
+        try await settleIfStaged(keyshare)
+        let signers: [PartyIndex] = [0, signer.index]
+        let result = try await step(.sign, action: transport.actions.sign, existing: keyshare, participants: signers) { setup in
+            setup.keyID = keyshare.keyIdBytes
+            setup.gen = [UInt8](keyshare.generation)
+            setup.path = DerivationPathBytes(indices: path.indices).encoded
+            setup.message = messageBytes
+        } machine: { instanceID, setupHash, _ throws(ProtocolError) in
+            switch keyshare.algorithm {
+            case .ecdsa:
+                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try SessionProtocolMachine.dklsSign(keyshare: share, signers: signers, instanceID: instanceID,
+                                                           setupHash: setupHash, path: path, messageHash: messageBytes)
+            case .eddsa:
+                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try SessionProtocolMachine.frostSign(keyshare: share, signers: signers, message: messageBytes,
+                                                            path: path.indices)
+            }
+        }
+        switch result {
+        case .ecdsaSignature(let signature): return Signature(ecdsa: signature)
+        case .eddsaSignature(let bytes): return try Signature(eddsa: Data(bytes))
+        case .keyshare: throw .invalidInput(reason: "unexpected result")
+        }
+    }
+
+    // MARK: - One step
+
+    func check(_ keyshare: Keyshare) throws(SilentShardError) {
+        guard keyshare.algorithm == algorithm, keyshare.mode == .trio, keyshare.party == 0, keyshare.groupId != nil else {
+            throw .invalidKeyshare(reason: "not an app keyshare of a trio \(algorithm) key")
+        }
+    }
+
+    var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
+
+    typealias MachineFactory = @Sendable ([UInt8], [UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine
+
+    func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
+                      reconciling: ReconcileContext? = nil, fill: (inout SetupPayload) -> Void,
+                      machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult {
+        // Configuration before any connection (§1.2).
+        let cloudKey: Ed25519.VerifyingKey
+        do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
+        let deviceKey: DeviceKey
+        do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
+        let keys = SessionKeyPair()
+        let instanceID = SecureRandom.bytes(count: 32)
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        var setup = SetupPayload(mode: .trio, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
+                                 deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
+                                 participants: PartySet(participants))
+        if let group = existing?.groupId { setup.groupID = [UInt8](group) }
+        fill(&setup)
+        let setupFrame: Frame
+        do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
+        catch let error as SessionError { throw SilentShardError(error) }
+        catch { throw .authenticationFailed(reason: "device signer failed") }
+        var channel = try PartyFrameChannel(
+            local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: existing?.groupId.map { [UInt8]($0) }),
+            protocolTags: SessionProtocolMachine.receivableTags(operation: operation, algorithm: sessionAlgorithm))
+
+        await gate.acquire()
+        let client = transport.client
+        do {
+            try await client.connect(action: action, params: existing?.keyId)
+        } catch {
+            await gate.release()
+            throw Self.networkError(error)
+        }
+        let outcome: Result<DuoProtocolResult, SilentShardError>
+        do throws(SilentShardError) {
+            outcome = .success(try await run(channel: &channel, setupFrame: setupFrame, participants: participants,
+                                             client: client, reconciling: reconciling, machine: machine))
+        } catch {
+            outcome = .failure(error)
+        }
+        try? await client.disconnect()
+        await gate.release()
+        return try outcome.get()
+    }
+
+    private func run(channel: inout PartyFrameChannel, setupFrame: Frame, participants: [PartyIndex], client: any NetworkClient,
+                     reconciling: ReconcileContext?, machine: MachineFactory) async throws(SilentShardError) -> DuoProtocolResult {
+        let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
+            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
+        }
+        // Everything arrives through node A: its own frames and B's (§3.5 step 2: senders 1 or 2).
+        let read: SessionDriver.Read = { () throws(SilentShardError) in
+            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1, 2]) } catch {
+                throw Self.networkError(error)
+            }
+        }
+        try await send([setupFrame])
+        let nodes = participants.filter { $0 != 0 }
+        let result: DuoProtocolResult
+        do throws(SilentShardError) {
+            // SETUP_SENT: every participating node's ACCEPT (a REJECT ends the step), then RUNNING.
+            for node in nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: read) }
+            if let reconciling {
+                return .keyshare(try await runReconcile(reconciling, nodes: nodes, channel: &channel, send: send, read: read))
+            }
+            guard let group = channel.receiver.accepts[nodes[0]]?.certificate?.groupID else {
+                throw .cloudVerificationFailed(reason: "certificateMissing")
+            }
+            let protocolMachine: SessionProtocolMachine
+            do { protocolMachine = try machine(channel.instanceID, channel.receiver.setupHash, group) } catch {
+                throw SilentShardError(error)
+            }
+            result = try await SessionDriver.runProtocol(protocolMachine, channel: &channel, send: send, read: read)
+        } catch {
+            // Abort(–) for our own failure (§0), not after a node's ABORT or a REJECT.
+            if channel.peerAbort == nil, !Self.isRejection(error),
+               let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
+                try? await send([frame])
+            }
+            throw error
+        }
+        switch result {
+        case .keyshare(let keyshare):
+            return .keyshare(try await commit(keyshare, nodes: nodes, channel: &channel, send: send, read: read))
+        case .ecdsaSignature(let signature):
+            if let done = try? channel.control(.done, payload: DonePayload.ecdsa(signature.r + signature.s + [signature.recoveryId]).encoded) {
+                try? await send([done])
+            }
+            return result
+        case .eddsaSignature(let bytes):
+            if let done = try? channel.control(.done, payload: DonePayload.eddsa(bytes).encoded) { try? await send([done]) }
+            return result
+        }
+    }
+
+    /// §7.2 at the app: stage durably, send COMMIT(D), promote on OUTCOME(committed, D) from every
+    /// node; roll back when every node answered ABORT or OUTCOME(aborted); anything else leaves the
+    /// share staged (in doubt → `reconcileRequired`).
+    private func commit(_ keyshare: Keyshare, nodes: [PartyIndex], channel: inout PartyFrameChannel,
+                        send: SessionDriver.Send, read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
+        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
+        let digest = channel.commitDigest(keyID: keyID, gen: gen)
+        do {
+            try await storageClient.stage(keyId: keyshare.keyId, TrioStoredShare(keyshare: keyshare, digest: digest).stored)
+        } catch {
+            let failure = SilentShardError(storage: error)
+            if let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: failure).encoded) {
+                try? await send([frame])
+            }
+            throw failure
+        }
+        // COMMIT_SENT: from here on, only definitive answers from every node decide.
+        var committed: Set<PartyIndex> = [], aborted: Set<PartyIndex> = []
+        do throws(SilentShardError) {
+            let commitFrame = try channel.control(.commit, payload: CommitPayload(keyID: keyID, gen: gen, digest: digest,
+                                                                                   context: .inSession).encoded)
+            try await send([commitFrame])
+            while committed.count + aborted.count < nodes.count {
+                if let frame = channel.take(kind: .outcome) {
+                    let sender = frame.header.sender
+                    guard let outcome = try? OutcomePayload(bytes: frame.payload), outcome.keyID == keyID, outcome.gen == gen
+                    else { throw SilentShardError.protocolViolation(party: SessionParty(index: sender)) }
+                    switch outcome.outcome {
+                    case .committed where outcome.digest == digest: committed.insert(sender)
+                    case .aborted: aborted.insert(sender)
+                    default: throw SilentShardError.protocolViolation(party: SessionParty(index: sender))
+                    }
+                    continue
+                }
+                do { try await SessionDriver.receive(channel: &channel, read: read, relay: { _ throws(SilentShardError) in }) } catch {
+                    // A node's ABORT is its definitive answer (it never staged, §7.2 rule 4).
+                    let newAborts = Set(channel.aborts.keys).subtracting(aborted).subtracting(committed)
+                    guard !newAborts.isEmpty else { throw error }
+                    aborted.formUnion(newAborts)
+                }
+            }
+        } catch {
+            throw .reconcileRequired(keyId: keyshare.keyId)
+        }
+        if committed.count == nodes.count {
+            do { _ = try await storageClient.promote(keyId: keyshare.keyId) } catch { throw .reconcileRequired(keyId: keyshare.keyId) }
+            return keyshare
+        }
+        if aborted.count == nodes.count {
+            try? await storageClient.discardStaged(keyId: keyshare.keyId)
+            let blamed = channel.aborts.values.first?.blamed
+            throw .abortProtocol(party: blamed.map { SessionParty(index: $0) })
+        }
+        throw .reconcileRequired(keyId: keyshare.keyId)
+    }
+
+    private static func isRejection(_ error: SilentShardError) -> Bool {
+        switch error {
+        case .peerUnavailable, .rejected, .keyNotFound, .staleKeyshare, .deviceNotRegistered, .partyBanned: return true
+        default: return false
+        }
+    }
+
+    static func networkError(_ error: any Error) -> SilentShardError {
+        if let error = error as? SilentShardError { return error }
+        if let error = error as? NetworkError { return .network(error) }
+        if error is CancellationError { return .cancelled }
+        return .network(.connectionFailed(reason: "transport error"))
+    }
+}
+
+/// A FIFO async lock: one step at a time per session.
+actor TrioStepGate {
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+}

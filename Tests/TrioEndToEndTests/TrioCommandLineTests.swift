@@ -1,0 +1,121 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Testing
+import trio
+
+/// Runs blocking work on its own thread (process pipes, waits), never on the cooperative pool.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+/// `silentshard node-cert` and `silentshard node --role trio-a|trio-b` as separate processes, driven
+/// by the SDK over loopback WebSockets.
+@Suite("Trio command line: node-cert, node --role trio-a/trio-b", .serialized)
+struct TrioCommandLineTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let binary = root.appendingPathComponent(".build/debug/silentshard")
+
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return try await offPool {
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            // Bounded (Foundation's waitUntilExit can spin forever off the main run loop on Linux).
+            let deadline = Date().addingTimeInterval(120)
+            while process.isRunning, Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            while process.isRunning { usleep(10_000) }
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    /// Starts a node process and returns it with its port (from its first stdout line).
+    static func startNode(_ arguments: [String]) async throws -> (Process, Int) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["node", "--listen", "127.0.0.1:0", "--auth", "none"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reader = output.fileHandleForReading
+        let text = try await offPool { () -> String in
+            var text = ""
+            while !text.contains("verifying key") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }
+        guard let port = text.split(separator: "\n").first(where: { $0.hasPrefix("silentshard node listening on port ") })
+            .flatMap({ Int($0.split(separator: " ").last ?? "") })
+        else {
+            process.terminate()
+            throw NodeStartFailure()
+        }
+        return (process, port)
+    }
+
+    struct NodeStartFailure: Error {}
+
+    @Test func twoNodeProcessesServeTrio() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build the silentshard product first")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trio-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        func write(_ name: String, _ text: String) throws { try (text + "\n").write(toFile: path(name), atomically: true, encoding: .utf8) }
+
+        // Operator, offline: the cluster key and one certificate per node.
+        let generated = try await Self.run(["node-cert", "--generate-cluster-key", path("cluster.key")])
+        #expect(generated.status == 0)
+        let clusterKey = generated.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(clusterKey.count == 64)
+        let group = Hex.encode(SecureRandom.bytes(count: 16))
+        for node in ["a", "b"] {
+            try write("\(node).key", Hex.encode(Ed25519.SigningKey().seed))
+            try write("\(node).master", Hex.encode(SecureRandom.bytes(count: 32)))
+            let issued = try await Self.run(["node-cert", "--cluster-key-file", path("cluster.key"), "--node-key", path("\(node).key"),
+                                             "--role", "trio-\(node)", "--group", group])
+            #expect(issued.status == 0)
+            try write("\(node).cert", issued.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        func nodeArguments(_ node: String) -> [String] {
+            ["--node-key", path("\(node).key"), "--database", path("\(node).sqlite"), "--master-key", path("\(node).master"),
+             "--role", "trio-\(node)", "--cluster-key", clusterKey, "--certificate", path("\(node).cert")]
+        }
+        let (processB, portB) = try await Self.startNode(nodeArguments("b"))
+        defer { if processB.isRunning { processB.terminate() } }
+        let (processA, portA) = try await Self.startNode(nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(portB)"])
+        defer { if processA.isRunning { processA.terminate() } }
+
+        let session = SilentShard.EdDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: clusterKey,
+                                                      websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(portA)"),
+                                                      storageClient: InMemoryStorageClient())
+        let keyshare = try await session.keygen()
+        #expect(keyshare.groupId.map { Hex.encode([UInt8]($0)) } == group)
+        let message = Data("two processes".utf8)
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let signature = try await session.signature(keyshare: keyshare, message: message, signer: signer)
+            let key = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
+            #expect(key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message)))
+        }
+        // A misconfigured role is refused at startup (exit status 2).
+        let wrong = try await Self.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"] + nodeArguments("a")
+            .map { $0 == "trio-a" ? "trio-b" : $0 })
+        #expect(wrong.status == 2)
+        processA.terminate()
+        processB.terminate()
+    }
+}

@@ -1,0 +1,269 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import SilentShardTestSupport
+import Synchronization
+import trio
+
+/// A node's side of an in-memory pipe as a `NodeStepConnection`. `tamper` may rewrite the n-th
+/// message this end sends (0-based).
+struct PipeConnection: NodeStepConnection {
+    let end: InMemoryNetworkClient
+    var tamper: @Sendable (Int, Data) -> Data = { $1 }
+    /// After this many sends, the link dies (both ends closed) instead of sending.
+    var dieAfter: Int?
+    var other: InMemoryNetworkClient?
+    let sent = Counter()
+
+    func read() async throws -> Data {
+        switch try await end.readMessage() {
+        case .binary(let data): return data
+        case .text: throw NetworkError.closedByPeer(code: 1000, reason: "")
+        }
+    }
+    func send(_ data: Data) async throws {
+        let index = sent.next()
+        if let dieAfter, index >= dieAfter {
+            try? await other?.send(text: "died")
+            try? await other?.disconnect()
+            await close(code: 1006, reason: "died")
+            throw NetworkError.connectionLost
+        }
+        try await end.send(bytes: tamper(index, data))
+    }
+    /// Like a socket close: the peer's pending read ends after the messages already sent (a text
+    /// message stands in for the close frame).
+    func close(code: UInt16, reason: String) async {
+        try? await end.send(text: "close \(code)")
+        try? await end.disconnect()
+    }
+}
+
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { v in defer { v += 1 }; return v } }
+}
+
+/// Node A's link to node B in process: each `openLink` starts B's `serveLink` on a fresh pipe.
+/// `down` makes every open fail (B unreachable); `tamperToB` rewrites messages A sends on the link
+/// (a misbehaving relay); `dropAfter` closes the link after A sent that many messages (B dies).
+final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
+    let runner: Mutex<TrioStepRunner?> = Mutex(nil)
+    let down = Mutex(false)
+    /// B's end of the link is open but nobody answers.
+    let silent = Mutex(false)
+    private let silentEnds = Mutex<[InMemoryNetworkClient]>([])
+    /// The link dies after A sent this many messages on it (B crashes mid-session).
+    let dieAfter = Mutex<Int?>(nil)
+    let tamperToB: @Sendable (Int, Data) -> Data
+    private let tasks = Mutex<[Task<TrioStepReport, Never>]>([])
+
+    /// Rewrites messages B sends A on the link.
+    let tamperToA: @Sendable (Int, Data) -> Data
+
+    init(tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 }, tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+        self.tamperToB = tamperToB
+        self.tamperToA = tamperToA
+    }
+
+    func openLink() async throws -> any NodeStepConnection {
+        guard !down.withLock({ $0 }), let runner = runner.withLock({ $0 }) else { throw NetworkError.connectionFailed(reason: "B down") }
+        let (a, b) = InMemoryNetworkClient.pair()
+        try await a.connect(action: TrioAction.ECDSA.Keygen(), params: nil)
+        try await b.connect(action: TrioAction.ECDSA.Keygen(), params: nil)
+        if silent.withLock({ $0 }) {
+            // B accepts the connection but never answers (hung process).
+            silentEnds.withLock { $0.append(b) }
+        } else {
+            let task = Task { [tamperToA] in await runner.serveLink(connection: PipeConnection(end: b, tamper: tamperToA)) }
+            tasks.withLock { $0.append(task) }
+        }
+        return PipeConnection(end: a, tamper: tamperToB, dieAfter: dieAfter.withLock { $0 }, other: b)
+    }
+
+    /// B's reports of every link served so far (waits for running ones).
+    func reports() async -> [TrioStepReport] {
+        var out: [TrioStepReport] = []
+        for task in tasks.withLock({ $0 }) { out.append(await task.value) }
+        return out
+    }
+}
+
+/// The app's `NetworkClient`: each `connect` opens a pipe and starts node A's runner on it for the
+/// route the action names. `tamper` may rewrite the n-th message the app reads.
+final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
+    let runner: TrioStepRunner
+    let tamper: @Sendable (Int, Data) -> Data
+    /// Makes a send fail (the connection drops) when it returns true for the outgoing message.
+    let failSend = Mutex<(@Sendable (Data) -> Bool)?>(nil)
+    /// Rewrites an outgoing message (a misbehaving app or a path attacker).
+    let rewriteSend = Mutex<(@Sendable (Data) -> Data)?>(nil)
+    private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<TrioStepReport, Never>?,
+                              reads: Int, reports: [TrioStepReport])>((nil, nil, nil, 0, []))
+
+    init(runner: TrioStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+        self.runner = runner
+        self.tamper = tamper
+    }
+
+    /// Node A's reports, one per finished step.
+    var reports: [TrioStepReport] { state.withLock { $0.reports } }
+
+    func connect(action: NetworkAction, params: String?) async throws {
+        let (app, node) = InMemoryNetworkClient.pair()
+        try await app.connect(action: action, params: params)
+        try await node.connect(action: action, params: params)
+        let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
+        let operation = TrioStepHandler.operation(action.action) ?? .keygen
+        let route = DuoNodeRoute(algorithm: algorithm, operation: operation, params: params)
+        let runner = self.runner
+        let task = Task { await runner.run(connection: PipeConnection(end: node), route: route) }
+        state.withLock { $0 = (app, node, task, 0, $0.reports) }
+    }
+
+    func send(bytes: Data) async throws {
+        guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        if let failSend = failSend.withLock({ $0 }), failSend(bytes) { throw NetworkError.connectionLost }
+        let rewritten = rewriteSend.withLock({ $0 }).map { $0(bytes) } ?? bytes
+        try await app.send(bytes: rewritten)
+    }
+
+    func send(text: String) async throws {
+        guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        try await app.send(text: text)
+    }
+
+    func read() async throws -> Data {
+        guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        guard case .binary(let data) = try await app.readMessage() else { throw NetworkError.closedByPeer(code: 1000, reason: "") }
+        let index = state.withLock { s in
+            defer { s.reads += 1 }
+            return s.reads
+        }
+        return tamper(index, data)
+    }
+
+    func disconnect() async throws {
+        let (app, nodeEnd, task) = state.withLock { ($0.app, $0.nodeEnd, $0.node) }
+        // The app's close reaches node A after what is in flight.
+        try? await app?.send(text: "close")
+        try? await app?.disconnect()
+        let closer = Task {
+            guard (try? await Task.sleep(for: .milliseconds(300))) != nil else { return }
+            try? await nodeEnd?.send(text: "close")
+            try? await nodeEnd?.disconnect()
+        }
+        let finished = await task?.value
+        closer.cancel()
+        if let report = finished { state.withLock { $0.reports.append(report) } }
+        state.withLock { $0.app = nil; $0.nodeEnd = nil; $0.node = nil }
+    }
+}
+
+/// A storage client that records every write (to check staged → current).
+final class RecordingStorage: StorageClient {
+    let inner = InMemoryStorageClient()
+    private let log = Mutex<[KeyshareRecord]>([])
+    /// Makes every write fail (a full disk).
+    let failWrites = Mutex(false)
+    var writes: [KeyshareRecord] { log.withLock { $0 } }
+    func read(keyId: String) async throws -> KeyshareRecord? { try await inner.read(keyId: keyId) }
+    func write(_ record: KeyshareRecord) async throws {
+        if failWrites.withLock({ $0 }) { throw StorageError.io(operation: "write", errno: 28) }
+        log.withLock { $0.append(record) }
+        try await inner.write(record)
+    }
+    func delete(keyId: String) async throws { try await inner.delete(keyId: keyId) }
+}
+
+/// A trio cluster in process: the offline cluster key, nodes A and B (own keys, certificates,
+/// databases, runners), A's link to B, and an app session wired to A.
+struct TrioFixture {
+    let clusterKey = Ed25519.SigningKey()
+    let groupID = SecureRandom.bytes(count: 16)
+    let storeA: NodeShareStore
+    let storeB: NodeShareStore
+    let runnerA: TrioStepRunner
+    let runnerB: TrioStepRunner
+    let peer: InProcessPeer
+    let client: LoopbackTrioClient
+    let storage = RecordingStorage()
+    let session: TrioSession
+
+    static func certificate(_ role: NodeCertificate.Role, key: Ed25519.SigningKey, group: [UInt8],
+                            issuer: Ed25519.SigningKey) -> NodeCertificate {
+        let now = UInt64(Date().timeIntervalSince1970)
+        return NodeCertificate(role: role, groupID: group, nodeKey: key.verifyingKey, notBefore: now - 60,
+                               notAfter: now + 86_400 * 30, serial: 1, issuer: issuer)
+    }
+
+    static func store() throws -> NodeShareStore {
+        let directory = NSTemporaryDirectory() + "silentshard-trio-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
+    }
+
+    /// - Parameters:
+    ///   - cloudKeyOverride: the app's `cloudVerifyingKey` (default: the cluster key).
+    ///   - groupB: B's certificate group (default: the same as A's).
+    ///   - tamperAppReads: rewrites the n-th message the app reads.
+    ///   - tamperToB: rewrites the n-th message A sends to B.
+    init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil, groupB: [UInt8]? = nil,
+         tamperAppReads: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 },
+         frameTimeout: Duration = .seconds(30)) throws {
+        let keyA = Ed25519.SigningKey(), keyB = Ed25519.SigningKey()
+        let identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
+                                                                                          issuer: clusterKey),
+                                             clusterKey: clusterKey.verifyingKey)
+        let identityB = try TrioNodeIdentity(nodeKey: keyB, certificate: Self.certificate(.trioB, key: keyB, group: groupB ?? groupID,
+                                                                                          issuer: clusterKey),
+                                             clusterKey: clusterKey.verifyingKey)
+        storeA = try Self.store()
+        storeB = try Self.store()
+        peer = InProcessPeer(tamperToB: tamperToB, tamperToA: tamperToA)
+        runnerA = TrioStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
+                                 frameTimeout: frameTimeout)
+        runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
+                                 frameTimeout: frameTimeout)
+        client = LoopbackTrioClient(runner: runnerA, tamper: tamperAppReads)
+        let b = runnerB
+        peer.runner.withLock { $0 = b }
+        let cloudKey = cloudKeyOverride ?? Hex.encode(clusterKey.verifyingKey.bytes)
+        let signer = SoftwareEd25519MessageSigner()
+        switch algorithm {
+        case .ecdsa:
+            session = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
+                                                      storageClient: storage, networkClient: client, actionProvider: .ecdsa)
+        case .eddsa:
+            session = SilentShard.EdDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
+                                                      storageClient: storage, networkClient: client, actionProvider: .eddsa)
+        }
+    }
+}
+
+/// Verifies with libsecp256k1 under the keyshare's root key, and by public key recovery.
+func verifyECDSA(_ signature: Signature, hash: Data, keyshare: Keyshare) throws -> Bool {
+    let key = try Secp256k1.Point(compressed: [UInt8](keyshare.publicKey))
+    guard let r = signature.r, let s = signature.s, let v = signature.recoveryId else { return false }
+    let raw = try Secp256k1.ECDSASignature(r: [UInt8](r), s: [UInt8](s), recoveryId: v)
+    let recovered = try Secp256k1.ECDSA.recoverPublicKey(raw, hash: [UInt8](hash))
+    return Secp256k1.ECDSA.verify(raw, hash: [UInt8](hash), publicKey: key) && recovered == key
+}
+
+/// Verifies with libsodium (strict `crypto_sign_verify_detached`) under the keyshare's root key.
+func verifyEdDSA(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
+    let key = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
+    return key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message))
+}
+
+func verify(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
+    keyshare.algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
+                                 : try verifyEdDSA(signature, message: message, keyshare: keyshare)
+}
+
+func testMessage(_ algorithm: Keyshare.Algorithm, _ text: String) -> Data {
+    algorithm == .ecdsa ? Data(SHA256.hash(Array(text.utf8))) : Data(text.utf8)
+}
