@@ -320,16 +320,27 @@ public final class DuoSession: Sendable {
                       fill: (inout SetupPayload) -> Void,
                       machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
         async throws(SilentShardError) -> DuoProtocolResult {
-        do {
-            return try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
-                                     machine: machine)
-        } catch {
-            // §5.3: a REJECT(STALE_TIMESTAMP) signed by the node and bound to our SETUP carries the node's
-            // time; retry once with a corrected timestamp (fresh instance id). Nothing was stored.
-            guard case .clockSkew(let nodeTime?) = error else { throw error }
-            clockOffset.withLock { $0 = Int64(clamping: nodeTime) - Self.deviceMilliseconds }
-            return try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
-                                     machine: machine)
+        var clockCorrected = false, busyRetries = 0
+        while true {
+            do {
+                return try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
+                                         machine: machine)
+            } catch {
+                switch error {
+                case .clockSkew(let nodeTime?) where !clockCorrected:
+                    // §5.3: a REJECT(STALE_TIMESTAMP) signed by the node and bound to our SETUP carries the
+                    // node's time; retry once with a corrected timestamp (fresh instance id). Nothing was stored.
+                    clockCorrected = true
+                    clockOffset.withLock { $0 = Int64(clamping: nodeTime) - Self.deviceMilliseconds }
+                case .keyBusy where busyRetries < 5:
+                    // §10 KEY_BUSY (retry: delay): another share-changing session on the key — often this
+                    // app's own previous step, whose lease the node releases a moment after its last frame.
+                    try? await Task.sleep(for: .milliseconds(25 << busyRetries))
+                    busyRetries += 1
+                default:
+                    throw error
+                }
+            }
         }
     }
 

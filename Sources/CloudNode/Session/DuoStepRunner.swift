@@ -272,6 +272,10 @@ public final class DuoStepRunner: Sendable {
             }
             return .failed(.serviceUnavailable(retryAfter: nil))
         }
+        // The commit is durable: release the key's lease before answering, so the app's next
+        // share-changing step does not meet this session's lease (`run` releases it again, a no-op).
+        let holder = setup.instanceID
+        try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyshare.keyId, holder: holder) }
         let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen)
         if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
         return .committed(keyId: keyshare.keyId, gen: gen)
