@@ -21,7 +21,7 @@ enum DKLsBenchmarks {
         let duo = try keygen(n: 2, t: 2, using: &rng)
         let hash = SHA256.hash(Array("benchmark".utf8))
         // The per-OT loops run in ChunkedParallelism.width chunks; the serial run is the baseline.
-        let width = ChunkedParallelism.width
+        let width = ChunkedParallelism.onlineProcessors
         ChunkedParallelism.width = 1
         results.append(harness.measure("sign 2 parties, serial OT loops (width 1)") {
             blackHole(try? sign(duo, hash: hash, using: &rng))

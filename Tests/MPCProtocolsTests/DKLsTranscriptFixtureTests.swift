@@ -5,7 +5,7 @@ import Testing
 /// Our own known-answer test: a deterministic-RNG keygen and signature, every message hashed. A
 /// refactor that changes any byte on the wire (or the order of random draws) changes these digests;
 /// if the change is intended, update the fixture in the same commit and say why.
-@Suite("DKLs23 frozen transcripts")
+@Suite("DKLs23 frozen transcripts", .serialized)
 struct DKLsTranscriptFixtureTests {
     static let keygenDigest =
         "7e15ed338e39b1d9e33c0f237a645a4a7db22d94b9cf32f76eab3bac96999197/02fd39f13537db32b69e5a8abcb4b7028bf5df37e139391d6e7260b5ac0adf2455"
@@ -21,7 +21,13 @@ struct DKLsTranscriptFixtureTests {
         return Hex.encode(SHA256.hash(bytes))
     }
 
-    @Test func transcriptsAreFrozen() throws {
+    /// Also with the per-OT loops split into 2–4 chunks (`ChunkedParallelism`): the transcript must be
+    /// byte-identical whatever the width.
+    @Test(arguments: [1, 2, 3, 4])
+    func transcriptsAreFrozen(width: Int) throws {
+        let saved = ChunkedParallelism.width
+        ChunkedParallelism.width = width
+        defer { ChunkedParallelism.width = saved }
         var rng = DeterministicRandom(seed: 2026)
         var keygenMessages: [ProtocolMessage] = []
         let keyshares = try DKLsInProcess.keygen(partyCount: 3, threshold: 2, using: &rng, observe: { keygenMessages.append($0) })

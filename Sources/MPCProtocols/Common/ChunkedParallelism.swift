@@ -12,16 +12,19 @@ import Darwin
 /// mutable state: each builds its own hashers and partial sums. This shortens a party's critical path
 /// (a duo signature's latency); it adds no throughput to a node already busy with other sessions.
 public enum ChunkedParallelism {
-    private static let configuredWidth = Atomic<Int>(defaultWidth)
+    private static let configuredWidth = Atomic<Int>(1)
 
-    /// Chunks per loop: the online processor count, at most 4 (default). 1 = serial (benchmarks set it
-    /// to compare; a node serving many sessions at once may prefer 1).
+    /// Chunks per loop; 1 (the default) = serial. Raise it (e.g. to `onlineProcessors`) where a party has
+    /// idle cores and latency matters — an app signing alone. A node serving many sessions gains nothing
+    /// and pays thread wake-ups; measured on the shared 2-core VM under load, width 2 was no faster
+    /// (`silentshard-bench dkls` compares both in one process).
     public static var width: Int {
         get { configuredWidth.load(ordering: .relaxed) }
         set { configuredWidth.store(max(1, min(newValue, 16)), ordering: .relaxed) }
     }
 
-    private static var defaultWidth: Int {
+    /// The online processor count (a sensible `width` for an idle device), at most 4.
+    public static var onlineProcessors: Int {
         let online = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         return max(1, min(online, 4))
     }
