@@ -1,5 +1,6 @@
 import Foundation
 import MPCCrypto
+import MPCProtocols
 import SilentShardCore
 
 /// `silentshard`: the SDK's command-line tool.
@@ -19,6 +20,11 @@ let usage = """
       selfcheck   check the cryptographic primitives against known answers
       version     print the version
     """
+
+// SILENTSHARD_COMPUTE_WIDTH=N splits DKLs23's per-OT loops over N cores (ChunkedParallelism; default 1).
+if let text = ProcessInfo.processInfo.environment["SILENTSHARD_COMPUTE_WIDTH"], let width = Int(text), width >= 1 {
+    ChunkedParallelism.width = width
+}
 
 let command = CommandLine.arguments.dropFirst().first ?? "help"
 switch command {
