@@ -19,6 +19,8 @@ public enum TrioStepReport: Sendable, Equatable {
     case inDoubt(keyId: String, gen: [UInt8])
     /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
     case signed(confirmed: Bool)
+    /// A preSign step stored this node's presignature half (STORED sent).
+    case presignatureStored(keyId: String)
     /// A reconcile ended: with the app's DONE (`outcome` nil), or its COMMIT / rollback answered
     /// with this decision.
     case reconciled(keyId: String, outcome: CommitDecision?)
@@ -48,14 +50,15 @@ public final class TrioStepRunner: Sendable {
     let store: NodeShareStore
     let peer: (any TrioPeerConnector)?
     let replay: Mutex<ReplayWindow>
-    private let storeQueue = DispatchQueue(label: "silentshard.node.trio.store")
+    let storeQueue = DispatchQueue(label: "silentshard.node.trio.store")
     let clock: @Sendable () -> UInt64
     let setupTimeout: Duration
     let frameTimeout: Duration
     let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
 
     /// Operations served in this increment.
-    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import, .hardDerivation]
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .reconcile, .import,
+                                                                    .hardDerivation]
 
     /// - Parameters:
     ///   - identity: the node's role, key, certificate and the cluster key.
@@ -113,7 +116,7 @@ public final class TrioStepRunner: Sendable {
         }
         guard let share = state.share, share.kind == expectedKind else {
             // §6.3: a signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
-            throw SetupRejection(setup.operation == .sign ? .signerUnavailable : .keyNotFound)
+            throw SetupRejection(setup.operation == .sign || setup.operation == .preSign ? .signerUnavailable : .keyNotFound)
         }
         guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
@@ -172,6 +175,13 @@ public final class TrioStepRunner: Sendable {
                                                                  instanceID: instanceID, setupHash: setupHash,
                                                                  path: try DerivationPath(text, allowHardened: true),
                                                                  mode: .trio, groupID: identity.groupID)
+        case (.preSign, .ecdsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
+            let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
+            return try SessionProtocolMachine.dklsPresign(keyshare: try keyshare.dklsKeyshare(),
+                                                          signers: setup.participants.parties, instanceID: instanceID,
+                                                          setupHash: setupHash, path: try DerivationPath(text))
         case (.sign, _):
             guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
@@ -303,14 +313,21 @@ public final class TrioStepRunner: Sendable {
                      relay: SessionDriver.Relay) async -> TrioStepReport {
         let result: DuoProtocolResult
         do {
-            result = try await SessionDriver.runProtocol(machine, channel: &channel, leadingFrames: leading, send: send,
-                                                         read: read, relay: relay)
-        } catch {
+            let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading, send: send,
+                                                              read: read, relay: relay)
+            if let presignature = finished.presignature {
+                return await storePresignature(presignature, setup: setup, channel: &channel, send: send)
+            }
+            guard let finishedResult = finished.result else { throw SilentShardError.invalidInput(reason: "no result") }
+            result = finishedResult
+        } catch let error as SilentShardError {
             if channel.peerAbort == nil, !Self.isLinkFailure(error),
                let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
             }
             return .failed(error)
+        } catch {
+            return .failed(.invalidInput(reason: "unexpected error"))
         }
         switch result {
         case .keyshare(let keyshare):

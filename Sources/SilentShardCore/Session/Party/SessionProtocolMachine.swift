@@ -35,6 +35,8 @@ public struct SessionProtocolMachine: Sendable {
     private let messageHash: [UInt8]
     private let keyshareMode: Keyshare.Mode
     private let groupID: [UInt8]?
+    /// preSign: the run ends after round 2 with `presignature` instead of a finish (dkls23.md §13.4).
+    private var presignOnly = false
     private var state: State
     /// Protocol tags that must all arrive from every peer before the next `advance`; empty when done.
     public private(set) var awaiting: Set<UInt16> = []
@@ -42,6 +44,10 @@ public struct SessionProtocolMachine: Sendable {
     public let receivableTags: Set<UInt16>
     /// The outcome, once the run finished.
     public private(set) var result: DuoProtocolResult?
+    /// A preSign run's outcome (ECDSA): this party's presignature, single use.
+    public private(set) var presignature: DKLsPresignature?
+    /// Whether the run ended (with `result` or `presignature`).
+    public var isFinished: Bool { result != nil || presignature != nil }
 
     private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode, groupID: [UInt8]?,
                  messageHash: [UInt8] = [], receivable: Set<UInt16>) {
@@ -59,6 +65,8 @@ public struct SessionProtocolMachine: Sendable {
                                            DKLsTag.dkgRound3Broadcast]
     static let dklsSignTags: Set<UInt16> = [DKLsTag.signRound1Broadcast, DKLsTag.signRound1Direct,
                                             DKLsTag.signRound2Direct, DKLsTag.signFinish]
+    static let dklsPresignTags: Set<UInt16> = [DKLsTag.signRound1Broadcast, DKLsTag.signRound1Direct,
+                                               DKLsTag.signRound2Direct]
     static let frostDKGTags: Set<UInt16> = [FROST.MessageTag.dkgRound1.rawValue, FROST.MessageTag.dkgRound2.rawValue]
     static let frostSignTags: Set<UInt16> = [FROST.MessageTag.signRound1.rawValue, FROST.MessageTag.signRound2.rawValue]
 
@@ -69,6 +77,7 @@ public struct SessionProtocolMachine: Sendable {
         case (.keygen, .ecdsa), (.refresh, .ecdsa), (.import, .ecdsa), (.recover, .ecdsa): return dklsDKGTags
         case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
         case (.sign, .ecdsa): return dklsSignTags
+        case (.preSign, .ecdsa): return dklsPresignTags
         case (.sign, .eddsa): return frostSignTags
         case (.hardDerivation, .ecdsa): return [DKLsTag.hardDerivation]
         default: return []
@@ -140,6 +149,19 @@ public struct SessionProtocolMachine: Sendable {
                                                  setupHash: setupHash, path: path)
         return SessionProtocolMachine(local: keyshare.partyIndex, participants: signers, state: .dklsSignStart(parameters),
                                       mode: .trio, groupID: nil, messageHash: messageHash, receivable: dklsSignTags)
+    }
+
+    /// DKLs23 presigning (`dkls23.md` §13.4) by `signers` along a soft `path`: rounds 1–2 of signing,
+    /// ending with `presignature` (no message yet).
+    public static func dklsPresign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+                                   path: DerivationPath) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
+                                                 setupHash: setupHash, path: path)
+        var machine = SessionProtocolMachine(local: keyshare.partyIndex, participants: signers,
+                                             state: .dklsSignStart(parameters), mode: .trio, groupID: nil,
+                                             receivable: dklsPresignTags)
+        machine.presignOnly = true
+        return machine
     }
 
     /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
@@ -241,6 +263,12 @@ public struct SessionProtocolMachine: Sendable {
             return out
         case .dklsSign2(let round2, let keyshare):
             let presignature = try round2.presignature(messages)
+            if presignOnly {
+                state = .finished
+                awaiting = []
+                self.presignature = presignature
+                return []
+            }
             let (finishState, message) = try presignature.finish(messageHash: messageHash, keyshare: keyshare)
             state = .dklsSignFinish(finishState)
             awaiting = [DKLsTag.signFinish]

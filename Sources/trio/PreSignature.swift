@@ -1,0 +1,77 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+import Synchronization
+
+/// The app's half of a trio presignature (`specs/session.md` §8): made by
+/// `TrioSession.preSignature(keyshare:chainPath:)` with one node X, finished once by
+/// `TrioSession.preSignatureFinal(preSignature:message:)` over HTTP POST to X (through A when X = B).
+///
+/// Strictly single use: the first `preSignatureFinal` takes the secrets out (even if that call then
+/// fails), so every later use is `presignatureConsumed` — a second finish with another message would
+/// reveal the key. A reference type with the secrets behind a lock, deliberately not `Codable`, so a
+/// copy cannot silently duplicate them. Its description shows no secrets.
+public final class PreSignature: Sendable {
+    /// The presignature id (the preSign session's instance id), 32 bytes.
+    public let id: Data
+    /// The key id (hex) and generation of the keyshare that presigned.
+    public let keyId: String
+    public let generation: Data
+    /// The co-signing node X.
+    public let signer: TrioSigner
+    /// The soft derivation path the signature will be under.
+    public let chainPath: String
+    /// P′: the (derived) public key the signature will verify under (compressed secp256k1).
+    public let derivedPublicKey: Data
+    /// After this instant the node refuses the presignature (the app refuses 60 s earlier).
+    public let expiresAt: Date
+    let algorithm: Keyshare.Algorithm
+
+    struct Secrets: Sendable {
+        let presignature: [UInt8]
+        let finalKeys: PreSignFinalKeys
+    }
+
+    private let secrets: Mutex<Secrets?>
+
+    init(id: [UInt8], keyId: String, generation: [UInt8], signer: TrioSigner, chainPath: String, derivedPublicKey: [UInt8],
+         expiresAt: Date, algorithm: Keyshare.Algorithm, secrets: Secrets) {
+        self.id = Data(id)
+        self.keyId = keyId
+        self.generation = Data(generation)
+        self.signer = signer
+        self.chainPath = chainPath
+        self.derivedPublicKey = Data(derivedPublicKey)
+        self.expiresAt = expiresAt
+        self.algorithm = algorithm
+        self.secrets = Mutex(secrets)
+    }
+
+    /// Whether it was used (or handed to a `preSignatureFinal` call).
+    public var isConsumed: Bool { secrets.withLock { $0 == nil } }
+
+    /// Takes the secrets out, once.
+    func take() -> Secrets? {
+        secrets.withLock { value in
+            let taken = value
+            value = nil
+            return taken
+        }
+    }
+}
+
+extension PreSignature: CustomStringConvertible {
+    /// No secrets: ids, signer, expiry, and whether it was consumed.
+    public var description: String {
+        "PreSignature(key \(keyId), signer \(signer), id \(Hex.encode([UInt8](id.prefix(4))))…, expires \(expiresAt), "
+            + "consumed: \(isConsumed))"
+    }
+}
+
+/// What a preSign step leaves behind (filled in by `TrioSession.run`).
+final class PresignCapture: @unchecked Sendable {
+    var presignature: DKLsPresignature?
+    var stored: StoredPayload?
+    var keys: PreSignFinalKeys?
+}

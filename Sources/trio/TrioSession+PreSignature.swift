@@ -1,0 +1,130 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Presignatures (`specs/session.md` §8; ECDSA, `dkls23.md` §13.4): preSign over the WebSocket with
+/// one node X (stored there, STORED), the finish later over one HTTP POST (FINAL_REQUEST →
+/// FINAL_RESPONSE, end-to-end encrypted between the app and X with the preSignFinal keys).
+extension TrioSession {
+    /// Presigns with node A (default) or B along the soft `chainPath`: rounds 1–2 of DKLs23 signing
+    /// now, so that `preSignatureFinal` needs one POST. X stores its half (bound to key id,
+    /// generation, signer set, path) before it answers STORED. ECDSA only.
+    /// - Parameter ttl: requested lifetime in seconds (the node caps it; default 24 h).
+    public func preSignature(keyshare: Keyshare, chainPath: String = "m", signer: TrioSigner = .nodeA,
+                             ttl: UInt32? = nil) async throws(SilentShardError) -> PreSignature {
+        try check(keyshare)
+        guard keyshare.algorithm == .ecdsa else { throw .unsupportedOperation }
+        let path: DerivationPath
+        do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
+        try await settleIfStaged(keyshare)
+        let signers: [PartyIndex] = [0, signer.index]
+        let capture = PresignCapture()
+        _ = try await step(.preSign, action: transport.actions.preSign, existing: keyshare, participants: signers,
+                           presign: capture) { setup in
+            setup.keyID = keyshare.keyIdBytes
+            setup.gen = [UInt8](keyshare.generation)
+            setup.path = DerivationPathBytes(indices: path.indices).encoded
+            setup.presignTTL = ttl
+        } machine: { instanceID, setupHash, _ throws(ProtocolError) in
+            guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+            return try SessionProtocolMachine.dklsPresign(keyshare: share, signers: signers, instanceID: instanceID,
+                                                          setupHash: setupHash, path: path)
+        }
+        guard let presignature = capture.presignature, let stored = capture.stored, let keys = capture.keys,
+              let bytes = try? presignature.serialized(), let derived = try? presignature.derivedKey.compressed()
+        else { throw .invalidInput(reason: "preSign ended without a presignature") }
+        return PreSignature(id: stored.presigID, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
+                            chainPath: chainPath, derivedPublicKey: derived,
+                            expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
+                            algorithm: keyshare.algorithm, secrets: .init(presignature: bytes, finalKeys: keys))
+    }
+
+    /// Finishes `preSignature` on `message` (ECDSA: the 32-byte hash) with one HTTP POST to its node
+    /// (`NetworkClient.sendPostRequest`; through A when the signer is B) and returns the signature,
+    /// verified under the derived key. Consumes the presignature on the first call, even if it fails.
+    public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
+        let messageBytes = [UInt8](message)
+        guard let secrets = preSignature.take() else { throw .presignatureConsumed }
+        guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
+        guard messageBytes.count == SessionConstants.ecdsaMessageByteCount else {
+            throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
+        }
+        // §8.2: the app refuses with a 60 s margin.
+        guard Date().addingTimeInterval(60) < preSignature.expiresAt else { throw .presignatureExpired }
+        let finishState: DKLsSign.FinishState, request: Frame
+        do {
+            let presignature = try DKLsPresignature.deserialize(secrets.presignature)
+            guard Hex.encode(presignature.keyId) == preSignature.keyId,
+                  presignature.generation == [UInt8](preSignature.generation)
+            else { throw SilentShardError.invalidInput(reason: "presignature binding") }
+            let (state, ownFinish) = try presignature.finish(messageHash: messageBytes)
+            finishState = state
+            request = try secrets.finalKeys.request(presigID: [UInt8](preSignature.id), message: messageBytes,
+                                                    finish: ownFinish.payload)
+        } catch let error as SilentShardError {
+            throw error
+        } catch let error as SessionError {
+            throw SilentShardError(error)
+        } catch let error as ProtocolError {
+            throw SilentShardError(error)
+        } catch {
+            throw .invalidKeyshare(reason: "keyshare")
+        }
+        let responseBytes: [UInt8]
+        do {
+            responseBytes = [UInt8](try await transport.client.sendPostRequest(
+                action: transport.actions.preSignFinal, params: preSignature.keyId, body: Data(request.encoded())))
+        } catch {
+            throw Self.networkError(error)
+        }
+        let signer = preSignature.signer.index
+        let response: Frame
+        do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }
+        if response.header.kind == .reject { throw rejection(response) }
+        let nodeFinish: [UInt8]
+        do { nodeFinish = try secrets.finalKeys.openResponse(response) } catch {
+            throw .messageAuthenticationFailed(party: .node(signer))
+        }
+        guard response.header.instanceID == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
+        do {
+            let signature = try finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
+                                                                     payload: nodeFinish)])
+            return Signature(ecdsa: signature)
+        } catch {
+            throw SilentShardError(error)
+        }
+    }
+
+    /// A REJECT answering a FINAL_REQUEST: authenticated when its certificate verifies under the
+    /// cluster key and its signature under the certified node key.
+    private func rejection(_ frame: Frame) -> SilentShardError {
+        let sender = frame.header.sender
+        guard (sender == 1 || sender == 2), let payload = try? RejectPayload(bytes: frame.body) else {
+            return .malformedMessage(party: nil)
+        }
+        var authenticated = false
+        if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(cloudVerifyingKey) {
+            let now = UInt64(Date().timeIntervalSince1970)
+            authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
+                && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
+        }
+        return SilentShardError(SessionError.reported(payload.code, by: sender, blamed: nil, authenticated: authenticated))
+    }
+
+    /// After the presignature: X's STORED (presig_id = this session's instance id, the key id and
+    /// generation of the SETUP), and the preSignFinal keys shared with X.
+    func awaitStored(_ presignature: DKLsPresignature, signer: PartyIndex, capture: PresignCapture,
+                     channel: inout PartyFrameChannel, read: SessionDriver.Read) async throws(SilentShardError) {
+        let frame = try await SessionDriver.awaitControl(.stored, from: signer, channel: &channel, read: read)
+        guard let stored = try? StoredPayload(bytes: frame.payload), stored.presigID == channel.instanceID,
+              stored.keyID == presignature.keyId, stored.gen == presignature.generation
+        else { throw .protocolViolation(party: .node(signer)) }
+        let keys: PreSignFinalKeys?
+        do { keys = try channel.receiver.preSignFinalKeys(with: signer) } catch { throw SilentShardError(error) }
+        guard let keys else { throw .protocolViolation(party: .node(signer)) }
+        capture.presignature = presignature
+        capture.stored = stored
+        capture.keys = keys
+    }
+}
