@@ -33,7 +33,23 @@ public final class PreSignature: Sendable {
         let finalKeys: PreSignFinalKeys
     }
 
+    /// The request sent by the first `preSignatureFinal` (§8.5: a retry with the same message resends
+    /// these exact bytes; the node answers from its finish record).
+    struct Pending: Sendable {
+        let message: [UInt8]
+        let request: [UInt8]
+        let finishState: DKLsSign.FinishState
+        let keys: PreSignFinalKeys
+    }
+
+    enum Use: Sendable {
+        case fresh(Secrets)
+        case resend(Pending)
+        case consumed
+    }
+
     private let secrets: Mutex<Secrets?>
+    private let pending = Mutex<Pending?>(nil)
 
     init(id: [UInt8], keyId: String, generation: [UInt8], signer: TrioSigner, chainPath: String, derivedPublicKey: [UInt8],
          expiresAt: Date, algorithm: Keyshare.Algorithm, secrets: Secrets) {
@@ -50,6 +66,18 @@ public final class PreSignature: Sendable {
 
     /// Whether it was used (or handed to a `preSignatureFinal` call).
     public var isConsumed: Bool { secrets.withLock { $0 == nil } }
+
+    /// The first call takes the secrets; later calls get the pending request if it was for `message`.
+    func use(for message: [UInt8]) -> Use {
+        if let secrets = take() { return .fresh(secrets) }
+        if let sent = pending.withLock({ $0 }), sent.message == message { return .resend(sent) }
+        return .consumed
+    }
+
+    func recordSent(_ sent: Pending) { pending.withLock { $0 = sent } }
+
+    /// The app's tombstone key id in `StorageClient` (§8.2).
+    var tombstoneKeyId: String { "~ss/presig/" + Hex.encode([UInt8](id)) }
 
     /// Takes the secrets out, once.
     func take() -> Secrets? {

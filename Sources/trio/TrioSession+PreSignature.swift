@@ -45,36 +45,16 @@ extension TrioSession {
     /// verified under the derived key. Consumes the presignature on the first call, even if it fails.
     public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
         let messageBytes = [UInt8](message)
-        guard let secrets = preSignature.take() else { throw .presignatureConsumed }
-        guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
-        guard messageBytes.count == SessionConstants.ecdsaMessageByteCount else {
-            throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
-        }
-        // §8.2: the app refuses with a 60 s margin.
-        guard Date().addingTimeInterval(60) < preSignature.expiresAt else { throw .presignatureExpired }
-        let finishState: DKLsSign.FinishState, request: Frame
-        do {
-            let presignature = try DKLsPresignature.deserialize(secrets.presignature)
-            guard Hex.encode(presignature.keyId) == preSignature.keyId,
-                  presignature.generation == [UInt8](preSignature.generation)
-            else { throw SilentShardError.invalidInput(reason: "presignature binding") }
-            let (state, ownFinish) = try presignature.finish(messageHash: messageBytes)
-            finishState = state
-            request = try secrets.finalKeys.request(presigID: [UInt8](preSignature.id), message: messageBytes,
-                                                    finish: ownFinish.payload)
-        } catch let error as SilentShardError {
-            throw error
-        } catch let error as SessionError {
-            throw SilentShardError(error)
-        } catch let error as ProtocolError {
-            throw SilentShardError(error)
-        } catch {
-            throw .invalidKeyshare(reason: "keyshare")
+        let sent: PreSignature.Pending
+        switch preSignature.use(for: messageBytes) {
+        case .consumed: throw .presignatureConsumed
+        case .resend(let pending): sent = pending
+        case .fresh(let secrets): sent = try await firstRequest(preSignature, secrets: secrets, message: messageBytes)
         }
         let responseBytes: [UInt8]
         do {
             responseBytes = [UInt8](try await transport.client.sendPostRequest(
-                action: transport.actions.preSignFinal, params: preSignature.keyId, body: Data(request.encoded())))
+                action: transport.actions.preSignFinal, params: preSignature.keyId, body: Data(sent.request)))
         } catch {
             throw Self.networkError(error)
         }
@@ -83,17 +63,58 @@ extension TrioSession {
         do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }
         if response.header.kind == .reject { throw rejection(response) }
         let nodeFinish: [UInt8]
-        do { nodeFinish = try secrets.finalKeys.openResponse(response) } catch {
+        do { nodeFinish = try sent.keys.openResponse(response) } catch {
             throw .messageAuthenticationFailed(party: .node(signer))
         }
         guard response.header.instanceID == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
         do {
-            let signature = try finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
-                                                                     payload: nodeFinish)])
+            let signature = try sent.finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
+                                                                          payload: nodeFinish)])
             return Signature(ecdsa: signature)
         } catch {
             throw SilentShardError(error)
         }
+    }
+
+    /// §8.5 for a fresh presignature: check it, compute the app's finish and the FINAL_REQUEST, write
+    /// the tombstone durably (staged = the request bytes), remember the request for a same-message retry.
+    private func firstRequest(_ preSignature: PreSignature, secrets: PreSignature.Secrets,
+                              message: [UInt8]) async throws(SilentShardError) -> PreSignature.Pending {
+        guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
+        guard message.count == SessionConstants.ecdsaMessageByteCount else {
+            throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
+        }
+        // §8.2: the app refuses with a 60 s margin.
+        let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
+        guard Date().addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
+        let pending: PreSignature.Pending
+        do {
+            let presignature = try DKLsPresignature.deserialize(secrets.presignature)
+            guard Hex.encode(presignature.keyId) == preSignature.keyId,
+                  presignature.generation == [UInt8](preSignature.generation)
+            else { throw SilentShardError.invalidInput(reason: "presignature binding") }
+            let (state, ownFinish) = try presignature.finish(messageHash: message)
+            let request = try secrets.finalKeys.request(presigID: [UInt8](preSignature.id), message: message,
+                                                        finish: ownFinish.payload)
+            pending = PreSignature.Pending(message: message, request: request.encoded(), finishState: state,
+                                           keys: secrets.finalKeys)
+        } catch let error as SilentShardError {
+            throw error
+        } catch let error as SessionError {
+            throw SilentShardError(error)
+        } catch let error as ProtocolError {
+            throw SilentShardError(error)
+        } catch {
+            throw .invalidInput(reason: "presignature")
+        }
+        do {
+            try await storageClient.stage(keyId: preSignature.tombstoneKeyId,
+                                          StoredShare(kind: .sdkRecord, bytes: Array("SPT1".utf8) + message + pending.request))
+        } catch {
+            throw SilentShardError(storage: error)
+        }
+        preSignature.recordSent(pending)
+        return pending
     }
 
     /// A REJECT answering a FINAL_REQUEST: authenticated when its certificate verifies under the

@@ -47,7 +47,8 @@ struct TrioPresignatureTests {
     @Test(arguments: [TrioSigner.nodeA, .nodeB])
     func presignStoredAtSignerThenFinalOnce(signer: TrioSigner) async throws {
         let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
-        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let storage = InMemoryStorageClient()
+        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t", storage: storage)
         let keyshare = try await session.keygen()
         let presignature = try await session.preSignature(keyshare: keyshare, chainPath: "m/7/1", signer: signer)
         let other: TrioSigner = signer == .nodeA ? .nodeB : .nodeA
@@ -64,11 +65,14 @@ struct TrioPresignatureTests {
         #expect(try Self.verifies(signature, hash: message, key: key))
         #expect(presignature.isConsumed)
         #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
-        // Single use at the app: a second call (same or another message) fails locally.
-        for again in [message, Self.hash("another message")] {
-            await #expect(throws: SilentShardError.presignatureConsumed) {
-                _ = try await session.preSignatureFinal(preSignature: presignature, message: again)
-            }
+        // §8.5: the tombstone holds the exact request; a retry with the same message resends it and the
+        // node answers from its finish record (same signature); another message fails locally.
+        let tombstone = try #require(try await storage.read(keyId: "~ss/presig/" + Hex.encode([UInt8](presignature.id))))
+        #expect(tombstone.staged?.kind == .sdkRecord)
+        let again = try await session.preSignatureFinal(preSignature: presignature, message: message)
+        #expect(again.r == signature.r && again.s == signature.s)
+        await #expect(throws: SilentShardError.presignatureConsumed) {
+            _ = try await session.preSignatureFinal(preSignature: presignature, message: Self.hash("another message"))
         }
         // Ordinary signing still works.
         let plain = try await session.signature(keyshare: keyshare, message: Self.hash("plain"), signer: signer)
@@ -86,26 +90,26 @@ struct TrioPresignatureTests {
         let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
         let key = try Self.derivedKey(keyshare, path: "m")
-        let message = Self.hash("fifty at the app")
-
+        // At the app: 50 concurrent calls, each with another message.
         let shared = try await session.preSignature(keyshare: keyshare, signer: signer)
-        let outcomes = await withTaskGroup(of: Result<Signature, SilentShardError>.self) { group in
-            for _ in 0..<50 {
+        let outcomes = await withTaskGroup(of: (Data, Result<Signature, SilentShardError>).self) { group in
+            for index in 0..<50 {
                 group.addTask {
+                    let message = Self.hash("fifty at the app \(index)")
                     do throws(SilentShardError) {
-                        return .success(try await session.preSignatureFinal(preSignature: shared, message: message))
+                        return (message, .success(try await session.preSignatureFinal(preSignature: shared, message: message)))
                     }
-                    catch { return .failure(error) }
+                    catch { return (message, .failure(error)) }
                 }
             }
-            var all: [Result<Signature, SilentShardError>] = []
+            var all: [(Data, Result<Signature, SilentShardError>)] = []
             for await outcome in group { all.append(outcome) }
             return all
         }
-        let signatures = outcomes.compactMap { try? $0.get() }
+        let signatures = outcomes.compactMap { outcome in (try? outcome.1.get()).map { (outcome.0, $0) } }
         #expect(signatures.count == 1)
-        for signature in signatures { #expect(try Self.verifies(signature, hash: message, key: key)) }
-        #expect(outcomes.filter { if case .failure(.presignatureConsumed) = $0 { true } else { false } }.count == 49)
+        for (message, signature) in signatures { #expect(try Self.verifies(signature, hash: message, key: key)) }
+        #expect(outcomes.filter { if case .failure(.presignatureConsumed) = $0.1 { true } else { false } }.count == 49)
 
         // At the node: 50 different valid requests for one stored half.
         let presignature = try await session.preSignature(keyshare: keyshare, signer: signer)
