@@ -97,8 +97,9 @@ extension PreSignature: CustomStringConvertible {
     }
 }
 
-/// What a preSign step leaves behind (filled in by `TrioSession.run`).
+/// What a preSign or export step leaves behind (filled in by `TrioSession.run`).
 final class PresignCapture: @unchecked Sendable {
+    var exported: ExportedKey?
     var presignature: DKLsPresignature?
     var stored: StoredPayload?
     var keys: PreSignFinalKeys?

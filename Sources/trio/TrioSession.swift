@@ -261,6 +261,11 @@ public final class TrioSession: Sendable {
                 try await awaitStored(presignature, signer: nodes[0], capture: presign, channel: &channel, read: read)
                 return nil
             }
+            if let exported = finished.exportedKey, let presign {
+                presign.exported = exported
+                if let done = try? channel.control(.done, payload: DonePayload.none.encoded) { try? await send([done]) }
+                return nil
+            }
             guard let finishedResult = finished.result else { throw .invalidInput(reason: "unexpected result") }
             result = finishedResult
         } catch {

@@ -21,6 +21,8 @@ public enum TrioStepReport: Sendable, Equatable {
     case signed(confirmed: Bool)
     /// A preSign step stored this node's presignature half (STORED sent).
     case presignatureStored(keyId: String)
+    /// An export step sent this node's share to the app; `confirmed` says whether the app's DONE came.
+    case exported(keyId: String, confirmed: Bool)
     /// A reconcile ended: with the app's DONE (`outcome` nil), or its COMMIT / rollback answered
     /// with this decision.
     case reconciled(keyId: String, outcome: CommitDecision?)
@@ -57,7 +59,7 @@ public final class TrioStepRunner: Sendable {
     let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
 
     /// Operations served in this increment.
-    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .reconcile, .import,
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .reconcile, .import,
                                                                     .hardDerivation]
 
     /// - Parameters:
@@ -182,6 +184,11 @@ public final class TrioStepRunner: Sendable {
             return try SessionProtocolMachine.dklsPresign(keyshare: try keyshare.dklsKeyshare(),
                                                           signers: setup.participants.parties, instanceID: instanceID,
                                                           setupHash: setupHash, path: try DerivationPath(text))
+        case (.export, _):
+            guard let keyshare, let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try SessionProtocolMachine.export(keyshare: keyshare, participants: setup.participants.parties,
+                                                     receiverKey: try X25519.PublicKey(bytes: exportKey), oneTimeKey: nil,
+                                                     instanceID: instanceID, setupHash: setupHash)
         case (.sign, _):
             guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
@@ -317,6 +324,11 @@ public final class TrioStepRunner: Sendable {
                                                               read: read, relay: relay)
             if let presignature = finished.presignature {
                 return await storePresignature(presignature, setup: setup, channel: &channel, send: send)
+            }
+            if finished.exportSent {
+                // §5.2: the app reconstructs, then DONE; audit whether it came.
+                let done = try? await SessionDriver.awaitControl(.done, from: 0, channel: &channel, read: read, relay: relay)
+                return .exported(keyId: setup.payload.keyID.map { Hex.encode($0) } ?? "", confirmed: done != nil)
             }
             guard let finishedResult = finished.result else { throw SilentShardError.invalidInput(reason: "no result") }
             result = finishedResult

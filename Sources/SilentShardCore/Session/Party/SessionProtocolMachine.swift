@@ -25,6 +25,8 @@ public struct SessionProtocolMachine: Sendable {
         case frostSign(FROST.SigningSession, round: Int)
         case dklsHardStart(DKLsHardDerivation.Parameters)
         case dklsHard(DKLsHardDerivation.State)
+        case dklsExport(DKLsExport.Parameters, X25519.PrivateKey?)
+        case frostExport(FROST.Export.Sealed.Parameters, X25519.PrivateKey?)
         case finished
     }
 
@@ -46,8 +48,12 @@ public struct SessionProtocolMachine: Sendable {
     public private(set) var result: DuoProtocolResult?
     /// A preSign run's outcome (ECDSA): this party's presignature, single use.
     public private(set) var presignature: DKLsPresignature?
-    /// Whether the run ended (with `result` or `presignature`).
-    public var isFinished: Bool { result != nil || presignature != nil }
+    /// An export run's outcome at the receiver (the app): the whole key, checked x·G = P.
+    public private(set) var exportedKey: ExportedKey?
+    /// Whether the run ended (with `result`, `presignature`, `exportedKey`, or an exporter's sent share).
+    public var isFinished: Bool { result != nil || presignature != nil || exportedKey != nil || exportSent }
+    /// An exporter's run ends once its share is sent.
+    public private(set) var exportSent = false
 
     private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode, groupID: [UInt8]?,
                  messageHash: [UInt8] = [], receivable: Set<UInt16>) {
@@ -78,6 +84,8 @@ public struct SessionProtocolMachine: Sendable {
         case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
         case (.sign, .ecdsa): return dklsSignTags
         case (.preSign, .ecdsa): return dklsPresignTags
+        case (.export, .ecdsa): return [DKLsTag.exportShare]
+        case (.export, .eddsa): return [FROST.MessageTag.exportShare.rawValue]
         case (.sign, .eddsa): return frostSignTags
         case (.hardDerivation, .ecdsa): return [DKLsTag.hardDerivation]
         default: return []
@@ -164,6 +172,31 @@ public struct SessionProtocolMachine: Sendable {
         return machine
     }
 
+    /// Export (`dkls23.md` §16) to the app (party 0) by every party in `participants` (E): each node
+    /// sends its share encrypted to the app's one-time key `receiverKey`; the app (`oneTimeKey` set)
+    /// opens them, checks each against its public share, interpolates and checks x·G = P.
+    public static func export(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
+                              oneTimeKey: X25519.PrivateKey?, instanceID: [UInt8],
+                              setupHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
+        switch keyshare.algorithm {
+        case .ecdsa:
+            guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+            let parameters = try DKLsExport.Parameters(keyshare: share, exporters: participants, receiver: 0,
+                                                       receiverKey: receiverKey, instanceId: instanceID, setupHash: setupHash)
+            return SessionProtocolMachine(local: share.partyIndex, participants: participants,
+                                          state: .dklsExport(parameters, oneTimeKey), mode: keyshare.mode, groupID: nil,
+                                          receivable: [DKLsTag.exportShare])
+        case .eddsa:
+            guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+            let parameters = try FROST.Export.Sealed.Parameters(keyshare: share, exporters: participants, receiver: 0,
+                                                                receiverKey: receiverKey, instanceId: instanceID,
+                                                                setupHash: setupHash)
+            return SessionProtocolMachine(local: share.party, participants: participants,
+                                          state: .frostExport(parameters, oneTimeKey), mode: keyshare.mode, groupID: nil,
+                                          receivable: [FROST.MessageTag.exportShare.rawValue])
+        }
+    }
+
     /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
     public static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                 mode: Keyshare.Mode, groupID: [UInt8]?,
@@ -216,9 +249,34 @@ public struct SessionProtocolMachine: Sendable {
             state = .frostSign(session, round: 1)
             awaiting = [FROST.MessageTag.signRound1.rawValue]
             return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil, payload: session.round1Message)]
+        case .dklsExport(let parameters, let oneTimeKey):
+            if local == parameters.receiver {
+                guard oneTimeKey != nil else { throw .invalidInput(.invalidParameters) }
+                awaiting = [DKLsTag.exportShare]
+                return []
+            }
+            let message = try DKLsExport.exportShare(parameters, using: &rng)
+            endExport()
+            return [message]
+        case .frostExport(let parameters, let oneTimeKey):
+            if local == parameters.receiver {
+                guard oneTimeKey != nil else { throw .invalidInput(.invalidParameters) }
+                awaiting = [FROST.MessageTag.exportShare.rawValue]
+                return []
+            }
+            let payload = try FROST.Export.Sealed.exportShare(parameters, using: &rng)
+            endExport()
+            return [ProtocolMessage(tag: FROST.MessageTag.exportShare.rawValue, from: local, to: parameters.receiver,
+                                    payload: payload)]
         default:
             throw .invalidInput(.invalidParameters)
         }
+    }
+
+    private mutating func endExport() {
+        state = .finished
+        awaiting = []
+        exportSent = true
     }
 
     /// Consumes every peer's messages for the current round (exactly one per awaited tag and peer)
@@ -291,6 +349,31 @@ public struct SessionProtocolMachine: Sendable {
                 throw .abort(party: nil, reason: .publicKeyMismatch)
             }
             finish(.keyshare(wrapped))
+            return []
+        case .dklsExport(let parameters, let oneTimeKey?):
+            let root = try DKLsExport.receive(parameters, privateKey: oneTimeKey, messages: messages)
+            let keyshare = parameters.keyshare
+            guard let publicKey = try? keyshare.publicKey.compressed(),
+                  let key = try? ExportedKey(algorithm: .ecdsa, privateKey: Data(root.privateKey.bytes),
+                                             chainCode: Data(root.chainCode), publicKey: Data(publicKey),
+                                             keyId: Hex.encode(keyshare.keyId))
+            else { throw .abort(party: nil, reason: .publicKeyMismatch) }
+            state = .finished
+            awaiting = []
+            exportedKey = key
+            return []
+        case .frostExport(let parameters, let oneTimeKey?):
+            var sealed: [PartyIndex: [UInt8]] = [:]
+            for (from, payload) in payloads(FROST.MessageTag.exportShare.rawValue) { sealed[from] = payload }
+            let root = try FROST.Export.Sealed.receive(parameters, privateKey: oneTimeKey, messages: sealed)
+            let keyshare = parameters.keyshare
+            guard let key = try? ExportedKey(algorithm: .eddsa, privateKey: Data(root.bytes),
+                                             chainCode: Data(keyshare.chainCode), publicKey: Data(keyshare.publicKey.bytes),
+                                             keyId: Hex.encode(keyshare.keyId))
+            else { throw .abort(party: nil, reason: .publicKeyMismatch) }
+            state = .finished
+            awaiting = []
+            exportedKey = key
             return []
         case .frostSign(var session, 1):
             for (from, payload) in payloads(FROST.MessageTag.signRound1.rawValue) { try session.receiveRound1(payload, from: from) }
