@@ -184,8 +184,12 @@ public final class TrioSession: Sendable {
 
     /// One step; a preSign step (`presign` given) returns nil and leaves its result in `presign`.
     func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
-              reconciling: ReconcileContext? = nil, presign: PresignCapture?, fill: (inout SetupPayload) -> Void,
+              reconciling: ReconcileContext? = nil, presign: PresignCapture?, keyIdParam: String? = nil,
+              groupID: [UInt8]? = nil, fill: (inout SetupPayload) -> Void,
               machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
+        // Without a keyshare (recover): the route's key id and the pinned group, if the caller has them.
+        let params = existing?.keyId ?? keyIdParam
+        let recordedGroup = existing?.groupId.map { [UInt8]($0) } ?? groupID
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
         do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
@@ -197,7 +201,7 @@ public final class TrioSession: Sendable {
         var setup = SetupPayload(mode: .trio, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
                                  deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
                                  participants: PartySet(participants))
-        if let group = existing?.groupId { setup.groupID = [UInt8](group) }
+        if let recordedGroup { setup.groupID = recordedGroup }
         fill(&setup)
         let setupFrame: Frame
         do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
@@ -205,13 +209,13 @@ public final class TrioSession: Sendable {
         catch { throw .authenticationFailed(reason: "device signer failed") }
         var channel = try PartyFrameChannel(
             local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
-            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: existing?.groupId.map { [UInt8]($0) }),
+            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: recordedGroup),
             protocolTags: SessionProtocolMachine.receivableTags(operation: operation, algorithm: sessionAlgorithm))
 
         await gate.acquire()
         let client = transport.client
         do {
-            try await client.connect(action: action, params: existing?.keyId)
+            try await client.connect(action: action, params: params)
         } catch {
             await gate.release()
             throw Self.networkError(error)

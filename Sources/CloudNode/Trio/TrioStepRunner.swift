@@ -59,8 +59,8 @@ public final class TrioStepRunner: Sendable {
     let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
 
     /// Operations served in this increment.
-    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .reconcile, .import,
-                                                                    .hardDerivation]
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .recover, .reconcile,
+                                                                    .import, .hardDerivation]
 
     /// - Parameters:
     ///   - identity: the node's role, key, certificate and the cluster key.
@@ -122,6 +122,15 @@ public final class TrioStepRunner: Sendable {
         }
         guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
+        if setup.operation == .recover {
+            // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
+            // expected public key, which must be this key's (no gen: the app lost its share).
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            if state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
+            return share
+        }
         guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
         if setup.operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
         return share
@@ -184,6 +193,16 @@ public final class TrioStepRunner: Sendable {
             return try SessionProtocolMachine.dklsPresign(keyshare: try keyshare.dklsKeyshare(),
                                                           signers: setup.participants.parties, instanceID: instanceID,
                                                           setupHash: setupHash, path: try DerivationPath(text))
+        case (.recover, .ecdsa):
+            guard let keyshare, let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let current = try keyshare.dklsKeyshare()
+            let expected = try Secp256k1.Point(compressed: publicKey)
+            guard current.publicKey == expected, let holders = setup.holders?.parties else {
+                throw SilentShardError.invalidInput(reason: "recover key")
+            }
+            return try SessionProtocolMachine.dklsRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                          setupHash: setupHash, holders: holders, current: current,
+                                                          expectedPublicKey: expected, mode: .trio, groupID: identity.groupID)
         case (.export, _):
             guard let keyshare, let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
             return try SessionProtocolMachine.export(keyshare: keyshare, participants: setup.participants.parties,

@@ -110,6 +110,21 @@ public struct SessionProtocolMachine: Sendable {
                                       groupID: groupID, receivable: dklsDKGTags)
     }
 
+    /// DKLs23 recovery (`dkls23.md` §12.6): a refresh whose holders are `holders`; a party outside them
+    /// passes `current` = nil (it lost its share) and receives the PKI from every holder (byte-identical
+    /// copies required), and every party checks that the key is `expectedPublicKey`.
+    public static func dklsRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+                                   setupHash: [UInt8], holders: [PartyIndex], current: DKLsKeyshare?,
+                                   expectedPublicKey: Secp256k1.Point, mode: Keyshare.Mode,
+                                   groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
+                                                instanceId: instanceID, setupHash: setupHash,
+                                                mode: .refresh(holders: holders, keyshare: current,
+                                                               expectedPublicKey: expectedPublicKey))
+        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                      state: .dklsDKGStart(parameters), mode: mode, groupID: groupID, receivable: dklsDKGTags)
+    }
+
     /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
     /// the private key; the result is a fresh sharing of that key.
     public static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
