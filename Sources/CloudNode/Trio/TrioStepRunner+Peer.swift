@@ -35,7 +35,11 @@ extension TrioStepRunner {
         if opened.payload.purpose == .preSignFinal {
             // §2.3, §8.4: one FINAL_REQUEST relayed by A; B checks the app token itself.
             let response: [UInt8]
-            if await tokenVerdict(opened.payload.token) == .accepted {
+            let requestID = (try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)))?.instanceID
+            if requestID != opened.instanceID {
+                // The link names the presignature it is for (LINK_OPEN instance_id = presig_id).
+                response = rejectFrame(SetupRejection(.unexpected), instanceID: opened.instanceID, setupHash: nil).encoded()
+            } else if await tokenVerdict(opened.payload.token) == .accepted {
                 response = await preSignFinalLocally(message)
             } else {
                 response = rejectFrame(SetupRejection(opened.payload.token == nil ? .authRequired : .authInvalid), instanceID: opened.instanceID, setupHash: nil).encoded()
