@@ -97,7 +97,7 @@ def _der(r: bytes, s: bytes) -> bytes:
 
 TRIO_OPERATIONS = {
     "ecdsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "signAfterRecover", "export"),
-    "eddsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "export"),
+    "eddsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "export"),
 }
 
 
@@ -131,7 +131,7 @@ def test_demo_json_with_path_and_message():
     digest = hashlib.sha256(os.urandom(16)).digest()
     runs = demo("--path", path, "--message", digest.hex())
     signed = [run for run in runs if "signature" in run]
-    assert len(signed) == 4 + 8  # duo: 2 per algorithm; trio: 5 ECDSA (+ preSignFinal, signAfterRecover), 3 EdDSA
+    assert len(signed) == 4 + 9  # duo: 2 per algorithm; trio: 5 ECDSA (+ preSignFinal, signAfterRecover), 4 EdDSA (+ preSignFinal)
     for run in signed:
         assert run["path"] == path and run["message"] == digest.hex()
         check_signature_run(run)

@@ -126,12 +126,12 @@ enum TrioDemo {
             try await session.signature(keyshare: refreshed, message: message, chainPath: options.path)
         }, verify: verify, fields: signatureFields)
         var current = refreshed
+        // Presign with A (stored at A), then finish over one HTTP POST.
+        _ = try await timed("preSignFinal", {
+            let presignature = try await session.preSignature(keyshare: refreshed, chainPath: options.path)
+            return try await session.preSignatureFinal(preSignature: presignature, message: message)
+        }, verify: verify, fields: signatureFields)
         if algorithm == .ecdsa {
-            // Presign with A (stored at A), then finish over one HTTP POST.
-            _ = try await timed("preSignFinal", {
-                let presignature = try await session.preSignature(keyshare: refreshed, chainPath: options.path)
-                return try await session.preSignatureFinal(preSignature: presignature, message: message)
-            }, verify: verify, fields: signatureFields)
             // The app loses its share (fresh storage, same device key): A and B re-share it, then sign.
             let recovering = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
                                                              networkClient: client, storageClient: InMemoryStorageClient())

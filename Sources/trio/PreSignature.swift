@@ -5,7 +5,8 @@ import SilentShardCore
 import Synchronization
 
 /// The app's half of a trio presignature (`specs/session.md` §8): made by
-/// `TrioSession.preSignature(keyshare:chainPath:)` with one node X, finished once by
+/// `TrioSession.preSignature(keyshare:chainPath:)` with one node X (ECDSA: DKLs23 rounds 1–2; EdDSA:
+/// FROST round 1), finished once by
 /// `TrioSession.preSignatureFinal(preSignature:message:)` over HTTP POST to X (through A when X = B).
 ///
 /// Strictly single use: the first `preSignatureFinal` takes the secrets out (even if that call then
@@ -22,15 +23,20 @@ public final class PreSignature: Sendable {
     public let signer: TrioSigner
     /// The soft derivation path the signature will be under.
     public let chainPath: String
-    /// P′: the (derived) public key the signature will verify under (compressed secp256k1).
+    /// P′: the (derived) public key the signature will verify under (ECDSA compressed secp256k1,
+    /// EdDSA 32 bytes).
     public let derivedPublicKey: Data
     /// After this instant the node refuses the presignature (the app refuses 60 s earlier).
     public let expiresAt: Date
     let algorithm: Keyshare.Algorithm
 
     struct Secrets: Sendable {
+        /// ECDSA: `DKLsPresignature.serialized()`; EdDSA: `FROST.Presignature.serialized()`.
         let presignature: [UInt8]
         let finalKeys: PreSignFinalKeys
+        /// EdDSA: the app keyshare (the share computation needs s_0) and X's round-1 commitments.
+        var frostKeyshare: FROST.Keyshare? = nil
+        var peerRound1: [UInt8] = []
     }
 
     /// The request sent by the first `preSignatureFinal` (§8.5: a retry with the same message resends
@@ -38,7 +44,9 @@ public final class PreSignature: Sendable {
     struct Pending: Sendable {
         let message: [UInt8]
         let request: [UInt8]
-        let finishState: DKLsSign.FinishState
+        /// ECDSA: the finish state; EdDSA: the signing session after round 2.
+        let finishState: DKLsSign.FinishState?
+        let frostSession: FROST.SigningSession?
         let keys: PreSignFinalKeys
     }
 
@@ -101,6 +109,7 @@ extension PreSignature: CustomStringConvertible {
 final class PresignCapture: @unchecked Sendable {
     var exported: ExportedKey?
     var presignature: DKLsPresignature?
+    var frost: (presignature: FROST.Presignature, peer: PartyIndex, peerRound1: [UInt8])?
     var stored: StoredPayload?
     var keys: PreSignFinalKeys?
 }

@@ -14,7 +14,6 @@ extension TrioSession {
     public func preSignature(keyshare: Keyshare, chainPath: String = "m", signer: TrioSigner = .nodeA,
                              ttl: UInt32? = nil) async throws(SilentShardError) -> PreSignature {
         try check(keyshare)
-        guard keyshare.algorithm == .ecdsa else { throw .unsupportedOperation }
         let path: DerivationPath
         do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
         try await settleIfStaged(keyshare)
@@ -27,9 +26,28 @@ extension TrioSession {
             setup.path = DerivationPathBytes(indices: path.indices).encoded
             setup.presignTTL = ttl
         } machine: { instanceID, setupHash, _ throws(ProtocolError) in
-            guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-            return try SessionProtocolMachine.dklsPresign(keyshare: share, signers: signers, instanceID: instanceID,
-                                                          setupHash: setupHash, path: path)
+            switch keyshare.algorithm {
+            case .ecdsa:
+                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try SessionProtocolMachine.dklsPresign(keyshare: share, signers: signers, instanceID: instanceID,
+                                                              setupHash: setupHash, path: path)
+            case .eddsa:
+                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                return try SessionProtocolMachine.frostPresign(keyshare: share, signers: signers)
+            }
+        }
+        if keyshare.algorithm == .eddsa {
+            guard let frost = capture.frost, let stored = capture.stored, let keys = capture.keys,
+                  let share = try? keyshare.frostKeyshare(), let bytes = try? frost.presignature.serialized(),
+                  let derivation = try? FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode,
+                                                         path: path.indices)
+            else { throw .invalidInput(reason: "preSign ended without a presignature") }
+            return PreSignature(id: stored.presigID, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
+                                chainPath: chainPath, derivedPublicKey: derivation.publicKey.bytes,
+                                expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
+                                algorithm: .eddsa,
+                                secrets: .init(presignature: bytes, finalKeys: keys, frostKeyshare: share,
+                                               peerRound1: frost.peerRound1))
         }
         guard let presignature = capture.presignature, let stored = capture.stored, let keys = capture.keys,
               let bytes = try? presignature.serialized(), let derived = try? presignature.derivedKey.compressed()
@@ -68,11 +86,20 @@ extension TrioSession {
         }
         guard response.header.instanceID == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
         do {
-            let signature = try sent.finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
-                                                                          payload: nodeFinish)])
+            if var session = sent.frostSession {
+                try session.receiveRound2(nodeFinish, from: signer)
+                return try Signature(eddsa: Data(try session.signature()))
+            }
+            guard let finishState = sent.finishState else { throw ProtocolError.invalidInput(.invalidParameters) }
+            let signature = try finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
+                                                                     payload: nodeFinish)])
             return Signature(ecdsa: signature)
-        } catch {
+        } catch let error as SilentShardError {
+            throw error
+        } catch let error as ProtocolError {
             throw SilentShardError(error)
+        } catch {
+            throw .signatureFailed(party: nil)
         }
     }
 
@@ -81,14 +108,34 @@ extension TrioSession {
     private func firstRequest(_ preSignature: PreSignature, secrets: PreSignature.Secrets,
                               message: [UInt8]) async throws(SilentShardError) -> PreSignature.Pending {
         guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
-        guard message.count == SessionConstants.ecdsaMessageByteCount else {
-            throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
+        switch algorithm {
+        case .ecdsa:
+            guard message.count == SessionConstants.ecdsaMessageByteCount else {
+                throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
+            }
+        case .eddsa:
+            guard message.count <= SessionConstants.maximumEdDSAMessageByteCount else {
+                throw .invalidInput(reason: "EdDSA message longer than 32,768 bytes")
+            }
         }
         // §8.2: the app refuses with a 60 s margin.
         let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
         guard Date().addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
         let pending: PreSignature.Pending
         do {
+            if let share = secrets.frostKeyshare {
+                // FROST: the final is round 2 (transcript ‖ z) with the nonces and X's commitments of preSign.
+                let nonces = try FROST.Presignature.deserialize(secrets.presignature, keyshare: share)
+                let path = try DerivationPath(preSignature.chainPath)
+                var session = try FROST.SigningSession(keyshare: share, signers: [0, preSignature.signer.index],
+                                                       message: message, path: path.indices, presignature: nonces)
+                try session.receiveRound1(secrets.peerRound1, from: preSignature.signer.index)
+                let ownShare = try session.round2()
+                let request = try secrets.finalKeys.request(presigID: [UInt8](preSignature.id), message: message,
+                                                            finish: ownShare)
+                pending = PreSignature.Pending(message: message, request: request.encoded(), finishState: nil,
+                                               frostSession: session, keys: secrets.finalKeys)
+            } else {
             let presignature = try DKLsPresignature.deserialize(secrets.presignature)
             guard Hex.encode(presignature.keyId) == preSignature.keyId,
                   presignature.generation == [UInt8](preSignature.generation)
@@ -97,7 +144,8 @@ extension TrioSession {
             let request = try secrets.finalKeys.request(presigID: [UInt8](preSignature.id), message: message,
                                                         finish: ownFinish.payload)
             pending = PreSignature.Pending(message: message, request: request.encoded(), finishState: state,
-                                           keys: secrets.finalKeys)
+                                           frostSession: nil, keys: secrets.finalKeys)
+            }
         } catch let error as SilentShardError {
             throw error
         } catch let error as SessionError {
@@ -135,16 +183,15 @@ extension TrioSession {
 
     /// After the presignature: X's STORED (presig_id = this session's instance id, the key id and
     /// generation of the SETUP), and the preSignFinal keys shared with X.
-    func awaitStored(_ presignature: DKLsPresignature, signer: PartyIndex, capture: PresignCapture,
+    func awaitStored(keyID: [UInt8], gen: [UInt8], signer: PartyIndex, capture: PresignCapture,
                      channel: inout PartyFrameChannel, read: SessionDriver.Read) async throws(SilentShardError) {
         let frame = try await SessionDriver.awaitControl(.stored, from: signer, channel: &channel, read: read)
         guard let stored = try? StoredPayload(bytes: frame.payload), stored.presigID == channel.instanceID,
-              stored.keyID == presignature.keyId, stored.gen == presignature.generation
+              stored.keyID == keyID, stored.gen == gen
         else { throw .protocolViolation(party: .node(signer)) }
         let keys: PreSignFinalKeys?
         do { keys = try channel.receiver.preSignFinalKeys(with: signer) } catch { throw SilentShardError(error) }
         guard let keys else { throw .protocolViolation(party: .node(signer)) }
-        capture.presignature = presignature
         capture.stored = stored
         capture.keys = keys
     }

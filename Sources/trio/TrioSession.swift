@@ -262,7 +262,15 @@ public final class TrioSession: Sendable {
             }
             let finished = try await SessionDriver.runMachine(protocolMachine, channel: &channel, send: send, read: read)
             if let presignature = finished.presignature, let presign {
-                try await awaitStored(presignature, signer: nodes[0], capture: presign, channel: &channel, read: read)
+                presign.presignature = presignature
+                try await awaitStored(keyID: presignature.keyId, gen: presignature.generation, signer: nodes[0],
+                                      capture: presign, channel: &channel, read: read)
+                return nil
+            }
+            if let frost = finished.frostPresignature, let presign {
+                presign.frost = frost
+                try await awaitStored(keyID: frost.presignature.keyId, gen: frost.presignature.generation, signer: nodes[0],
+                                      capture: presign, channel: &channel, read: read)
                 return nil
             }
             if let exported = finished.exportedKey, let presign {

@@ -226,14 +226,58 @@ struct TrioPresignatureTests {
         await cluster.stop()
     }
 
-    /// EdDSA has no presignature path in this increment: refused before any connection.
-    @Test func eddsaPresignIsUnsupported() async throws {
+    /// EdDSA (FROST): preSign = round 1 (nonces stored at X, STORED), the final carries the app's
+    /// signature share and returns X's; verified with libsodium under the key (path m) and under the
+    /// derived key (m/7/1). 50 concurrent finals with 50 messages: exactly one signature.
+    @Test(arguments: [TrioSigner.nodeA, .nodeB])
+    func frostPresignAndFinal(signer: TrioSigner) async throws {
         let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
         let session = TrioOverWebSocketTests.session(.eddsa, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
-        await #expect(throws: SilentShardError.unsupportedOperation) {
-            _ = try await session.preSignature(keyshare: keyshare)
+        let atRoot = try await session.preSignature(keyshare: keyshare, signer: signer)
+        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 1)
+        #expect(atRoot.derivedPublicKey == keyshare.publicKey)
+        let message = Data("frost presigned with \(signer)".utf8)
+        let signature = try await session.preSignatureFinal(preSignature: atRoot, message: message)
+        let rootKey = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
+        #expect(rootKey.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message)))
+        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
+        let again = try await session.preSignatureFinal(preSignature: atRoot, message: message)
+        #expect(again.rawRepresentation == signature.rawRepresentation)
+        await #expect(throws: SilentShardError.presignatureConsumed) {
+            _ = try await session.preSignatureFinal(preSignature: atRoot, message: Data("other".utf8))
         }
+
+        let derived = try await session.preSignature(keyshare: keyshare, chainPath: "m/7/1", signer: signer)
+        #expect(derived.derivedPublicKey != keyshare.publicKey)
+        let derivedSignature = try await session.preSignatureFinal(preSignature: derived, message: message)
+        let derivedKey = try Ed25519.VerifyingKey(bytes: [UInt8](derived.derivedPublicKey))
+        #expect(derivedKey.isValidSignature([UInt8](derivedSignature.rawRepresentation), for: [UInt8](message)))
+        // The same derived key as a regular signature on m/7/1 verifies under.
+        let regular = try await session.signature(keyshare: keyshare, message: message, chainPath: "m/7/1", signer: signer)
+        #expect(derivedKey.isValidSignature([UInt8](regular.rawRepresentation), for: [UInt8](message)))
+
+        let shared = try await session.preSignature(keyshare: keyshare, signer: signer)
+        let outcomes = await withTaskGroup(of: (Data, Result<Signature, SilentShardError>).self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let message = Data("frost fifty \(index)".utf8)
+                    do throws(SilentShardError) {
+                        return (message, .success(try await session.preSignatureFinal(preSignature: shared, message: message)))
+                    }
+                    catch { return (message, .failure(error)) }
+                }
+            }
+            var all: [(Data, Result<Signature, SilentShardError>)] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        let signatures = outcomes.compactMap { outcome in (try? outcome.1.get()).map { (outcome.0, $0) } }
+        #expect(signatures.count == 1)
+        for (message, signature) in signatures {
+            #expect(rootKey.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message)))
+        }
+        #expect(outcomes.filter { if case .failure(.presignatureConsumed) = $0.1 { true } else { false } }.count == 49)
         await cluster.stop()
     }
 }

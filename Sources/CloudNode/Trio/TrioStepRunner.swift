@@ -186,6 +186,10 @@ public final class TrioStepRunner: Sendable {
                                                                  instanceID: instanceID, setupHash: setupHash,
                                                                  path: try DerivationPath(text, allowHardened: true),
                                                                  mode: .trio, groupID: identity.groupID)
+        case (.preSign, .eddsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try SessionProtocolMachine.frostPresign(keyshare: try keyshare.frostKeyshare(),
+                                                           signers: setup.participants.parties)
         case (.preSign, .ecdsa):
             guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
@@ -342,7 +346,18 @@ public final class TrioStepRunner: Sendable {
             let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading, send: send,
                                                               read: read, relay: relay)
             if let presignature = finished.presignature {
-                return await storePresignature(presignature, setup: setup, channel: &channel, send: send)
+                guard let bytes = try? presignature.serialized() else { throw SilentShardError.invalidInput(reason: "presignature") }
+                return await storePresignature(version: Self.dklsPresignatureVersion, body: bytes, setup: setup,
+                                               channel: &channel, send: send)
+            }
+            if let frost = finished.frostPresignature {
+                guard let bytes = try? frost.presignature.serialized(), frost.peer == 0 else {
+                    throw SilentShardError.invalidInput(reason: "presignature")
+                }
+                let path = setup.payload.path ?? [0]
+                let body = [UInt8(path.count >> 8), UInt8(path.count & 0xFF)] + path + frost.peerRound1 + bytes
+                return await storePresignature(version: Self.frostPresignatureVersion, body: body, setup: setup,
+                                               channel: &channel, send: send)
             }
             if finished.exportSent {
                 // §5.2: the app reconstructs, then DONE; audit whether it came.

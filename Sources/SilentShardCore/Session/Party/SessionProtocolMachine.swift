@@ -23,6 +23,7 @@ public struct SessionProtocolMachine: Sendable {
         case dklsSignFinish(DKLsSign.FinishState)
         case frostDKG(FROST.KeyGeneration, round: Int)
         case frostSign(FROST.SigningSession, round: Int)
+        case frostPresign(FROST.Presignature)
         case dklsHardStart(DKLsHardDerivation.Parameters)
         case dklsHard(DKLsHardDerivation.State)
         case dklsExport(DKLsExport.Parameters, X25519.PrivateKey?)
@@ -48,10 +49,15 @@ public struct SessionProtocolMachine: Sendable {
     public private(set) var result: DuoProtocolResult?
     /// A preSign run's outcome (ECDSA): this party's presignature, single use.
     public private(set) var presignature: DKLsPresignature?
+    /// A FROST preSign run's outcome: this party's nonces (single use) and the co-signer's round-1
+    /// commitments `enc(D) ‖ enc(E)`.
+    public private(set) var frostPresignature: (presignature: FROST.Presignature, peer: PartyIndex, peerRound1: [UInt8])?
     /// An export run's outcome at the receiver (the app): the whole key, checked x·G = P.
     public private(set) var exportedKey: ExportedKey?
     /// Whether the run ended (with `result`, `presignature`, `exportedKey`, or an exporter's sent share).
-    public var isFinished: Bool { result != nil || presignature != nil || exportedKey != nil || exportSent }
+    public var isFinished: Bool {
+        result != nil || presignature != nil || frostPresignature != nil || exportedKey != nil || exportSent
+    }
     /// An exporter's run ends once its share is sent.
     public private(set) var exportSent = false
 
@@ -84,6 +90,7 @@ public struct SessionProtocolMachine: Sendable {
         case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
         case (.sign, .ecdsa): return dklsSignTags
         case (.preSign, .ecdsa): return dklsPresignTags
+        case (.preSign, .eddsa): return [FROST.MessageTag.signRound1.rawValue]
         case (.export, .ecdsa): return [DKLsTag.exportShare]
         case (.export, .eddsa): return [FROST.MessageTag.exportShare.rawValue]
         case (.sign, .eddsa): return frostSignTags
@@ -212,6 +219,16 @@ public struct SessionProtocolMachine: Sendable {
         }
     }
 
+    /// FROST presigning (`specs/session.md` §5.2 "FROST preSign"): round 1 only — fresh nonces, the
+    /// commitments broadcast; ends with `frostPresignature` once the co-signer's commitments arrived.
+    public static func frostPresign(keyshare: FROST.Keyshare, signers: [PartyIndex]) throws(ProtocolError) -> SessionProtocolMachine {
+        guard signers.count == 2, signers.contains(keyshare.party) else { throw .invalidInput(.invalidParameters) }
+        var rng = SecureRandom()
+        let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
+        return SessionProtocolMachine(local: keyshare.party, participants: signers, state: .frostPresign(presignature),
+                                      mode: .trio, groupID: nil, receivable: [FROST.MessageTag.signRound1.rawValue])
+    }
+
     /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
     public static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                 mode: Keyshare.Mode, groupID: [UInt8]?,
@@ -260,6 +277,10 @@ public struct SessionProtocolMachine: Sendable {
             state = .dklsHard(next)
             awaiting = [DKLsTag.hardDerivation]
             return [message]
+        case .frostPresign(let presignature):
+            awaiting = [FROST.MessageTag.signRound1.rawValue]
+            return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil,
+                                    payload: presignature.round1Message)]
         case .frostSign(let session, 0):
             state = .frostSign(session, round: 1)
             awaiting = [FROST.MessageTag.signRound1.rawValue]
@@ -389,6 +410,17 @@ public struct SessionProtocolMachine: Sendable {
             state = .finished
             awaiting = []
             exportedKey = key
+            return []
+        case .frostPresign(let presignature):
+            guard let (peer, payload) = payloads(FROST.MessageTag.signRound1.rawValue).first, payload.count == 64 else {
+                throw .abort(party: peers.first, reason: .malformedMessage)
+            }
+            // The commitments must decode as valid points now (checked again at the final).
+            guard (try? FROST.Point(bytes: Array(payload[0..<32]))) != nil, (try? FROST.Point(bytes: Array(payload[32...]))) != nil
+            else { throw .abort(party: peer, reason: .malformedMessage) }
+            state = .finished
+            awaiting = []
+            frostPresignature = (presignature, peer, payload)
             return []
         case .frostSign(var session, 1):
             for (from, payload) in payloads(FROST.MessageTag.signRound1.rawValue) { try session.receiveRound1(payload, from: from) }
