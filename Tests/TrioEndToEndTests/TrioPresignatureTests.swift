@@ -195,6 +195,9 @@ struct TrioPresignatureTests {
         let viaA = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
         let viaB = try await session.preSignature(keyshare: keyshare, signer: .nodeB)
         let refreshed = try await session.keyRefresh(keyshare: keyshare)
+        // The commit transaction deleted the old generation's rows (§8.2).
+        #expect(try cluster.storeA.presignatureCount(keyId: keyshare.keyId) == 0)
+        #expect(try cluster.storeB.presignatureCount(keyId: keyshare.keyId) == 0)
         for presignature in [viaA, viaB] {
             await #expect(throws: SilentShardError.presignatureNotFound) {
                 _ = try await session.preSignatureFinal(preSignature: presignature, message: Self.hash("after refresh"))

@@ -197,7 +197,7 @@ extension TrioStepRunner {
         case .presignatureNotFound: return .presigNotFound
         case .presignatureConsumed: return .presigConsumed
         case .presignatureExpired: return .presigExpired
-        // §8.2: rows of a generation that is no longer current are gone for the app.
+        // §8.2: rows of a generation that is no longer current are deleted at commit: gone for the app.
         case .staleGeneration: return .presigNotFound
         case .banned: return .banned
         default: return .storageFailure
