@@ -1,5 +1,6 @@
 """`silentshard demo --json`: the duo runs against an embedded node and the trio runs against embedded
-nodes A and B (signatures by S = {0, 1} and S = {0, 2}), checked by independent libraries.
+nodes A and B (signatures by S = {0, 1} and S = {0, 2}, a presignature finished over HTTP POST, a
+signature after recovery, an export over the WebSocket), checked by independent libraries.
 
 ECDSA signatures verify with coincurve and recover the child public key from (r, s, v); the child key is
 bip-utils' BIP-32 public derivation of (publicKey, chainCode, path). EdDSA signatures verify with
@@ -94,7 +95,10 @@ def _der(r: bytes, s: bytes) -> bytes:
     return b"\x30" + bytes([len(body)]) + body
 
 
-TRIO_OPERATIONS = ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh")
+TRIO_OPERATIONS = {
+    "ecdsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "signAfterRecover", "export"),
+    "eddsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "export"),
+}
 
 
 def test_demo_json_default_path():
@@ -105,7 +109,8 @@ def test_demo_json_default_path():
     operations = [(run["algorithm"], run["operation"]) for run in duo]
     assert operations == [(a, o) for a in ("ecdsa", "eddsa")
                           for o in ("keygen", "sign", "refresh", "signAfterRefresh", "export")]
-    assert [(run["algorithm"], run["operation"]) for run in trio] == [(a, o) for a in ("ecdsa", "eddsa") for o in TRIO_OPERATIONS]
+    assert [(run["algorithm"], run["operation"]) for run in trio] == [(a, o) for a in ("ecdsa", "eddsa")
+                                                                      for o in TRIO_OPERATIONS[a]]
     for run in runs:
         assert run["verified"] is True and run["bytesSent"] > 0
         if "signature" in run:
@@ -114,9 +119,11 @@ def test_demo_json_default_path():
     assert duo[0]["publicKey"] == duo[2]["publicKey"]  # refresh keeps the key
     for keygen, export in ((duo[0], duo[4]), (duo[5], duo[9])):
         check_export_run(export, keygen)
-    for start in (0, len(TRIO_OPERATIONS)):
-        key = trio[start]["publicKey"]
-        assert all(run["publicKey"] == key for run in trio[start:start + len(TRIO_OPERATIONS)])
+    for algorithm in ("ecdsa", "eddsa"):
+        runs_of = [run for run in trio if run["algorithm"] == algorithm]
+        # refresh, presign + final, recovery and export all keep the key; the export matches it.
+        assert all(run["publicKey"] == runs_of[0]["publicKey"] for run in runs_of)
+        check_export_run(runs_of[-1], runs_of[0])
 
 
 def test_demo_json_with_path_and_message():
@@ -124,12 +131,13 @@ def test_demo_json_with_path_and_message():
     digest = hashlib.sha256(os.urandom(16)).digest()
     runs = demo("--path", path, "--message", digest.hex())
     signed = [run for run in runs if "signature" in run]
-    assert len(signed) == 4 + 6  # duo: 2 per algorithm; trio: 3 per algorithm
+    assert len(signed) == 4 + 9  # duo: 2 per algorithm; trio: 5 ECDSA (+ preSignFinal, signAfterRecover), 4 EdDSA (+ preSignFinal)
     for run in signed:
         assert run["path"] == path and run["message"] == digest.hex()
         check_signature_run(run)
     exports = [run for run in runs if run["operation"] == "export"]
-    assert len(exports) == 2
+    assert len(exports) == 4  # duo and trio, each algorithm
     for export in exports:
-        keygen = next(run for run in runs if run["operation"] == "keygen" and run["algorithm"] == export["algorithm"])
+        keygen = next(run for run in runs if run["operation"] == "keygen" and run["algorithm"] == export["algorithm"]
+                      and run["mode"] == export["mode"])
         check_export_run(export, keygen)

@@ -122,6 +122,7 @@ enum NodeCommand {
             case "trio-a", "trio-b":
                 let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier)
                 config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
+                config.postHandler = TrioPostHandler(runner: runner)
                 config.trio = (runner.identity.certificate, runner.identity.clusterKey)
                 config.routes.peerLink = true
             default:

@@ -39,6 +39,7 @@ enum TrioDemo {
                                                  stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runner)),
                                                  logger: .silent)
             config.trio = (certificate, clusterKey.verifyingKey)
+            config.postHandler = TrioPostHandler(runner: runner)
             config.routes.peerLink = true
             return NodeServer(configuration: config)
         }
@@ -124,6 +125,34 @@ enum TrioDemo {
         _ = try await timed("signAfterRefresh", {
             try await session.signature(keyshare: refreshed, message: message, chainPath: options.path)
         }, verify: verify, fields: signatureFields)
+        var current = refreshed
+        // Presign with A (stored at A), then finish over one HTTP POST.
+        _ = try await timed("preSignFinal", {
+            let presignature = try await session.preSignature(keyshare: refreshed, chainPath: options.path)
+            return try await session.preSignatureFinal(preSignature: presignature, message: message)
+        }, verify: verify, fields: signatureFields)
+        if algorithm == .ecdsa {
+            // The app loses its share (fresh storage, same device key): A and B re-share it, then sign.
+            let recovering = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
+                                                             networkClient: client, storageClient: InMemoryStorageClient())
+            var recovered: Keyshare?
+            _ = try await timed("signAfterRecover", {
+                let share = try await recovering.recovery(keysharePublicKey: keyshare.publicKey)
+                recovered = share
+                return try await recovering.signature(keyshare: share, message: message, chainPath: options.path)
+            }, verify: verify, fields: signatureFields)
+            if let recovered { current = recovered }
+        }
+        let exporter = current.generation == refreshed.generation ? session
+            : SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                              storageClient: InMemoryStorageClient())
+        let exported = try await timed("export", { try await exporter.export(keyshare: current) },
+                                       verify: { NetworkedDemo.matches($0) && $0.publicKey == keyshare.publicKey },
+                                       fields: { key in
+            ["privateKey": .string(Hex.encode([UInt8](key.privateKey))), "publicKey": .string(Hex.encode([UInt8](key.publicKey))),
+             "chainCode": .string(Hex.encode([UInt8](key.chainCode)))]
+        })
+        if !options.json { print("\(name) trio exported key matches the public key: \(NetworkedDemo.matches(exported))") }
         return rows
     }
 }

@@ -24,7 +24,7 @@ public final class TrioSession: Sendable {
     /// The algorithm this session runs.
     public let algorithm: Keyshare.Algorithm
     private let messageSigner: any MessageSigner
-    private let cloudVerifyingKey: String
+    let cloudVerifyingKey: String
     let storageClient: any StorageClient
     let transport: TransportBox
     private let gate = TrioStepGate()
@@ -176,6 +176,20 @@ public final class TrioSession: Sendable {
     func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
                       reconciling: ReconcileContext? = nil, fill: (inout SetupPayload) -> Void,
                       machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult {
+        guard let result = try await step(operation, action: action, existing: existing, participants: participants,
+                                          reconciling: reconciling, presign: nil, fill: fill, machine: machine)
+        else { throw .invalidInput(reason: "unexpected result") }
+        return result
+    }
+
+    /// One step; a preSign step (`presign` given) returns nil and leaves its result in `presign`.
+    func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
+              reconciling: ReconcileContext? = nil, presign: PresignCapture?, keyIdParam: String? = nil,
+              groupID: [UInt8]? = nil, fill: (inout SetupPayload) -> Void,
+              machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
+        // Without a keyshare (recover): the route's key id and the pinned group, if the caller has them.
+        let params = existing?.keyId ?? keyIdParam
+        let recordedGroup = existing?.groupId.map { [UInt8]($0) } ?? groupID
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
         do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
@@ -187,7 +201,7 @@ public final class TrioSession: Sendable {
         var setup = SetupPayload(mode: .trio, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
                                  deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
                                  participants: PartySet(participants))
-        if let group = existing?.groupId { setup.groupID = [UInt8](group) }
+        if let recordedGroup { setup.groupID = recordedGroup }
         fill(&setup)
         let setupFrame: Frame
         do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
@@ -195,21 +209,21 @@ public final class TrioSession: Sendable {
         catch { throw .authenticationFailed(reason: "device signer failed") }
         var channel = try PartyFrameChannel(
             local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
-            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: existing?.groupId.map { [UInt8]($0) }),
+            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: recordedGroup),
             protocolTags: SessionProtocolMachine.receivableTags(operation: operation, algorithm: sessionAlgorithm))
 
         await gate.acquire()
         let client = transport.client
         do {
-            try await client.connect(action: action, params: existing?.keyId)
+            try await client.connect(action: action, params: params)
         } catch {
             await gate.release()
             throw Self.networkError(error)
         }
-        let outcome: Result<DuoProtocolResult, SilentShardError>
+        let outcome: Result<DuoProtocolResult?, SilentShardError>
         do throws(SilentShardError) {
             outcome = .success(try await run(channel: &channel, setupFrame: setupFrame, participants: participants,
-                                             client: client, reconciling: reconciling, machine: machine))
+                                             client: client, reconciling: reconciling, presign: presign, machine: machine))
         } catch {
             outcome = .failure(error)
         }
@@ -219,7 +233,8 @@ public final class TrioSession: Sendable {
     }
 
     private func run(channel: inout PartyFrameChannel, setupFrame: Frame, participants: [PartyIndex], client: any NetworkClient,
-                     reconciling: ReconcileContext?, machine: MachineFactory) async throws(SilentShardError) -> DuoProtocolResult {
+                     reconciling: ReconcileContext?, presign: PresignCapture?,
+                     machine: MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
         let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }
@@ -245,7 +260,26 @@ public final class TrioSession: Sendable {
             do { protocolMachine = try machine(channel.instanceID, channel.receiver.setupHash, group) } catch {
                 throw SilentShardError(error)
             }
-            result = try await SessionDriver.runProtocol(protocolMachine, channel: &channel, send: send, read: read)
+            let finished = try await SessionDriver.runMachine(protocolMachine, channel: &channel, send: send, read: read)
+            if let presignature = finished.presignature, let presign {
+                presign.presignature = presignature
+                try await awaitStored(keyID: presignature.keyId, gen: presignature.generation, signer: nodes[0],
+                                      capture: presign, channel: &channel, read: read)
+                return nil
+            }
+            if let frost = finished.frostPresignature, let presign {
+                presign.frost = frost
+                try await awaitStored(keyID: frost.presignature.keyId, gen: frost.presignature.generation, signer: nodes[0],
+                                      capture: presign, channel: &channel, read: read)
+                return nil
+            }
+            if let exported = finished.exportedKey, let presign {
+                presign.exported = exported
+                if let done = try? channel.control(.done, payload: DonePayload.none.encoded) { try? await send([done]) }
+                return nil
+            }
+            guard let finishedResult = finished.result else { throw .invalidInput(reason: "unexpected result") }
+            result = finishedResult
         } catch {
             // Abort(–) for our own failure (§0), not after a node's ABORT or a REJECT.
             if channel.peerAbort == nil, !Self.isRejection(error),

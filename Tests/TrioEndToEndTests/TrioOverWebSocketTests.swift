@@ -57,6 +57,7 @@ struct TrioOverWebSocketTests {
                                               stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerB)),
                                               logger: .silent)
         configB.trio = (identityB.certificate, identityB.clusterKey)
+        configB.postHandler = TrioPostHandler(runner: runnerB)
         configB.routes.peerLink = true
         let serverB = NodeServer(configuration: configB)
         _ = try serverB.start()
@@ -67,6 +68,7 @@ struct TrioOverWebSocketTests {
                                               stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerA)),
                                               logger: .silent)
         configA.trio = (identityA.certificate, identityA.clusterKey)
+        configA.postHandler = TrioPostHandler(runner: runnerA)
         configA.routes.peerLink = true
         let serverA = NodeServer(configuration: configA)
         _ = try serverA.start()

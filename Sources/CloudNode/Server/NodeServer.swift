@@ -173,7 +173,7 @@ public final class NodeServer: Sendable {
         }
         do {
             let response = try await configuration.postHandler.handle(
-                PostRequest(route: route, params: params, principal: principal, body: body))
+                PostRequest(route: route, params: params, principal: principal, body: body, token: token))
             return HTTPResponse(status: response.status, contentType: "application/octet-stream", body: response.body)
         } catch {
             configuration.logger.log("POST \(route): handler failed (\(type(of: error)))")

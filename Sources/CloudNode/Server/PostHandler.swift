@@ -6,6 +6,9 @@ public struct PostRequest: Sendable {
     public var params: String?
     public var principal: Principal
     public var body: Data
+    /// The caller's token as received (`Authorization: Bearer`), already verified by the server; trio
+    /// node A forwards it to B with a relayed preSignFinal (§2.3).
+    public var token: String? = nil
 }
 
 /// The answer to a POST: a status (200 unless no frame can be produced, session.md §2.2) and a body.

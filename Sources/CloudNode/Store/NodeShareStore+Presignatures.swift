@@ -132,6 +132,17 @@ extension NodeShareStore {
         }
     }
 
+    /// The key id of a stored presignature (nil if there is no row): lets the caller load the key's
+    /// share before `consumePresignature` (the row's key id and gen are checked again inside it).
+    public func presignatureKeyId(id presignatureId: [UInt8]) throws(NodeStoreError) -> String? {
+        try Self.require32(presignatureId, "presignature id")
+        return try reading { db throws(SQLiteError) -> String? in
+            let statement = try db.prepare("SELECT key_id FROM presignatures WHERE presig_id = ?")
+            try statement.bind([.blob(presignatureId)])
+            return try statement.step() ? try statement.text(0) : nil
+        }
+    }
+
     /// Number of stored (unused) presignatures of a key.
     public func presignatureCount(keyId: String) throws(NodeStoreError) -> Int {
         let id = try Self.canonicalKeyId(keyId)

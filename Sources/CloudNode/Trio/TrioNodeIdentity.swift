@@ -59,6 +59,17 @@ enum TrioLink {
         return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
     }
 
+    /// A's LINK_OPEN for a relayed preSignFinal (purpose 2): `instance_id` = presig_id.
+    static func preSignFinalOpenFrame(identity: TrioNodeIdentity, presigID: [UInt8], algorithm: SessionAlgorithm,
+                                      token: [UInt8]?, now: UInt64) -> Frame {
+        let payload = LinkOpenPayload(certificate: identity.certificate, purpose: .preSignFinal, mode: .trio,
+                                      algorithm: algorithm, operation: .preSignFinal, token: token,
+                                      timestamp: now, clientAddress: nil).encoded()
+        let header = FrameHeader(kind: .linkOpen, sender: identity.index, receiver: identity.peerIndex,
+                                 length: UInt32(payload.count), instanceID: presigID)
+        return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
+    }
+
     /// What an accepted LINK_OPEN says.
     struct Opened: Sendable {
         let instanceID: [UInt8]
@@ -93,11 +104,15 @@ enum TrioLink {
             throw .cloudVerificationFailed(reason: "link signature")
         }
         guard replay.isFresh(timestamp: payload.timestamp, now: now) else { throw .clockSkew(nodeTime: now) }
-        guard payload.purpose == .session, payload.route.count == 3,
+        guard payload.purpose == .session || payload.purpose == .preSignFinal, payload.route.count == 3,
               let mode = SessionMode(rawValue: payload.route[0]), mode == .trio,
               let algorithm = SessionAlgorithm(rawValue: payload.route[1]),
               let operation = SessionOperation(rawValue: payload.route[2])
         else { throw .invalidInput(reason: "link purpose or route") }
+        // A relayed preSignFinal names that operation; a session link any other.
+        guard (payload.purpose == .preSignFinal) == (operation == .preSignFinal) else {
+            throw .invalidInput(reason: "link purpose or route")
+        }
         return Opened(instanceID: frame.header.instanceID, payload: payload, mode: mode, algorithm: algorithm,
                       operation: operation)
     }

@@ -32,6 +32,22 @@ extension TrioStepRunner {
             await connection.close(code: 1002, reason: "no setup")
             return .failed(.timeout)
         }
+        if opened.payload.purpose == .preSignFinal {
+            // §2.3, §8.4: one FINAL_REQUEST relayed by A; B checks the app token itself.
+            let response: [UInt8]
+            let requestID = (try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)))?.instanceID
+            if requestID != opened.instanceID {
+                // The link names the presignature it is for (LINK_OPEN instance_id = presig_id).
+                response = rejectFrame(SetupRejection(.unexpected), instanceID: opened.instanceID, setupHash: nil).encoded()
+            } else if await tokenVerdict(opened.payload.token) == .accepted {
+                response = await preSignFinalLocally(message)
+            } else {
+                response = rejectFrame(SetupRejection(opened.payload.token == nil ? .authRequired : .authInvalid), instanceID: opened.instanceID, setupHash: nil).encoded()
+            }
+            try? await connection.send(Data(response))
+            await connection.close(code: 1000, reason: "done")
+            return .signed(confirmed: false)
+        }
         // §4.3 steps 1–8, with the route from LINK_OPEN and the token A forwarded.
         let now = clock()
         let setupKeyID = (try? Frame.parseBundle(message))?.first.flatMap { try? SetupPayload(bytes: $0.body) }?.keyID

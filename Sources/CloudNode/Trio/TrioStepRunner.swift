@@ -19,6 +19,10 @@ public enum TrioStepReport: Sendable, Equatable {
     case inDoubt(keyId: String, gen: [UInt8])
     /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
     case signed(confirmed: Bool)
+    /// A preSign step stored this node's presignature half (STORED sent).
+    case presignatureStored(keyId: String)
+    /// An export step sent this node's share to the app; `confirmed` says whether the app's DONE came.
+    case exported(keyId: String, confirmed: Bool)
     /// A reconcile ended: with the app's DONE (`outcome` nil), or its COMMIT / rollback answered
     /// with this decision.
     case reconciled(keyId: String, outcome: CommitDecision?)
@@ -48,14 +52,15 @@ public final class TrioStepRunner: Sendable {
     let store: NodeShareStore
     let peer: (any TrioPeerConnector)?
     let replay: Mutex<ReplayWindow>
-    private let storeQueue = DispatchQueue(label: "silentshard.node.trio.store")
+    let storeQueue = DispatchQueue(label: "silentshard.node.trio.store")
     let clock: @Sendable () -> UInt64
     let setupTimeout: Duration
     let frameTimeout: Duration
     let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
 
     /// Operations served in this increment.
-    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import, .hardDerivation]
+    static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .recover, .reconcile,
+                                                                    .import, .hardDerivation]
 
     /// - Parameters:
     ///   - identity: the node's role, key, certificate and the cluster key.
@@ -113,10 +118,19 @@ public final class TrioStepRunner: Sendable {
         }
         guard let share = state.share, share.kind == expectedKind else {
             // §6.3: a signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
-            throw SetupRejection(setup.operation == .sign ? .signerUnavailable : .keyNotFound)
+            throw SetupRejection(setup.operation == .sign || setup.operation == .preSign ? .signerUnavailable : .keyNotFound)
         }
         guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
+        if setup.operation == .recover {
+            // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
+            // expected public key, which must be this key's (no gen: the app lost its share).
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            if state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
+            return share
+        }
         guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
         if setup.operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
         return share
@@ -172,6 +186,32 @@ public final class TrioStepRunner: Sendable {
                                                                  instanceID: instanceID, setupHash: setupHash,
                                                                  path: try DerivationPath(text, allowHardened: true),
                                                                  mode: .trio, groupID: identity.groupID)
+        case (.preSign, .eddsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try SessionProtocolMachine.frostPresign(keyshare: try keyshare.frostKeyshare(),
+                                                           signers: setup.participants.parties)
+        case (.preSign, .ecdsa):
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
+            let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
+            return try SessionProtocolMachine.dklsPresign(keyshare: try keyshare.dklsKeyshare(),
+                                                          signers: setup.participants.parties, instanceID: instanceID,
+                                                          setupHash: setupHash, path: try DerivationPath(text))
+        case (.recover, .ecdsa):
+            guard let keyshare, let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let current = try keyshare.dklsKeyshare()
+            let expected = try Secp256k1.Point(compressed: publicKey)
+            guard current.publicKey == expected, let holders = setup.holders?.parties else {
+                throw SilentShardError.invalidInput(reason: "recover key")
+            }
+            return try SessionProtocolMachine.dklsRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                          setupHash: setupHash, holders: holders, current: current,
+                                                          expectedPublicKey: expected, mode: .trio, groupID: identity.groupID)
+        case (.export, _):
+            guard let keyshare, let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return try SessionProtocolMachine.export(keyshare: keyshare, participants: setup.participants.parties,
+                                                     receiverKey: try X25519.PublicKey(bytes: exportKey), oneTimeKey: nil,
+                                                     instanceID: instanceID, setupHash: setupHash)
         case (.sign, _):
             guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
@@ -303,14 +343,37 @@ public final class TrioStepRunner: Sendable {
                      relay: SessionDriver.Relay) async -> TrioStepReport {
         let result: DuoProtocolResult
         do {
-            result = try await SessionDriver.runProtocol(machine, channel: &channel, leadingFrames: leading, send: send,
-                                                         read: read, relay: relay)
-        } catch {
+            let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading, send: send,
+                                                              read: read, relay: relay)
+            if let presignature = finished.presignature {
+                guard let bytes = try? presignature.serialized() else { throw SilentShardError.invalidInput(reason: "presignature") }
+                return await storePresignature(version: Self.dklsPresignatureVersion, body: bytes, setup: setup,
+                                               channel: &channel, send: send)
+            }
+            if let frost = finished.frostPresignature {
+                guard let bytes = try? frost.presignature.serialized(), frost.peer == 0 else {
+                    throw SilentShardError.invalidInput(reason: "presignature")
+                }
+                let path = setup.payload.path ?? [0]
+                let body = [UInt8(path.count >> 8), UInt8(path.count & 0xFF)] + path + frost.peerRound1 + bytes
+                return await storePresignature(version: Self.frostPresignatureVersion, body: body, setup: setup,
+                                               channel: &channel, send: send)
+            }
+            if finished.exportSent {
+                // §5.2: the app reconstructs, then DONE; audit whether it came.
+                let done = try? await SessionDriver.awaitControl(.done, from: 0, channel: &channel, read: read, relay: relay)
+                return .exported(keyId: setup.payload.keyID.map { Hex.encode($0) } ?? "", confirmed: done != nil)
+            }
+            guard let finishedResult = finished.result else { throw SilentShardError.invalidInput(reason: "no result") }
+            result = finishedResult
+        } catch let error as SilentShardError {
             if channel.peerAbort == nil, !Self.isLinkFailure(error),
                let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
             }
             return .failed(error)
+        } catch {
+            return .failed(.invalidInput(reason: "unexpected error"))
         }
         switch result {
         case .keyshare(let keyshare):

@@ -57,6 +57,15 @@ public final class DKLsPresignature: Sendable {
         guard keyshare.keyId == keyId, keyshare.generation == generation, keyshare.partyIndex == partyIndex else {
             throw .invalidInput(.presignatureMismatch)
         }
+        return try finish(messageHash: messageHash)
+    }
+
+    /// Round 3 for a presignature restored from storage whose binding to the current keyshare (key id,
+    /// generation, party) the caller checked when it stored and loaded it (session.md §8.2–8.3: the
+    /// stored row is authenticated with key id and generation, and its generation must be current).
+    /// Consumes the presignature like `finish(messageHash:keyshare:)`.
+    public func finish(messageHash: [UInt8]) throws(ProtocolError) -> (DKLsSign.FinishState, ProtocolMessage) {
+        guard messageHash.count == 32 else { throw .invalidInput(.invalidMessageHash) }
         guard let taken = secrets.withLock({ value -> Secrets? in
             let current = value
             value = nil

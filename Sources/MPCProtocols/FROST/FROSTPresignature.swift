@@ -34,6 +34,48 @@ extension FROST {
             self.nonces = nonces
         }
 
+        private init(party: PartyIndex, keyId: [UInt8], generation: [UInt8], identifier: Identifier, nonces: SigningNonces) {
+            self.party = party
+            self.keyId = keyId
+            self.generation = generation
+            self.commitment = nonces.commitment(for: identifier)
+            self.nonces = nonces
+        }
+
+        /// The stored form (secret; store it encrypted and delete it in the transaction that uses it):
+        /// `u8 version (1) ‖ u8 party ‖ u8 len ‖ key_id ‖ u8 len ‖ gen ‖ sc(d) ‖ sc(e)`. A consumed
+        /// presignature has none (`presignatureAlreadyUsed`).
+        public func serialized() throws(ProtocolError) -> [UInt8] {
+            lock.lock()
+            let current = nonces
+            lock.unlock()
+            guard let current, keyId.count < 256, generation.count < 256 else { throw .invalidInput(.presignatureAlreadyUsed) }
+            return [1, party, UInt8(keyId.count)] + keyId + [UInt8(generation.count)] + generation
+                + current.hiding.bytes + current.binding.bytes
+        }
+
+        /// Restores a stored presignature of `keyshare` (same party, key id, generation; canonical
+        /// non-zero nonces); anything else is `invalidInput(.presignatureMismatch)`.
+        public static func deserialize(_ bytes: [UInt8], keyshare: Keyshare) throws(ProtocolError) -> Presignature {
+            let invalid = ProtocolError.invalidInput(.presignatureMismatch)
+            var reader = ByteReader(bytes, from: nil)
+            do {
+                guard try reader.readUInt8() == 1, try reader.readUInt8() == keyshare.party else { throw invalid }
+                let keyId = try reader.read(Int(try reader.readUInt8()))
+                let generation = try reader.read(Int(try reader.readUInt8()))
+                let hiding = try reader.readEd25519Scalar()
+                let binding = try reader.readEd25519Scalar()
+                try reader.finish()
+                guard keyId == keyshare.keyId, generation == keyshare.generation, !hiding.isZero, !binding.isZero else {
+                    throw invalid
+                }
+                return Presignature(party: keyshare.party, keyId: keyId, generation: generation,
+                                    identifier: keyshare.identifier, nonces: SigningNonces(hiding: hiding, binding: binding))
+            } catch {
+                throw invalid
+            }
+        }
+
         /// The round-one BCAST payload (tag 0x1101): enc(D) ‖ enc(E), 64 bytes.
         public var round1Message: [UInt8] { commitment.hiding.bytes + commitment.binding.bytes }
 

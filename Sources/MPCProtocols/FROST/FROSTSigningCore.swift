@@ -9,6 +9,12 @@ extension FROST {
         public let hiding: Scalar
         public let binding: Scalar
 
+        /// Restored nonces (a stored presignature).
+        init(hiding: Scalar, binding: Scalar) {
+            self.hiding = hiding
+            self.binding = binding
+        }
+
         /// RFC 9591 `nonce_generate` for both nonces, from explicit 32-byte randomness (test vectors).
         init(hidingRandomness: [UInt8], bindingRandomness: [UInt8], secret: Scalar) {
             hiding = FROST.h3(hidingRandomness + secret.bytes)

@@ -74,6 +74,13 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case unsupportedOperation
     case policyDenied
     case peerUnavailable(party: SessionParty?)
+    /// No such presignature at its node (never stored, expired and collected, or its generation was
+    /// refreshed away): presign again.
+    case presignatureNotFound
+    /// The presignature was already used with another request (or another message, at the app).
+    case presignatureConsumed
+    /// The presignature is past its expiry.
+    case presignatureExpired
     case serviceUnavailable(retryAfter: UInt32?)
     case cancelled
     /// A node refused or ended the session with a code this enum has no closer case for.
@@ -134,6 +141,9 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .replay: return .replayDetected
         case .banned: return .partyBanned(party: party)
         case .rateLimited, .presignLimit: return .rateLimited(retryAfter: nil)
+        case .presigNotFound: return .presignatureNotFound
+        case .presigConsumed: return .presignatureConsumed
+        case .presigExpired: return .presignatureExpired
         case .wrongCluster: return .cloudVerificationFailed(reason: "wrong cluster")
         case .keyNotFound: return .keyNotFound(keyId: nil)
         case .keyExists: return .keyAlreadyExists
@@ -203,6 +213,9 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unsupportedOperation: return "unsupported operation"
         case .policyDenied: return "policy denied"
         case .peerUnavailable(let p): return "peer unavailable\(of(p))"
+        case .presignatureNotFound: return "presignature not found"
+        case .presignatureConsumed: return "presignature already consumed"
+        case .presignatureExpired: return "presignature expired"
         case .serviceUnavailable: return "service unavailable"
         case .cancelled: return "cancelled"
         case .rejected(let code, let name, let by, let authenticated):

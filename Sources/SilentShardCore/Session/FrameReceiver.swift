@@ -104,6 +104,14 @@ public struct FrameReceiver: Sendable, SecretReflecting {
     /// The P2P channel to a participant, once both sides' X25519 keys are known.
     public func channel(to party: PartyIndex) -> PointToPointChannel? { channels[party] }
 
+    /// The preSignFinal key pair shared with `party` (§8.1), from this party's and `party`'s session
+    /// X25519 keys; nil before `party`'s keys are known or without local keys.
+    public func preSignFinalKeys(with party: PartyIndex) throws(SessionError) -> PreSignFinalKeys? {
+        guard let localKeys, let keys = sessionKeys[party] else { return nil }
+        return try PreSignFinalKeys(local: local, localKey: localKeys.agreementKey, peer: party,
+                                    peerKey: keys.agreementKey, setupHash: setupHash)
+    }
+
     /// Adds a frame this party sent itself to `T` (its own broadcasts and, for nodes, its ACCEPT).
     public mutating func recordSent(_ frame: Frame) {
         transcript.add(header: frame.header, payload: frame.body)

@@ -180,7 +180,9 @@ enum SetupFieldRules {
         case .refresh: table = [T.keyID: .required, T.gen: .required, T.holders: .optional, T.groupID: .required]
         case .sign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.message: .required, T.groupID: .required]
         case .preSign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.presignTTL: .optional, T.groupID: .required]
-        case .recover: table = [T.keyID: .required, T.publicKey: .required, T.holders: .required, T.groupID: .required]
+        // gid optional for recover (deviation, docs/trio-notes.md T18): an app that lost its keyshare
+        // may not know its group; the key itself is pinned by public_key, and the ACCEPTs' group is checked.
+        case .recover: table = [T.keyID: .required, T.publicKey: .required, T.holders: .required, T.groupID: .optional]
         case .export: table = [T.keyID: .required, T.gen: .required, T.exportKey: .required, T.groupID: .required]
         case .import: table = [T.keyID: .required, T.publicKey: .required, T.chainCode: .required]
         case .hardDerivation: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.groupID: .required]

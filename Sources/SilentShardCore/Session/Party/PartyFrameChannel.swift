@@ -47,7 +47,7 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
         self.keys = keys
         outgoing = OutgoingSequencer(sender: local)
         if local == 0 { _ = outgoing.assign(receiver: FrameHeader.everyParticipant) }  // the SETUP is seq 0
-        controlKinds = local == 0 ? [.accept, .reject, .outcome, .abort] : [.accept, .commit, .abort, .done, .ready]
+        controlKinds = local == 0 ? [.accept, .reject, .outcome, .abort, .stored] : [.accept, .commit, .abort, .done, .ready]
         self.protocolTags = protocolTags
         do {
             receiver = try FrameReceiver(local: local, setupFrame: setupFrame, setup: setup, localKeys: keys, trust: trust,
@@ -92,13 +92,13 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// A session-key-signed frame: BCAST, COMMIT, ABORT, DONE to every participant; OUTCOME to the
-    /// app; READY to `to` (the other node).
+    /// app; STORED to the app; READY to `to` (the other node).
     public mutating func control(_ kind: FrameKind, tag: UInt16 = 0, payload: [UInt8],
                                  to: PartyIndex? = nil) throws(SilentShardError) -> Frame {
         guard let keys else { throw .invalidInput(reason: "a relay has no session keys") }
         let receiverField: PartyIndex
         switch kind {
-        case .outcome: receiverField = 0
+        case .outcome, .stored: receiverField = 0
         case .ready: receiverField = to ?? (local == 1 ? 2 : 1)
         default: receiverField = FrameHeader.everyParticipant
         }

@@ -24,13 +24,25 @@ public enum SessionDriver {
     public static func runProtocol(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                                    leadingFrames: [Frame] = [], send: Send, read: Read,
                                    relay: Relay = { _ throws(SilentShardError) in }) async throws(SilentShardError) -> DuoProtocolResult {
+        let finished = try await runMachine(machine, channel: &channel, leadingFrames: leadingFrames, send: send, read: read,
+                                            relay: relay)
+        guard let result = finished.result else { throw .invalidInput(reason: "unexpected result") }
+        return result
+    }
+
+    /// Runs `machine` until it is finished and returns it (its `result` or, for preSign, its
+    /// `presignature`).
+    public static func runMachine(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
+                                  leadingFrames: [Frame] = [], send: Send, read: Read,
+                                  relay: Relay = { _ throws(SilentShardError) in }) async throws(SilentShardError)
+        -> SessionProtocolMachine {
         var (current, out) = try await step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in try m.start() }
         var pending = leadingFrames
         while true {
             pending += try channel.frames(for: out)
             if !pending.isEmpty { try await send(pending) }
             pending = []
-            if let result = current.result { return result }
+            if current.isFinished { return current }
             var inputs = channel.take(tags: current.awaiting)
             while inputs == nil {
                 try await receive(channel: &channel, read: read, relay: relay)

@@ -23,8 +23,11 @@ public struct SessionProtocolMachine: Sendable {
         case dklsSignFinish(DKLsSign.FinishState)
         case frostDKG(FROST.KeyGeneration, round: Int)
         case frostSign(FROST.SigningSession, round: Int)
+        case frostPresign(FROST.Presignature)
         case dklsHardStart(DKLsHardDerivation.Parameters)
         case dklsHard(DKLsHardDerivation.State)
+        case dklsExport(DKLsExport.Parameters, X25519.PrivateKey?)
+        case frostExport(FROST.Export.Sealed.Parameters, X25519.PrivateKey?)
         case finished
     }
 
@@ -35,6 +38,8 @@ public struct SessionProtocolMachine: Sendable {
     private let messageHash: [UInt8]
     private let keyshareMode: Keyshare.Mode
     private let groupID: [UInt8]?
+    /// preSign: the run ends after round 2 with `presignature` instead of a finish (dkls23.md §13.4).
+    private var presignOnly = false
     private var state: State
     /// Protocol tags that must all arrive from every peer before the next `advance`; empty when done.
     public private(set) var awaiting: Set<UInt16> = []
@@ -42,6 +47,19 @@ public struct SessionProtocolMachine: Sendable {
     public let receivableTags: Set<UInt16>
     /// The outcome, once the run finished.
     public private(set) var result: DuoProtocolResult?
+    /// A preSign run's outcome (ECDSA): this party's presignature, single use.
+    public private(set) var presignature: DKLsPresignature?
+    /// A FROST preSign run's outcome: this party's nonces (single use) and the co-signer's round-1
+    /// commitments `enc(D) ‖ enc(E)`.
+    public private(set) var frostPresignature: (presignature: FROST.Presignature, peer: PartyIndex, peerRound1: [UInt8])?
+    /// An export run's outcome at the receiver (the app): the whole key, checked x·G = P.
+    public private(set) var exportedKey: ExportedKey?
+    /// Whether the run ended (with `result`, `presignature`, `exportedKey`, or an exporter's sent share).
+    public var isFinished: Bool {
+        result != nil || presignature != nil || frostPresignature != nil || exportedKey != nil || exportSent
+    }
+    /// An exporter's run ends once its share is sent.
+    public private(set) var exportSent = false
 
     private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode, groupID: [UInt8]?,
                  messageHash: [UInt8] = [], receivable: Set<UInt16>) {
@@ -59,6 +77,8 @@ public struct SessionProtocolMachine: Sendable {
                                            DKLsTag.dkgRound3Broadcast]
     static let dklsSignTags: Set<UInt16> = [DKLsTag.signRound1Broadcast, DKLsTag.signRound1Direct,
                                             DKLsTag.signRound2Direct, DKLsTag.signFinish]
+    static let dklsPresignTags: Set<UInt16> = [DKLsTag.signRound1Broadcast, DKLsTag.signRound1Direct,
+                                               DKLsTag.signRound2Direct]
     static let frostDKGTags: Set<UInt16> = [FROST.MessageTag.dkgRound1.rawValue, FROST.MessageTag.dkgRound2.rawValue]
     static let frostSignTags: Set<UInt16> = [FROST.MessageTag.signRound1.rawValue, FROST.MessageTag.signRound2.rawValue]
 
@@ -69,6 +89,10 @@ public struct SessionProtocolMachine: Sendable {
         case (.keygen, .ecdsa), (.refresh, .ecdsa), (.import, .ecdsa), (.recover, .ecdsa): return dklsDKGTags
         case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
         case (.sign, .ecdsa): return dklsSignTags
+        case (.preSign, .ecdsa): return dklsPresignTags
+        case (.preSign, .eddsa): return [FROST.MessageTag.signRound1.rawValue]
+        case (.export, .ecdsa): return [DKLsTag.exportShare]
+        case (.export, .eddsa): return [FROST.MessageTag.exportShare.rawValue]
         case (.sign, .eddsa): return frostSignTags
         case (.hardDerivation, .ecdsa): return [DKLsTag.hardDerivation]
         default: return []
@@ -91,6 +115,21 @@ public struct SessionProtocolMachine: Sendable {
                                                 instanceId: instanceID, setupHash: setupHash, mode: dkgMode)
         return SessionProtocolMachine(local: local, participants: all, state: .dklsDKGStart(parameters), mode: mode,
                                       groupID: groupID, receivable: dklsDKGTags)
+    }
+
+    /// DKLs23 recovery (`dkls23.md` §12.6): a refresh whose holders are `holders`; a party outside them
+    /// passes `current` = nil (it lost its share) and receives the PKI from every holder (byte-identical
+    /// copies required), and every party checks that the key is `expectedPublicKey`.
+    public static func dklsRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+                                   setupHash: [UInt8], holders: [PartyIndex], current: DKLsKeyshare?,
+                                   expectedPublicKey: Secp256k1.Point, mode: Keyshare.Mode,
+                                   groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
+                                                instanceId: instanceID, setupHash: setupHash,
+                                                mode: .refresh(holders: holders, keyshare: current,
+                                                               expectedPublicKey: expectedPublicKey))
+        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                      state: .dklsDKGStart(parameters), mode: mode, groupID: groupID, receivable: dklsDKGTags)
     }
 
     /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
@@ -142,6 +181,54 @@ public struct SessionProtocolMachine: Sendable {
                                       mode: .trio, groupID: nil, messageHash: messageHash, receivable: dklsSignTags)
     }
 
+    /// DKLs23 presigning (`dkls23.md` §13.4) by `signers` along a soft `path`: rounds 1–2 of signing,
+    /// ending with `presignature` (no message yet).
+    public static func dklsPresign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+                                   path: DerivationPath) throws(ProtocolError) -> SessionProtocolMachine {
+        let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
+                                                 setupHash: setupHash, path: path)
+        var machine = SessionProtocolMachine(local: keyshare.partyIndex, participants: signers,
+                                             state: .dklsSignStart(parameters), mode: .trio, groupID: nil,
+                                             receivable: dklsPresignTags)
+        machine.presignOnly = true
+        return machine
+    }
+
+    /// Export (`dkls23.md` §16) to the app (party 0) by every party in `participants` (E): each node
+    /// sends its share encrypted to the app's one-time key `receiverKey`; the app (`oneTimeKey` set)
+    /// opens them, checks each against its public share, interpolates and checks x·G = P.
+    public static func export(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
+                              oneTimeKey: X25519.PrivateKey?, instanceID: [UInt8],
+                              setupHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
+        switch keyshare.algorithm {
+        case .ecdsa:
+            guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+            let parameters = try DKLsExport.Parameters(keyshare: share, exporters: participants, receiver: 0,
+                                                       receiverKey: receiverKey, instanceId: instanceID, setupHash: setupHash)
+            return SessionProtocolMachine(local: share.partyIndex, participants: participants,
+                                          state: .dklsExport(parameters, oneTimeKey), mode: keyshare.mode, groupID: nil,
+                                          receivable: [DKLsTag.exportShare])
+        case .eddsa:
+            guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+            let parameters = try FROST.Export.Sealed.Parameters(keyshare: share, exporters: participants, receiver: 0,
+                                                                receiverKey: receiverKey, instanceId: instanceID,
+                                                                setupHash: setupHash)
+            return SessionProtocolMachine(local: share.party, participants: participants,
+                                          state: .frostExport(parameters, oneTimeKey), mode: keyshare.mode, groupID: nil,
+                                          receivable: [FROST.MessageTag.exportShare.rawValue])
+        }
+    }
+
+    /// FROST presigning (`specs/session.md` §5.2 "FROST preSign"): round 1 only — fresh nonces, the
+    /// commitments broadcast; ends with `frostPresignature` once the co-signer's commitments arrived.
+    public static func frostPresign(keyshare: FROST.Keyshare, signers: [PartyIndex]) throws(ProtocolError) -> SessionProtocolMachine {
+        guard signers.count == 2, signers.contains(keyshare.party) else { throw .invalidInput(.invalidParameters) }
+        var rng = SecureRandom()
+        let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
+        return SessionProtocolMachine(local: keyshare.party, participants: signers, state: .frostPresign(presignature),
+                                      mode: .trio, groupID: nil, receivable: [FROST.MessageTag.signRound1.rawValue])
+    }
+
     /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
     public static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                 mode: Keyshare.Mode, groupID: [UInt8]?,
@@ -190,13 +277,42 @@ public struct SessionProtocolMachine: Sendable {
             state = .dklsHard(next)
             awaiting = [DKLsTag.hardDerivation]
             return [message]
+        case .frostPresign(let presignature):
+            awaiting = [FROST.MessageTag.signRound1.rawValue]
+            return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil,
+                                    payload: presignature.round1Message)]
         case .frostSign(let session, 0):
             state = .frostSign(session, round: 1)
             awaiting = [FROST.MessageTag.signRound1.rawValue]
             return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil, payload: session.round1Message)]
+        case .dklsExport(let parameters, let oneTimeKey):
+            if local == parameters.receiver {
+                guard oneTimeKey != nil else { throw .invalidInput(.invalidParameters) }
+                awaiting = [DKLsTag.exportShare]
+                return []
+            }
+            let message = try DKLsExport.exportShare(parameters, using: &rng)
+            endExport()
+            return [message]
+        case .frostExport(let parameters, let oneTimeKey):
+            if local == parameters.receiver {
+                guard oneTimeKey != nil else { throw .invalidInput(.invalidParameters) }
+                awaiting = [FROST.MessageTag.exportShare.rawValue]
+                return []
+            }
+            let payload = try FROST.Export.Sealed.exportShare(parameters, using: &rng)
+            endExport()
+            return [ProtocolMessage(tag: FROST.MessageTag.exportShare.rawValue, from: local, to: parameters.receiver,
+                                    payload: payload)]
         default:
             throw .invalidInput(.invalidParameters)
         }
+    }
+
+    private mutating func endExport() {
+        state = .finished
+        awaiting = []
+        exportSent = true
     }
 
     /// Consumes every peer's messages for the current round (exactly one per awaited tag and peer)
@@ -241,6 +357,12 @@ public struct SessionProtocolMachine: Sendable {
             return out
         case .dklsSign2(let round2, let keyshare):
             let presignature = try round2.presignature(messages)
+            if presignOnly {
+                state = .finished
+                awaiting = []
+                self.presignature = presignature
+                return []
+            }
             let (finishState, message) = try presignature.finish(messageHash: messageHash, keyshare: keyshare)
             state = .dklsSignFinish(finishState)
             awaiting = [DKLsTag.signFinish]
@@ -263,6 +385,42 @@ public struct SessionProtocolMachine: Sendable {
                 throw .abort(party: nil, reason: .publicKeyMismatch)
             }
             finish(.keyshare(wrapped))
+            return []
+        case .dklsExport(let parameters, let oneTimeKey?):
+            let root = try DKLsExport.receive(parameters, privateKey: oneTimeKey, messages: messages)
+            let keyshare = parameters.keyshare
+            guard let publicKey = try? keyshare.publicKey.compressed(),
+                  let key = try? ExportedKey(algorithm: .ecdsa, privateKey: Data(root.privateKey.bytes),
+                                             chainCode: Data(root.chainCode), publicKey: Data(publicKey),
+                                             keyId: Hex.encode(keyshare.keyId))
+            else { throw .abort(party: nil, reason: .publicKeyMismatch) }
+            state = .finished
+            awaiting = []
+            exportedKey = key
+            return []
+        case .frostExport(let parameters, let oneTimeKey?):
+            var sealed: [PartyIndex: [UInt8]] = [:]
+            for (from, payload) in payloads(FROST.MessageTag.exportShare.rawValue) { sealed[from] = payload }
+            let root = try FROST.Export.Sealed.receive(parameters, privateKey: oneTimeKey, messages: sealed)
+            let keyshare = parameters.keyshare
+            guard let key = try? ExportedKey(algorithm: .eddsa, privateKey: Data(root.bytes),
+                                             chainCode: Data(keyshare.chainCode), publicKey: Data(keyshare.publicKey.bytes),
+                                             keyId: Hex.encode(keyshare.keyId))
+            else { throw .abort(party: nil, reason: .publicKeyMismatch) }
+            state = .finished
+            awaiting = []
+            exportedKey = key
+            return []
+        case .frostPresign(let presignature):
+            guard let (peer, payload) = payloads(FROST.MessageTag.signRound1.rawValue).first, payload.count == 64 else {
+                throw .abort(party: peers.first, reason: .malformedMessage)
+            }
+            // The commitments must decode as valid points now (checked again at the final).
+            guard (try? FROST.Point(bytes: Array(payload[0..<32]))) != nil, (try? FROST.Point(bytes: Array(payload[32...]))) != nil
+            else { throw .abort(party: peer, reason: .malformedMessage) }
+            state = .finished
+            awaiting = []
+            frostPresignature = (presignature, peer, payload)
             return []
         case .frostSign(var session, 1):
             for (from, payload) in payloads(FROST.MessageTag.signRound1.rawValue) { try session.receiveRound1(payload, from: from) }

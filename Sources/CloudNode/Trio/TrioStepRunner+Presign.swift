@@ -1,0 +1,239 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Presignatures at a trio node (`specs/session.md` §8): the half is stored sealed before STORED,
+/// and a FINAL_REQUEST consumes it in the same store transaction that produces FINAL_RESPONSE.
+extension TrioStepRunner {
+    /// The stored secret: `u8 version ‖ kf_{0→X} ‖ kf_{X→0} ‖ body`; version 1 (ECDSA): body =
+    /// `DKLsPresignature.serialized()`; version 2 (EdDSA): body = `u16 len ‖ path bytes ‖ the app's
+    /// round-1 commitments (64) ‖ FROST.Presignature.serialized()`.
+    static let dklsPresignatureVersion: UInt8 = 1
+    static let frostPresignatureVersion: UInt8 = 2
+
+    /// §5.4 "preSign result": store the half (one transaction, §8.2), then STORED; a store failure is
+    /// ABORT(STORAGE_FAILURE).
+    func storePresignature(version: UInt8, body: [UInt8], setup: ValidatedSetup, channel: inout PartyFrameChannel,
+                           send: SessionDriver.Send) async -> TrioStepReport {
+        func abort(_ code: WireCode) async -> TrioStepReport {
+            if let frame = try? channel.control(.abort, payload: AbortPayload(code: code, blamed: nil).encoded) {
+                try? await send([frame])
+            }
+            return .failed(.serviceUnavailable(retryAfter: nil))
+        }
+        guard let keys = try? channel.receiver.preSignFinalKeys(with: 0),
+              let keyID = setup.payload.keyID, let gen = setup.payload.gen
+        else { return await abort(.internalError) }
+        let stored = keys.storedKeys
+        let secret = [version] + stored.request + stored.response + body
+        let ttl = min(setup.payload.presignTTL ?? SessionConstants.defaultPresignatureTTLSeconds,
+                      SessionConstants.maximumPresignatureTTLSeconds)
+        let expiresAtSeconds = clock() / 1000 + UInt64(ttl)
+        let row = NodePresignature(id: setup.instanceID, keyId: Hex.encode(keyID), gen: gen, party: identity.index,
+                                   deviceKey: setup.deviceKey.identity,
+                                   expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAtSeconds)), secret: secret)
+        do {
+            try await onStoreQueue { [store] () throws(NodeStoreError) in try store.storePresignature(row) }
+        } catch {
+            switch error {
+            case .presignatureLimit: return await abort(.presignLimit)
+            case .banned: return await abort(.banned)
+            case .staleGeneration: return await abort(.staleGeneration)
+            default: return await abort(.storageFailure)
+            }
+        }
+        let payload = StoredPayload(presigID: setup.instanceID, keyID: keyID, gen: gen, expiresAt: expiresAtSeconds * 1000)
+        guard let frame = try? channel.control(.stored, payload: payload.encoded) else { return await abort(.internalError) }
+        do { try await send([frame]) } catch { return .failed(error) }
+        return .presignatureStored(keyId: Hex.encode(keyID))
+    }
+
+    /// The answer to a preSignFinal POST body (§8.3–8.4): FINAL_RESPONSE or a REJECT frame; nil when
+    /// the body is not a frame (HTTP 400). Node A forwards a request for B over a purpose-2 link with
+    /// the app's `token` and returns B's answer unchanged.
+    public func preSignFinal(body: [UInt8], token: [UInt8]?, algorithm: SessionAlgorithm = .ecdsa) async -> [UInt8]? {
+        guard let frame = try? Frame.parseSingle(body) else { return nil }
+        let header = frame.header
+        guard header.kind == .finalRequest, header.sender == 0 else {
+            return rejectFrame(SetupRejection(.malformed), instanceID: header.instanceID, setupHash: nil).encoded()
+        }
+        if header.receiver == identity.index { return await preSignFinalLocally(body) }
+        guard identity.isEntry, header.receiver == 2 else {
+            return rejectFrame(SetupRejection(.unexpected), instanceID: header.instanceID, setupHash: nil).encoded()
+        }
+        return await relayPreSignFinal(body, presigID: header.instanceID, token: token, algorithm: algorithm)
+    }
+
+    /// A → B: LINK_OPEN (purpose 2), the FINAL_REQUEST, B's one answer back unchanged.
+    private func relayPreSignFinal(_ body: [UInt8], presigID: [UInt8], token: [UInt8]?,
+                                   algorithm: SessionAlgorithm) async -> [UInt8] {
+        let unavailable = rejectFrame(SetupRejection(.peerUnavailable), instanceID: presigID, setupHash: nil).encoded()
+        guard let peer, let link = try? await peer.openLink() else { return unavailable }
+        let inbox = TrioInbox()
+        inbox.attach(link, as: .peer)
+        defer { inbox.stop() }
+        let open = TrioLink.preSignFinalOpenFrame(identity: identity, presigID: presigID, algorithm: algorithm,
+                                                  token: token, now: clock())
+        do {
+            try await link.send(Data(open.encoded()))
+            try await link.send(Data(body))
+        } catch {
+            await link.close(code: 1011, reason: "link")
+            return unavailable
+        }
+        let answer: [UInt8]
+        switch await inbox.next(timeout: frameTimeout) {
+        case .message(let bytes, _): answer = bytes
+        default: answer = unavailable
+        }
+        await link.close(code: 1000, reason: "done")
+        return answer
+    }
+
+    /// X's own FINAL_REQUEST (§8.3): in one store transaction, authenticate it with `kf_{0→X}`,
+    /// check the app's finish (its m equals the outer m), compute X's finish, assemble and verify the
+    /// signature, delete the row and keep a finish record; a replay of the same bytes gets the same
+    /// response, another request PRESIG_CONSUMED.
+    func preSignFinalLocally(_ body: [UInt8]) async -> [UInt8] {
+        guard let frame = try? Frame.parseSingle(body), frame.header.kind == .finalRequest, frame.header.sender == 0,
+              frame.header.receiver == identity.index
+        else {
+            let id = (try? FrameHeader.decode(body.prefix(FrameHeader.byteCount)))?.instanceID ?? [UInt8](repeating: 0, count: 32)
+            return rejectFrame(SetupRejection(.malformed), instanceID: id, setupHash: nil).encoded()
+        }
+        let presigID = frame.header.instanceID, local = identity.index, groupID = identity.groupID
+        let requestHash = SHA256.hash(body)
+        do {
+            let finish = try await onStoreQueueAny { [store] in
+                // EdDSA needs the node's share (s_X) for its signature share: loaded first, its key id and
+                // generation checked against the row inside the consuming transaction.
+                let share = try store.presignatureKeyId(id: presigID).flatMap { try store.share(keyId: $0) }
+                let frostShare: FROST.Keyshare? = try share.flatMap { share in
+                    guard share.kind == .eddsa else { return nil }
+                    return try Keyshare(algorithm: .eddsa, mode: .trio,
+                                        protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes,
+                                        groupId: groupID).frostKeyshare()
+                }
+                return try store.consumePresignature(id: presigID, requestHash: requestHash) { secret, row in
+                    try Self.finish(secret: secret, row: row, frame: frame, local: local, frostShare: frostShare)
+                }
+            }
+            switch finish {
+            case .finished(let response), .replayed(let response): return response
+            }
+        } catch {
+            return rejectFrame(SetupRejection(Self.wireCode(error)), instanceID: presigID, setupHash: nil).encoded()
+        }
+    }
+
+    static func finish(secret: [UInt8], row: NodePresignature, frame: Frame, local: PartyIndex,
+                       frostShare: FROST.Keyshare?) throws -> [UInt8] {
+        guard row.party == local, secret.count > 65 else { throw SetupRejection(.internalError) }
+        let keys = try PreSignFinalKeys(signer: local, requestKey: Array(secret[1..<33]), responseKey: Array(secret[33..<65]))
+        let (message, appFinish) = try keys.openRequest(frame)
+        switch secret[0] {
+        case dklsPresignatureVersion: break
+        case frostPresignatureVersion:
+            return try frostFinish(Array(secret[65...]), row: row, frame: frame, keys: keys, local: local, message: message,
+                                   appShare: appFinish, keyshare: frostShare)
+        default: throw SetupRejection(.internalError)
+        }
+        // ECDSA: the app's 128-byte finish fsid ‖ m ‖ w ‖ u, whose m must be the outer m (§8.4).
+        guard message.count == 32, appFinish.count == 128, Array(appFinish[32..<64]) == message else {
+            throw SetupRejection(.malformed)
+        }
+        let presignature = try DKLsPresignature.deserialize(Array(secret[65...]))
+        guard presignature.partyIndex == local, Hex.encode(presignature.keyId) == row.keyId,
+              presignature.generation == row.gen
+        else { throw SetupRejection(.internalError) }
+        let (state, own) = try presignature.finish(messageHash: message)
+        // The node assembles and verifies the signature (audit); a bad app finish consumes nothing.
+        do {
+            _ = try state.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: 0, to: nil, payload: appFinish)])
+        } catch {
+            throw SetupRejection(.signatureFailed)
+        }
+        return try keys.response(presigID: frame.header.instanceID, finish: own.payload).encoded()
+    }
+
+    /// FROST final (version 2): round 2 of signing with the stored nonces and the app's commitments;
+    /// the app's share (transcript ‖ z) is checked by assembling and verifying the signature.
+    static func frostFinish(_ body: [UInt8], row: NodePresignature, frame: Frame, keys: PreSignFinalKeys, local: PartyIndex,
+                            message: [UInt8], appShare: [UInt8], keyshare: FROST.Keyshare?) throws -> [UInt8] {
+        guard let keyshare, Hex.encode(keyshare.keyId) == row.keyId, keyshare.generation == row.gen, keyshare.party == local,
+              body.count > 2
+        else { throw SetupRejection(.internalError) }
+        let pathLength = Int(body[0]) << 8 | Int(body[1])
+        guard body.count > 2 + pathLength + 64 else { throw SetupRejection(.internalError) }
+        let path = try DerivationPathBytes(bytes: Array(body[2..<(2 + pathLength)]))
+        let appRound1 = Array(body[(2 + pathLength)..<(2 + pathLength + 64)])
+        let nonces = try FROST.Presignature.deserialize(Array(body[(2 + pathLength + 64)...]), keyshare: keyshare)
+        guard message.count <= SessionConstants.maximumEdDSAMessageByteCount, appShare.count == 64 else {
+            throw SetupRejection(.malformed)
+        }
+        var session = try FROST.SigningSession(keyshare: keyshare, signers: [0, local], message: message, path: path.indices,
+                                               presignature: nonces)
+        try session.receiveRound1(appRound1, from: 0)
+        let own = try session.round2()
+        do {
+            try session.receiveRound2(appShare, from: 0)
+            _ = try session.signature()
+        } catch {
+            throw SetupRejection(.signatureFailed)
+        }
+        return try keys.response(presigID: frame.header.instanceID, finish: own).encoded()
+    }
+
+    static func wireCode(_ error: any Error) -> WireCode {
+        if let rejection = error as? SetupRejection { return rejection.code }
+        if let error = error as? SessionError {
+            if case .detected(let code, _) = error { return code }
+            return .internalError
+        }
+        if error is ProtocolError { return .malformed }
+        guard let error = error as? NodeStoreError else { return .internalError }
+        switch error {
+        case .presignatureNotFound: return .presigNotFound
+        case .presignatureConsumed: return .presigConsumed
+        case .presignatureExpired: return .presigExpired
+        // §8.2: rows of a generation that is no longer current are deleted at commit: gone for the app.
+        case .staleGeneration: return .presigNotFound
+        case .banned: return .banned
+        default: return .storageFailure
+        }
+    }
+
+    /// Runs `body` on the store queue (any error).
+    func onStoreQueueAny<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            storeQueue.async {
+                do { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// Serves trio POSTs: the preSignFinal route (`/v3/{path}/presign-final`) with the node's
+/// ``TrioStepRunner``; anything else goes to `fallback` (default 501).
+public struct TrioPostHandler: PostHandler {
+    public let runner: TrioStepRunner
+    public let fallback: any PostHandler
+
+    public init(runner: TrioStepRunner, fallback: any PostHandler = NotImplementedPostHandler()) {
+        self.runner = runner
+        self.fallback = fallback
+    }
+
+    public func handle(_ request: PostRequest) async throws -> PostResponse {
+        guard request.route.mode == .trio, request.route.action == "presign-final" else {
+            return try await fallback.handle(request)
+        }
+        guard request.body.count <= FrameHeader.byteCount + 24 + 64 * 1024,
+              let response = await runner.preSignFinal(body: [UInt8](request.body), token: request.token.map { Array($0.utf8) },
+                                                       algorithm: request.route.algorithm == .eddsa ? .eddsa : .ecdsa)
+        else { return PostResponse(status: 400, body: Data("unparsable preSignFinal request\n".utf8)) }
+        return PostResponse(body: Data(response))
+    }
+}

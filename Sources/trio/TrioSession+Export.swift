@@ -1,0 +1,32 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Trio export (`specs/session.md` §5.1, §9.3; `dkls23.md` §16) over the WebSocket: all three parties,
+/// E = {0, 1, 2}. The app sends a fresh one-time X25519 key in SETUP; nodes A and B each send their
+/// share encrypted to it (P2P, B's through A, which sees only ciphertext); the app checks each share
+/// against its public share, interpolates with its own share, checks x·G = P and sends DONE.
+extension TrioSession {
+    /// Exports the whole private key of `keyshare`'s key (root, path "m"). Both nodes must consent
+    /// (each validates the device-signed SETUP and its own policy). The result is checked
+    /// (`privateKey`·G = `publicKey` = the keyshare's public key) before it is returned.
+    public func export(keyshare: Keyshare) async throws(SilentShardError) -> ExportedKey {
+        try check(keyshare)
+        try await settleIfStaged(keyshare)
+        let oneTimeKey = X25519.PrivateKey()
+        let capture = PresignCapture()
+        _ = try await step(.export, action: transport.actions.export, existing: keyshare, participants: [0, 1, 2],
+                           presign: capture) { setup in
+            setup.keyID = keyshare.keyIdBytes
+            setup.gen = [UInt8](keyshare.generation)
+            setup.exportKey = oneTimeKey.publicKey.bytes
+        } machine: { instanceID, setupHash, _ throws(ProtocolError) in
+            try SessionProtocolMachine.export(keyshare: keyshare, participants: [0, 1, 2], receiverKey: oneTimeKey.publicKey,
+                                              oneTimeKey: oneTimeKey, instanceID: instanceID, setupHash: setupHash)
+        }
+        guard let exported = capture.exported, exported.publicKey == keyshare.publicKey, exported.keyId == keyshare.keyId
+        else { throw .invalidInput(reason: "export ended without the key") }
+        return exported
+    }
+}

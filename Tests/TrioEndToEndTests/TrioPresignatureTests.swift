@@ -1,0 +1,297 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+import Testing
+@testable import trio
+
+/// Trio presignatures over real sockets (`specs/session.md` §8): preSign over the WebSocket with
+/// X = A or X = B, stored at X; preSignatureFinal as one HTTP POST (A relays to B over a purpose-2
+/// link); single use at the app and at the node. Every signature is verified under the derived key.
+@Suite("Trio presignatures over loopback WebSockets and HTTP POST", .serialized)
+struct TrioPresignatureTests {
+    typealias Cluster = TrioOverWebSocketTests.Cluster
+
+    static func store(_ cluster: Cluster, _ signer: TrioSigner) -> NodeShareStore {
+        signer == .nodeA ? cluster.storeA : cluster.storeB
+    }
+
+    /// The derived key P′ for `path` from the app keyshare (public derivation).
+    static func derivedKey(_ keyshare: Keyshare, path: String) throws -> Secp256k1.Point {
+        try DKLsBIP32.deriveChildPublicKey(keyshare: try keyshare.dklsKeyshare(), path: try DerivationPath(path)).publicKey
+    }
+
+    static func verifies(_ signature: Signature, hash: Data, key: Secp256k1.Point) throws -> Bool {
+        guard let r = signature.r, let s = signature.s, let v = signature.recoveryId else { return false }
+        let raw = try Secp256k1.ECDSASignature(r: [UInt8](r), s: [UInt8](s), recoveryId: v)
+        let recovered = try Secp256k1.ECDSA.recoverPublicKey(raw, hash: [UInt8](hash))
+        return Secp256k1.ECDSA.verify(raw, hash: [UInt8](hash), publicKey: key) && recovered == key
+    }
+
+    static func hash(_ text: String) -> Data { Data(SHA256.hash(Array(text.utf8))) }
+
+    /// One raw POST of `body` to the preSignFinal route (a fresh client per call).
+    static func post(_ cluster: Cluster, keyId: String, body: [UInt8]) async throws -> [UInt8] {
+        let client = TrioNetworkClient(websocketConfig: WebsocketConfig(url: cluster.url, authenticationToken: "t"))
+        return [UInt8](try await client.sendPostRequest(action: TrioAction.ECDSA.PreSignatureFinal(), params: keyId,
+                                                        body: Data(body)))
+    }
+
+    static func rejectCode(_ bytes: [UInt8]) -> WireCode? {
+        guard let frame = try? Frame.parseSingle(bytes), frame.header.kind == .reject,
+              let payload = try? RejectPayload(bytes: frame.body) else { return nil }
+        return payload.code
+    }
+
+    @Test(arguments: [TrioSigner.nodeA, .nodeB])
+    func presignStoredAtSignerThenFinalOnce(signer: TrioSigner) async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let storage = InMemoryStorageClient()
+        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t", storage: storage)
+        let keyshare = try await session.keygen()
+        let presignature = try await session.preSignature(keyshare: keyshare, chainPath: "m/7/1", signer: signer)
+        let other: TrioSigner = signer == .nodeA ? .nodeB : .nodeA
+        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 1)
+        #expect(try Self.store(cluster, other).presignatureCount(keyId: keyshare.keyId) == 0)
+        #expect(presignature.signer == signer && presignature.keyId == keyshare.keyId && !presignature.isConsumed)
+        #expect(presignature.expiresAt > Date().addingTimeInterval(23 * 3600))
+        let key = try Self.derivedKey(keyshare, path: "m/7/1")
+        #expect([UInt8](presignature.derivedPublicKey) == (try key.compressed()))
+        #expect(!presignature.description.contains("Secrets") && presignature.description.contains("consumed: false"))
+
+        let message = Self.hash("presigned with \(signer)")
+        let signature = try await session.preSignatureFinal(preSignature: presignature, message: message)
+        #expect(try Self.verifies(signature, hash: message, key: key))
+        #expect(presignature.isConsumed)
+        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
+        // §8.5: the tombstone holds the exact request; a retry with the same message resends it and the
+        // node answers from its finish record (same signature); another message fails locally.
+        let tombstone = try #require(try await storage.read(keyId: "~ss/presig/" + Hex.encode([UInt8](presignature.id))))
+        #expect(tombstone.staged?.kind == .sdkRecord)
+        let again = try await session.preSignatureFinal(preSignature: presignature, message: message)
+        #expect(again.r == signature.r && again.s == signature.s)
+        await #expect(throws: SilentShardError.presignatureConsumed) {
+            _ = try await session.preSignatureFinal(preSignature: presignature, message: Self.hash("another message"))
+        }
+        // Ordinary signing still works.
+        let plain = try await session.signature(keyshare: keyshare, message: Self.hash("plain"), signer: signer)
+        #expect(try TrioOverWebSocketTests.verifies(plain, message: Self.hash("plain"), keyshare: keyshare))
+        await cluster.stop()
+    }
+
+    /// 50 concurrent preSignatureFinal calls with one presignature: exactly one signature, 49
+    /// `presignatureConsumed` (at the app). Then at the node: 50 distinct valid FINAL_REQUESTs for one
+    /// presignature POSTed concurrently: exactly one FINAL_RESPONSE (a valid signature), 49
+    /// PRESIG_CONSUMED; a replay of the winning request returns the same response bytes.
+    @Test(arguments: [TrioSigner.nodeA, .nodeB])
+    func fiftyConcurrentFinalsGiveOneSignature(signer: TrioSigner) async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let keyshare = try await session.keygen()
+        let key = try Self.derivedKey(keyshare, path: "m")
+        // At the app: 50 concurrent calls, each with another message.
+        let shared = try await session.preSignature(keyshare: keyshare, signer: signer)
+        let outcomes = await withTaskGroup(of: (Data, Result<Signature, SilentShardError>).self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let message = Self.hash("fifty at the app \(index)")
+                    do throws(SilentShardError) {
+                        return (message, .success(try await session.preSignatureFinal(preSignature: shared, message: message)))
+                    }
+                    catch { return (message, .failure(error)) }
+                }
+            }
+            var all: [(Data, Result<Signature, SilentShardError>)] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        let signatures = outcomes.compactMap { outcome in (try? outcome.1.get()).map { (outcome.0, $0) } }
+        #expect(signatures.count == 1)
+        for (message, signature) in signatures { #expect(try Self.verifies(signature, hash: message, key: key)) }
+        #expect(outcomes.filter { if case .failure(.presignatureConsumed) = $0.1 { true } else { false } }.count == 49)
+
+        // At the node: 50 different valid requests for one stored half.
+        let presignature = try await session.preSignature(keyshare: keyshare, signer: signer)
+        let secrets = try #require(presignature.take())
+        var requests: [(body: [UInt8], state: DKLsSign.FinishState, hash: [UInt8])] = []
+        for index in 0..<50 {
+            let hash = [UInt8](Self.hash("request \(index)"))
+            let half = try DKLsPresignature.deserialize(secrets.presignature)
+            let (state, finish) = try half.finish(messageHash: hash)
+            let frame = try secrets.finalKeys.request(presigID: [UInt8](presignature.id), message: hash, finish: finish.payload)
+            requests.append((frame.encoded(), state, hash))
+        }
+        let answers = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { (index, try await Self.post(cluster, keyId: keyshare.keyId, body: request.body)) }
+            }
+            var all: [(Int, [UInt8])] = []
+            for try await answer in group { all.append(answer) }
+            return all
+        }
+        var winners: [Int] = []
+        for (index, bytes) in answers {
+            if let code = Self.rejectCode(bytes) {
+                #expect(code == .presigConsumed)
+                continue
+            }
+            let frame = try Frame.parseSingle(bytes)
+            let nodeFinish = try secrets.finalKeys.openResponse(frame)
+            let raw = try requests[index].state.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer.index, to: nil,
+                                                                         payload: nodeFinish)])
+            #expect(Secp256k1.ECDSA.verify(raw, hash: requests[index].hash, publicKey: key))
+            winners.append(index)
+        }
+        #expect(winners.count == 1)
+        let winner = try #require(winners.first)
+        let first = try #require(answers.first { $0.0 == winner }?.1)
+        // Idempotent retry: the same bytes get the stored response; nothing else is consumed.
+        #expect(try await Self.post(cluster, keyId: keyshare.keyId, body: requests[winner].body) == first)
+        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
+        await cluster.stop()
+    }
+
+    /// A tampered FINAL_REQUEST is BAD_AUTHENTICATOR and consumes nothing; an unknown presig id is
+    /// PRESIG_NOT_FOUND; an expired one PRESIG_EXPIRED (node) / `presignatureExpired` (app, 60 s margin).
+    @Test func tamperedUnknownAndExpired() async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let keyshare = try await session.keygen()
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let presignature = try await session.preSignature(keyshare: keyshare, signer: signer)
+            let secrets = try #require(presignature.take())
+            let hash = [UInt8](Self.hash("tamper"))
+            let (_, finish) = try DKLsPresignature.deserialize(secrets.presignature).finish(messageHash: hash)
+            var body = try secrets.finalKeys.request(presigID: [UInt8](presignature.id), message: hash, finish: finish.payload)
+                .encoded()
+            body[body.count - 1] ^= 1
+            #expect(Self.rejectCode(try await Self.post(cluster, keyId: keyshare.keyId, body: body)) == .badAuthenticator)
+            #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 1)
+            var unknown = body
+            unknown[FrameHeader.byteCount - 32] ^= 0xFF   // instance id = presig id
+            #expect(Self.rejectCode(try await Self.post(cluster, keyId: keyshare.keyId, body: unknown)) == .presigNotFound)
+        }
+        // Expired: a 1 s lifetime; the app refuses at once (60 s margin), the node after expiry.
+        let short = try await session.preSignature(keyshare: keyshare, signer: .nodeB, ttl: 1)
+        let secrets = try #require(short.take())
+        try await Task.sleep(for: .milliseconds(2_200))
+        let hash = [UInt8](Self.hash("late"))
+        let (_, finish) = try DKLsPresignature.deserialize(secrets.presignature).finish(messageHash: hash)
+        let body = try secrets.finalKeys.request(presigID: [UInt8](short.id), message: hash, finish: finish.payload).encoded()
+        #expect(Self.rejectCode(try await Self.post(cluster, keyId: keyshare.keyId, body: body)) == .presigExpired)
+        let appSide = try await session.preSignature(keyshare: keyshare, signer: .nodeA, ttl: 30)
+        await #expect(throws: SilentShardError.presignatureExpired) {
+            _ = try await session.preSignatureFinal(preSignature: appSide, message: Self.hash("late"))
+        }
+        await cluster.stop()
+    }
+
+    /// A refresh makes the old generation's presignatures unusable (PRESIG_NOT_FOUND).
+    @Test func refreshInvalidatesPresignatures() async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let keyshare = try await session.keygen()
+        let viaA = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
+        let viaB = try await session.preSignature(keyshare: keyshare, signer: .nodeB)
+        let refreshed = try await session.keyRefresh(keyshare: keyshare)
+        // The commit transaction deleted the old generation's rows (§8.2).
+        #expect(try cluster.storeA.presignatureCount(keyId: keyshare.keyId) == 0)
+        #expect(try cluster.storeB.presignatureCount(keyId: keyshare.keyId) == 0)
+        for presignature in [viaA, viaB] {
+            await #expect(throws: SilentShardError.presignatureNotFound) {
+                _ = try await session.preSignatureFinal(preSignature: presignature, message: Self.hash("after refresh"))
+            }
+        }
+        let fresh = try await session.preSignature(keyshare: refreshed, signer: .nodeB)
+        let message = Self.hash("fresh after refresh")
+        let signature = try await session.preSignatureFinal(preSignature: fresh, message: message)
+        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: refreshed))
+        await cluster.stop()
+    }
+
+    /// A custom transport without `sendPostRequest`: preSign works, preSignatureFinal is
+    /// `network(.postRequestUnsupported)` (seed default), and the presignature is consumed.
+    @Test func customClientWithoutPostRequest() async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let client = SocketOnlyClient(inner: TrioNetworkClient(websocketConfig: WebsocketConfig(url: cluster.url,
+                                                                                             authenticationToken: "t")))
+        let session = SilentShard.ECDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(),
+                                                      cloudVerifyingKey: cluster.cloudVerifyingKey,
+                                                      storageClient: InMemoryStorageClient(), networkClient: client,
+                                                      actionProvider: .ecdsa)
+        let keyshare = try await session.keygen()
+        let presignature = try await session.preSignature(keyshare: keyshare)
+        await #expect(throws: SilentShardError.network(.postRequestUnsupported)) {
+            _ = try await session.preSignatureFinal(preSignature: presignature, message: Self.hash("no post"))
+        }
+        #expect(presignature.isConsumed)
+        await cluster.stop()
+    }
+
+    /// EdDSA (FROST): preSign = round 1 (nonces stored at X, STORED), the final carries the app's
+    /// signature share and returns X's; verified with libsodium under the key (path m) and under the
+    /// derived key (m/7/1). 50 concurrent finals with 50 messages: exactly one signature.
+    @Test(arguments: [TrioSigner.nodeA, .nodeB])
+    func frostPresignAndFinal(signer: TrioSigner) async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let session = TrioOverWebSocketTests.session(.eddsa, cluster: cluster, token: "t")
+        let keyshare = try await session.keygen()
+        let atRoot = try await session.preSignature(keyshare: keyshare, signer: signer)
+        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 1)
+        #expect(atRoot.derivedPublicKey == keyshare.publicKey)
+        let message = Data("frost presigned with \(signer)".utf8)
+        let signature = try await session.preSignatureFinal(preSignature: atRoot, message: message)
+        let rootKey = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
+        #expect(rootKey.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message)))
+        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
+        let again = try await session.preSignatureFinal(preSignature: atRoot, message: message)
+        #expect(again.rawRepresentation == signature.rawRepresentation)
+        await #expect(throws: SilentShardError.presignatureConsumed) {
+            _ = try await session.preSignatureFinal(preSignature: atRoot, message: Data("other".utf8))
+        }
+
+        let derived = try await session.preSignature(keyshare: keyshare, chainPath: "m/7/1", signer: signer)
+        #expect(derived.derivedPublicKey != keyshare.publicKey)
+        let derivedSignature = try await session.preSignatureFinal(preSignature: derived, message: message)
+        let derivedKey = try Ed25519.VerifyingKey(bytes: [UInt8](derived.derivedPublicKey))
+        #expect(derivedKey.isValidSignature([UInt8](derivedSignature.rawRepresentation), for: [UInt8](message)))
+        // The same derived key as a regular signature on m/7/1 verifies under.
+        let regular = try await session.signature(keyshare: keyshare, message: message, chainPath: "m/7/1", signer: signer)
+        #expect(derivedKey.isValidSignature([UInt8](regular.rawRepresentation), for: [UInt8](message)))
+
+        let shared = try await session.preSignature(keyshare: keyshare, signer: signer)
+        let outcomes = await withTaskGroup(of: (Data, Result<Signature, SilentShardError>).self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let message = Data("frost fifty \(index)".utf8)
+                    do throws(SilentShardError) {
+                        return (message, .success(try await session.preSignatureFinal(preSignature: shared, message: message)))
+                    }
+                    catch { return (message, .failure(error)) }
+                }
+            }
+            var all: [(Data, Result<Signature, SilentShardError>)] = []
+            for await outcome in group { all.append(outcome) }
+            return all
+        }
+        let signatures = outcomes.compactMap { outcome in (try? outcome.1.get()).map { (outcome.0, $0) } }
+        #expect(signatures.count == 1)
+        for (message, signature) in signatures {
+            #expect(rootKey.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message)))
+        }
+        #expect(outcomes.filter { if case .failure(.presignatureConsumed) = $0.1 { true } else { false } }.count == 49)
+        await cluster.stop()
+    }
+}
+
+/// A transport that forwards the WebSocket calls and keeps the protocol's default `sendPostRequest`.
+final class SocketOnlyClient: NetworkClient {
+    let inner: TrioNetworkClient
+    init(inner: TrioNetworkClient) { self.inner = inner }
+    func connect(action: NetworkAction, params: String?) async throws { try await inner.connect(action: action, params: params) }
+    func send(bytes: Data) async throws { try await inner.send(bytes: bytes) }
+    func send(text: String) async throws { try await inner.send(text: text) }
+    func read() async throws -> Data { try await inner.read() }
+    func disconnect() async throws { try await inner.disconnect() }
+}

@@ -1,0 +1,89 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+@_spi(InProcess) import MPCProtocols
+import SilentShardCore
+import Testing
+import trio
+
+/// Trio recovery over real sockets: the app lost its share (fresh storage, same device key); A and B
+/// (holders) re-share the key to all three parties; the app checks the PKI copies and the key.
+@Suite("Trio recovery over loopback WebSockets", .serialized)
+struct TrioRecoveryTests {
+    static func session(_ cluster: TrioOverWebSocketTests.Cluster, signer: any MessageSigner,
+                        storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {
+        SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cluster.cloudVerifyingKey,
+                                        websocketConfig: WebsocketConfig(url: cluster.url, authenticationToken: "t"),
+                                        storageClient: storage)
+    }
+
+    static func nodeShare(_ store: NodeShareStore, _ keyId: String) throws -> DKLsKeyshare {
+        let share = try #require(try store.share(keyId: keyId))
+        return try Keyshare(algorithm: .ecdsa, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes)
+            .dklsKeyshare()
+    }
+
+    @Test(arguments: [false, true])
+    func recoverWithBothNodesThenSign(pinGroup: Bool) async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let device = SoftwareEd25519MessageSigner()
+        let original = try await Self.session(cluster, signer: device).keygen()
+
+        // The app lost everything but its device key.
+        let storage = InMemoryStorageClient()
+        let session = Self.session(cluster, signer: device, storage: storage)
+        let recovered = try await session.recovery(keysharePublicKey: original.publicKey,
+                                                   groupId: pinGroup ? original.groupId : nil)
+        #expect(recovered.keyId == original.keyId && recovered.publicKey == original.publicKey)
+        #expect(recovered.generation != original.generation && recovered.groupId == original.groupId)
+        #expect(recovered.party == 0 && recovered.rootChainCode == original.rootChainCode)
+        // Committed at all three: both nodes hold the new generation, the app's storage has it current.
+        #expect(try cluster.storeA.share(keyId: original.keyId)?.gen == [UInt8](recovered.generation))
+        #expect(try cluster.storeB.share(keyId: original.keyId)?.gen == [UInt8](recovered.generation))
+        let record = try #require(try await storage.read(keyId: original.keyId))
+        #expect(record.current != nil && record.staged == nil)
+
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let message = TrioOverWebSocketTests.message(.ecdsa, "after recovery with \(signer)")
+            let signature = try await session.signature(keyshare: recovered, message: message, signer: signer)
+            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: recovered))
+        }
+        // The old app share is refused by the nodes and does not combine with a new node share.
+        await #expect(throws: SilentShardError.staleKeyshare) {
+            _ = try await session.signature(keyshare: original,
+                                            message: TrioOverWebSocketTests.message(.ecdsa, "old share"))
+        }
+        var rng = SystemRandomNumberGenerator()
+        let hash = SHA256.hash(Array("old with new".utf8))
+        let key = try Secp256k1.Point(compressed: [UInt8](original.publicKey))
+        let newA = try Self.nodeShare(cluster.storeA, original.keyId)
+        let mixed = try? DKLsInProcess.sign([try original.dklsKeyshare(), newA], messageHash: hash, using: &rng)
+        #expect(mixed.map { Secp256k1.ECDSA.verify($0, hash: hash, publicKey: key) } != true)
+        let fresh = try DKLsInProcess.sign([try recovered.dklsKeyshare(), newA], messageHash: hash, using: &rng)
+        #expect(Secp256k1.ECDSA.verify(fresh, hash: hash, publicKey: key))
+        await cluster.stop()
+    }
+
+    /// A key the nodes do not hold: KEY_NOT_FOUND; another device key: DEVICE_NOT_REGISTERED (the
+    /// new-device rebinding of §9.3 is not implemented); EdDSA: unsupported in this increment.
+    @Test func refusals() async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let device = SoftwareEd25519MessageSigner()
+        let original = try await Self.session(cluster, signer: device).keygen()
+        let other = try Secp256k1.Point(base: Secp256k1.Scalar(nonZeroBytes: [UInt8](repeating: 7, count: 32))).compressed()
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
+            _ = try await Self.session(cluster, signer: device).recovery(keysharePublicKey: Data(other))
+        }
+        await #expect(throws: SilentShardError.deviceNotRegistered) {
+            _ = try await Self.session(cluster, signer: SoftwareEd25519MessageSigner())
+                .recovery(keysharePublicKey: original.publicKey)
+        }
+        let eddsa = TrioOverWebSocketTests.session(.eddsa, cluster: cluster, token: "t")
+        await #expect(throws: SilentShardError.unsupportedOperation) {
+            _ = try await eddsa.recovery(keysharePublicKey: Data(repeating: 1, count: 32))
+        }
+        // The key is untouched by the refusals.
+        #expect(try cluster.storeA.share(keyId: original.keyId)?.gen == [UInt8](original.generation))
+        await cluster.stop()
+    }
+}
