@@ -49,7 +49,13 @@ def child_key(run: dict) -> bytes:
 
 def check_signature_run(run: dict) -> None:
     assert run["verified"] is True
-    child = child_key(run)
+    if run["operation"] == "signHardDerived":
+        # A threshold hard child (dkls23.md §15) is not a BIP32 child: check the signature under the key
+        # the run names, and that it is neither the root key nor its soft child at the demo's path.
+        child = bytes.fromhex(run["childPublicKey"])
+        assert run["childPublicKey"] != run["publicKey"] and "'" in run["path"]
+    else:
+        child = child_key(run)
     assert child.hex() == run["childPublicKey"]
     message = bytes.fromhex(run["message"])
     signature = bytes.fromhex(run["signature"])
@@ -96,7 +102,8 @@ def _der(r: bytes, s: bytes) -> bytes:
 
 
 TRIO_OPERATIONS = {
-    "ecdsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "signAfterRecover", "export"),
+    "ecdsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "signAfterRecover", "export",
+              "signHardDerived"),
     "eddsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "export"),
 }
 
@@ -114,7 +121,7 @@ def test_demo_json_default_path():
     for run in runs:
         assert run["verified"] is True and run["bytesSent"] > 0
         if "signature" in run:
-            assert run["path"] == "m"
+            assert run["path"] == ("m/44'/60'/0'" if run["operation"] == "signHardDerived" else "m")
             check_signature_run(run)
     assert duo[0]["publicKey"] == duo[2]["publicKey"]  # refresh keeps the key
     for keygen, export in ((duo[0], duo[4]), (duo[5], duo[9])):
@@ -123,7 +130,7 @@ def test_demo_json_default_path():
         runs_of = [run for run in trio if run["algorithm"] == algorithm]
         # refresh, presign + final, recovery and export all keep the key; the export matches it.
         assert all(run["publicKey"] == runs_of[0]["publicKey"] for run in runs_of)
-        check_export_run(runs_of[-1], runs_of[0])
+        check_export_run(next(run for run in runs_of if run["operation"] == "export"), runs_of[0])
 
 
 def test_demo_json_with_path_and_message():
@@ -131,9 +138,10 @@ def test_demo_json_with_path_and_message():
     digest = hashlib.sha256(os.urandom(16)).digest()
     runs = demo("--path", path, "--message", digest.hex())
     signed = [run for run in runs if "signature" in run]
-    assert len(signed) == 4 + 9  # duo: 2 per algorithm; trio: 5 ECDSA (+ preSignFinal, signAfterRecover), 4 EdDSA (+ preSignFinal)
+    assert len(signed) == 4 + 10  # duo: 2 per algorithm; trio: 6 ECDSA (+ preSignFinal, signAfterRecover, signHardDerived), 4 EdDSA
     for run in signed:
-        assert run["path"] == path and run["message"] == digest.hex()
+        assert run["path"] == ("m/44'/60'/0'" if run["operation"] == "signHardDerived" else path)
+        assert run["message"] == digest.hex()
         check_signature_run(run)
     exports = [run for run in runs if run["operation"] == "export"]
     assert len(exports) == 4  # duo and trio, each algorithm

@@ -153,6 +153,22 @@ enum TrioDemo {
              "chainCode": .string(Hex.encode([UInt8](key.chainCode)))]
         })
         if !options.json { print("\(name) trio exported key matches the public key: \(NetworkedDemo.matches(exported))") }
+        if algorithm == .ecdsa {
+            // A hard child (threshold derivation, dkls23.md §15: a new key of its own), then a signature with it.
+            let hardPath = "m/44'/60'/0'"
+            var hardChild: [UInt8] = []
+            _ = try await timed("signHardDerived", {
+                let childShare = try await exporter.hardDerivation(keyshare: current, path: hardPath)
+                hardChild = Array(childShare.publicKey)
+                return try await exporter.signature(keyshare: childShare, message: message)
+            }, verify: { NetworkedDemo.verifies($0, message: message, key: hardChild, algorithm: .ecdsa) && hardChild != child },
+               fields: { signature in
+                var fields = signatureFields(signature)
+                fields["path"] = .string(hardPath)
+                fields["childPublicKey"] = .string(Hex.encode(hardChild))
+                return fields
+            })
+        }
         return rows
     }
 }

@@ -409,11 +409,21 @@ struct TrioSessionTests {
     func lostCommitRollsForwardFromPrepared(algorithm: Keyshare.Algorithm) async throws {
         let fixture = try TrioFixture(algorithm: algorithm)
         let dropped = Mutex(false)
+        let (storeA, storeB) = (fixture.storeA, fixture.storeB)
         fixture.client.failSend.withLock { hook in
             hook = { data in
                 guard !dropped.withLock({ v in v }), let frames = try? Frame.parseBundle([UInt8](data)),
-                      frames.contains(where: { $0.header.kind == .commit })
+                      let commit = frames.first(where: { $0.header.kind == .commit }),
+                      let payload = try? CommitPayload(bytes: commit.body)
                 else { return false }
+                // The scenario needs both nodes PREPARED before the COMMIT is lost (the app can finish
+                // first, EdDSA especially): wait for it, so the test does not depend on timing.
+                let keyID = Hex.encode(payload.keyID)
+                for _ in 0..<500 {
+                    let prepared = [storeA, storeB].allSatisfy { (try? $0.status(keyId: keyID))?.preparedGen == payload.gen }
+                    if prepared { break }
+                    usleep(10_000)
+                }
                 dropped.withLock { v in v = true }
                 return true
             }
