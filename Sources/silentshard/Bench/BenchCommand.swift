@@ -11,10 +11,11 @@ enum BenchCommand {
     static let usage = """
         usage: silentshard bench [options]     (build with -c release: debug figures are meaningless)
 
-          --modes duo                       modes to run (trio joins when the trio node exists)
+          --modes duo,trio                  modes (trio: WebSocket only, node processes A and B)
           --algorithms ecdsa,eddsa          algorithms
-          --operations keygen,sign,refresh,import
-          --transports websocket,memory     loopback WebSocket to a node process / in-process pipe
+          --operations keygen,sign,refresh,import,preSign,preSignFinal,recover,export,hardDerivation
+                                            (duo runs the first four; recover and hardDerivation are ECDSA)
+          --transports websocket,memory     loopback WebSocket to node processes / in-process pipe (duo)
           --runs N                          timed runs per operation (default 20, at least 1)
           --warmup N                        untimed runs first (default 3)
           --clients 1,4,16,64               concurrent clients for the throughput runs ("" = none)
@@ -23,9 +24,9 @@ enum BenchCommand {
         """
 
     struct Options {
-        var modes: Set<String> = ["duo"]
+        var modes: Set<String> = ["duo", "trio"]
         var algorithms = ["ecdsa", "eddsa"]
-        var operations = Set(DuoBench.operations)
+        var operations = Set(DuoBench.operations + TrioBench.operations)
         var transports = ["websocket", "memory"]
         var runs = 20
         var warmup = 3
@@ -70,14 +71,15 @@ enum BenchCommand {
             case "--help", "-h": return nil
             case "--modes":
                 options.modes = Set(list(try value(argument)))
-                guard options.modes.isSubset(of: ["duo"]) else { throw BenchError("--modes: only duo is available yet") }
+                guard options.modes.isSubset(of: ["duo", "trio"]) else { throw BenchError("--modes: duo, trio") }
             case "--algorithms":
                 options.algorithms = list(try value(argument))
                 guard Set(options.algorithms).isSubset(of: ["ecdsa", "eddsa"]) else { throw BenchError("--algorithms: ecdsa, eddsa") }
             case "--operations":
                 options.operations = Set(list(try value(argument)))
-                guard options.operations.isSubset(of: Set(DuoBench.operations)) else {
-                    throw BenchError("--operations: \(DuoBench.operations.joined(separator: ", "))")
+                let known = Set(DuoBench.operations + TrioBench.operations)
+                guard options.operations.isSubset(of: known) else {
+                    throw BenchError("--operations: \(known.sorted().joined(separator: ", "))")
                 }
             case "--transports":
                 options.transports = list(try value(argument))
@@ -112,7 +114,7 @@ enum BenchCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
-        for transport in options.transports {
+        for transport in options.transports where options.modes.contains("duo") {
             let node = transport == "websocket" ? try NodeProcess() : nil
             defer { node?.stop() }
             for name in options.algorithms {
@@ -122,6 +124,15 @@ enum BenchCommand {
                     ?? DuoBench.memoryTarget(algorithm: algorithm, directory: directory)
                 results += try await DuoBench.run(target, algorithm: algorithm, operations: options.operations,
                                                   runs: options.runs, warmup: options.warmup, transport: transport)
+            }
+        }
+        if options.modes.contains("trio"), options.transports.contains("websocket") {
+            let nodes = try TrioNodePair()
+            defer { nodes.stop() }
+            for name in options.algorithms {
+                FileHandle.standardError.write(Data("bench: trio \(name) over websocket (node processes A and B)…\n".utf8))
+                results += try await TrioBench.run(nodes: nodes, algorithm: name == "ecdsa" ? .ecdsa : .eddsa,
+                                                   operations: options.operations, runs: options.runs, warmup: options.warmup)
             }
         }
         for index in results.indices {

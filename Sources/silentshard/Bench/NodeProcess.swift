@@ -10,14 +10,22 @@ final class NodeProcess: @unchecked Sendable {
 
     /// Starts `silentshard node` (this executable) with `--auth none` and a fresh key, database and
     /// master key in a temporary directory; returns once it printed its port and key.
-    init(extraArguments: [String] = [], environment: [String: String] = [:]) throws {
-        directory = NSTemporaryDirectory() + "silentshard-bench-node-" + UUID().uuidString
+    convenience init(extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+        let directory = NSTemporaryDirectory() + "silentshard-bench-node-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try self.init(directory: directory, arguments: ["--generate-key", "--node-key", directory + "/node.key",
+                                                        "--database", directory + "/node.sqlite",
+                                                        "--master-key", directory + "/master.key"] + extraArguments,
+                      environment: environment)
+    }
+
+    /// Starts `silentshard node --auth none --listen 127.0.0.1:0` with `arguments`; `directory` is removed
+    /// by `stop()`.
+    init(directory: String, arguments: [String], environment: [String: String] = [:]) throws {
+        self.directory = directory
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["node", "--auth", "none", "--listen", "127.0.0.1:0", "--generate-key",
-                             "--node-key", directory + "/node.key", "--database", directory + "/node.sqlite",
-                             "--master-key", directory + "/master.key"] + extraArguments
+        process.arguments = ["node", "--auth", "none", "--listen", "127.0.0.1:0"] + arguments
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
         process.environment = env

@@ -1,0 +1,47 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+
+/// Trio nodes A and B as two `silentshard node` processes (`--role trio-a|trio-b`), each with its own key,
+/// database and master key, certified by a fresh cluster key; A relays to B over `/v3/peer`.
+final class TrioNodePair: @unchecked Sendable {
+    let nodeA: NodeProcess
+    let nodeB: NodeProcess
+    /// The apps' `cloudVerifyingKey`: the cluster key.
+    let clusterKey: String
+
+    init() throws {
+        let cluster = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
+        clusterKey = Hex.encode(cluster.verifyingKey.bytes)
+        func start(_ role: NodeCertificate.Role, name: String, extra: [String]) throws -> NodeProcess {
+            let directory = NSTemporaryDirectory() + "silentshard-bench-\(name)-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let key = Ed25519.SigningKey(), now = UInt64(Date().timeIntervalSince1970)
+            let certificate = NodeCertificate(role: role, groupID: group, nodeKey: key.verifyingKey, notBefore: now - 60,
+                                              notAfter: now + 86_400, serial: 1, issuer: cluster)
+            func write(_ file: String, _ text: String) throws {
+                guard FileManager.default.createFile(atPath: directory + "/" + file, contents: Data((text + "\n").utf8),
+                                                     attributes: [.posixPermissions: 0o600])
+                else { throw BenchError("cannot write \(file)") }
+            }
+            try write("node.key", Hex.encode(key.seed))
+            try write("master.key", Hex.encode(SecureRandom.bytes(count: 32)))
+            try write("node.cert", Hex.encode(certificate.encoded))
+            return try NodeProcess(directory: directory, arguments: [
+                "--node-key", directory + "/node.key", "--database", directory + "/node.sqlite",
+                "--master-key", directory + "/master.key", "--role", role == .trioA ? "trio-a" : "trio-b",
+                "--cluster-key", Hex.encode(cluster.verifyingKey.bytes), "--certificate", directory + "/node.cert",
+            ] + extra)
+        }
+        nodeB = try start(.trioB, name: "b", extra: [])
+        do { nodeA = try start(.trioA, name: "a", extra: ["--peer", "ws://127.0.0.1:\(nodeB.port)"]) } catch {
+            nodeB.stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        nodeA.stop()
+        nodeB.stop()
+    }
+}
