@@ -13,6 +13,8 @@ enum NetworkedDemo {
         private let counter = Mutex(0)
         var bytesSent: Int { counter.withLock { $0 } }
         func reset() { counter.withLock { $0 = 0 } }
+        /// Counts bytes the app sent some other way (the export request its backend posts).
+        func add(_ count: Int) { counter.withLock { $0 += count } }
 
         override func send(bytes: Data) async throws {
             counter.withLock { $0 += bytes.count }

@@ -13,8 +13,9 @@ enum BenchCommand {
 
           --modes duo,trio                  modes (trio: WebSocket only, node processes A and B)
           --algorithms ecdsa,eddsa          algorithms
-          --operations keygen,sign,refresh,import,preSign,preSignFinal,recover,export,hardDerivation
-                                            (duo runs the first four; recover and hardDerivation are ECDSA)
+          --operations keygen,sign,refresh,import,export,preSign,preSignFinal,recover,hardDerivation
+                                            (duo: the first five, export over WebSocket only; recover and
+                                            hardDerivation are trio ECDSA)
           --transports websocket,memory     loopback WebSocket to node processes / in-process pipe (duo)
           --runs N                          timed runs per operation (default 20, at least 1)
           --warmup N                        untimed runs first (default 3)
@@ -115,7 +116,7 @@ enum BenchCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         for transport in options.transports where options.modes.contains("duo") {
-            let node = transport == "websocket" ? try NodeProcess() : nil
+            let node = transport == "websocket" ? try duoNode(directory: directory) : nil
             defer { node?.stop() }
             for name in options.algorithms {
                 let algorithm: Keyshare.Algorithm = name == "ecdsa" ? .ecdsa : .eddsa
@@ -148,6 +149,19 @@ enum BenchCommand {
         }
         return BenchReport(results: results, throughput: throughput, secp256k1SignUs: baselines.secp256k1,
                            ed25519SignUs: baselines.ed25519, cores: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// A duo node process whose token file grants the bench's token every duo scope (export included).
+    static func duoNode(directory: String) throws -> NodeProcess {
+        let tokenFile = directory + "/tokens"
+        guard FileManager.default.createFile(atPath: tokenFile, contents: Data(
+            (DuoBench.token + "\nscope: keygen reconcile refresh sign import export\n").utf8), attributes: [.posixPermissions: 0o600])
+        else { throw BenchError("cannot write the token file") }
+        let nodeDirectory = NSTemporaryDirectory() + "silentshard-bench-node-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: nodeDirectory, withIntermediateDirectories: true)
+        return try NodeProcess(directory: nodeDirectory, arguments: [
+            "--auth", "token-file:" + tokenFile, "--generate-key", "--node-key", nodeDirectory + "/node.key",
+            "--database", nodeDirectory + "/node.sqlite", "--master-key", nodeDirectory + "/master.key"])
     }
 
     /// Medians of 201 single-party signatures in this process, microseconds.

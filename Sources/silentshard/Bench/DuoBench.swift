@@ -25,9 +25,14 @@ enum DuoBench {
         let session: DuoSession
         let bytesSent: () -> Int
         let resetCount: () -> Void
+        /// The backend's POST of an export request (nil: this transport has no HTTP endpoint).
+        var exportPost: ((DuoExportRequest) async throws -> Data)?
     }
 
-    static let operations = ["keygen", "sign", "refresh", "import"]
+    static let operations = ["keygen", "sign", "refresh", "import", "export"]
+
+    /// The bench's app and backend token (the node's token file grants it every duo scope, export too).
+    static let token = "silentshard-bench-token"
 
     static func run(_ target: Target, algorithm: Keyshare.Algorithm, operations: Set<String>, runs: Int, warmup: Int,
                     transport: String) async throws -> [BenchResult] {
@@ -70,6 +75,15 @@ enum DuoBench {
                 keyshare = refreshed
             }
         }
+        if operations.contains("export"), let post = target.exportPost {
+            let exporting = keyshare
+            try await measure("export") {
+                let exported = try await session.export(keyshare: exporting, via: post)
+                guard NetworkedDemo.matches(exported), exported.publicKey == exporting.publicKey else {
+                    throw BenchError("the exported key does not match")
+                }
+            }
+        }
         if operations.contains("import") {
             try await measure("import") {
                 let privateKey = algorithm == .ecdsa ? Secp256k1.Scalar.random().bytes : SecureRandom.bytes(count: 32)
@@ -81,9 +95,18 @@ enum DuoBench {
 
     /// A session over the WebSocket client to the node at `port`.
     static func websocketTarget(port: Int, cloudKey: String, algorithm: Keyshare.Algorithm) -> Target {
-        let client = NetworkedDemo.CountingClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
+        let client = NetworkedDemo.CountingClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)",
+                                                                                   authenticationToken: token))
         let session = makeSession(algorithm: algorithm, cloudKey: cloudKey, client: client)
-        return Target(session: session, bytesSent: { client.bytesSent }, resetCount: { client.reset() })
+        return Target(session: session, bytesSent: { client.bytesSent }, resetCount: { client.reset() }, exportPost: { request in
+            // The backend's call; its body counts as bytes the app side sent.
+            client.add(request.body.count)
+            guard let url = URL(string: "http://127.0.0.1:\(port)\(request.path)?params=\(request.params)") else {
+                throw BenchError("export URL")
+            }
+            return try await WebSocketTransport.post(url: url, body: request.body, bearerToken: token,
+                                                     settings: WebSocketSettings(WebsocketConfig(url: "ws://127.0.0.1")))
+        })
     }
 
     /// A session over the in-process transport to a `DuoStepRunner` with a temporary store.

@@ -13,19 +13,19 @@ final class NodeProcess: @unchecked Sendable {
     convenience init(extraArguments: [String] = [], environment: [String: String] = [:]) throws {
         let directory = NSTemporaryDirectory() + "silentshard-bench-node-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try self.init(directory: directory, arguments: ["--generate-key", "--node-key", directory + "/node.key",
+        try self.init(directory: directory, arguments: ["--auth", "none", "--generate-key", "--node-key", directory + "/node.key",
                                                         "--database", directory + "/node.sqlite",
                                                         "--master-key", directory + "/master.key"] + extraArguments,
                       environment: environment)
     }
 
-    /// Starts `silentshard node --auth none --listen 127.0.0.1:0` with `arguments`; `directory` is removed
-    /// by `stop()`.
+    /// Starts `silentshard node --listen 127.0.0.1:0` with `arguments` (which include `--auth`);
+    /// `directory` is removed by `stop()`.
     init(directory: String, arguments: [String], environment: [String: String] = [:]) throws {
         self.directory = directory
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["node", "--auth", "none", "--listen", "127.0.0.1:0"] + arguments
+        process.arguments = ["node", "--listen", "127.0.0.1:0"] + arguments
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
         process.environment = env

@@ -28,7 +28,7 @@ final class TrioNodePair: @unchecked Sendable {
             try write("master.key", Hex.encode(SecureRandom.bytes(count: 32)))
             try write("node.cert", Hex.encode(certificate.encoded))
             return try NodeProcess(directory: directory, arguments: [
-                "--node-key", directory + "/node.key", "--database", directory + "/node.sqlite",
+                "--auth", "none", "--node-key", directory + "/node.key", "--database", directory + "/node.sqlite",
                 "--master-key", directory + "/master.key", "--role", role == .trioA ? "trio-a" : "trio-b",
                 "--cluster-key", Hex.encode(cluster.verifyingKey.bytes), "--certificate", directory + "/node.cert",
             ] + extra)
