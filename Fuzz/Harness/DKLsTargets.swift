@@ -3,8 +3,8 @@ import MPCCrypto
 
 /// DKLs23 round messages fed to the real round functions of party 0 in a fixed 2-of-2 run.
 ///
-/// Every round state may run once (`ConsumeOnce`), so party 0's state for the fuzzed round is
-/// rebuilt for each input from fixed seeds: the rebuilt state sends exactly the fixture's messages
+/// The states of rounds that consume themselves (`ConsumeOnce`: DKG round2/round3, signing
+/// round2/presignature) are rebuilt for each input from fixed seeds: the rebuilt state sends exactly the fixture's messages
 /// (checked in `prepare`), so party 1's honest messages stay consistent with it. The input replaces
 /// the payload of one of party 0's incoming messages (selector: round, message index).
 enum DKLsTargets {
@@ -41,6 +41,8 @@ enum DKLsTargets {
         var sent1: [ProtocolMessage] = [], sent2: [ProtocolMessage] = [], sent3: [ProtocolMessage] = []
         var own1: [ProtocolMessage] = [], own2: [ProtocolMessage] = [], own3: [ProtocolMessage] = []
         var keyshares: [DKLsKeyshare] = []
+        /// Party 0's round-3 state (`finish` may run any number of times).
+        var round3: DKLsDKG.Round3State?
     }
 
     static func dkgParameters(_ party: PartyIndex) throws(ProtocolError) -> DKLsDKG.Parameters {
@@ -72,6 +74,7 @@ enum DKLsTargets {
             if p == 0 { run.own3 = out }
         }
         for p in PartyIndex(0)..<2 { run.keyshares.append(try round3[Int(p)].finish(DKLsInProcess.inbox(of: p, run.sent3))) }
+        run.round3 = round3[0]
         return run
     }
 
@@ -103,15 +106,16 @@ enum DKLsTargets {
             guard let (selector, payload) = split(input) else { return }
             let run = dkgRun
             let round = Int(selector % 3) + 1, index = Int(selector / 3)
-            guard let states = try? dkgState(before: round) else { fatalError("DKG rebuild failed") }
             var random = rng(99)
             switch round {
             case 1:
+                guard let states = try? dkgState(before: 1) else { fatalError("DKG rebuild failed") }
                 if (try? states.0?.round2(replacing(inbox(run.sent1), index, with: payload), using: &random)) != nil { accepted() }
             case 2:
+                guard let states = try? dkgState(before: 2) else { fatalError("DKG rebuild failed") }
                 if (try? states.1?.round3(replacing(inbox(run.sent2), index, with: payload), using: &random)) != nil { accepted() }
             default:
-                if let share = try? states.2?.finish(replacing(inbox(run.sent3), index, with: payload)) {
+                if let share = try? run.round3?.finish(replacing(inbox(run.sent3), index, with: payload)) {
                     accepted()
                     expect(share.serialized() == run.keyshares[0].serialized(), "DKG finish accepted a different result")
                 }
