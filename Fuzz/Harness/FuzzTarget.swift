@@ -31,6 +31,7 @@ enum FuzzTargets {
         DKLsTargets.dkg, DKLsTargets.sign, DKLsTargets.deriveExport,
         FROSTTargets.messages,
         KeyshareTargets.keyshares,
+        NodeTargets.auth,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
