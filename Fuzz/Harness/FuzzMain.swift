@@ -60,9 +60,10 @@ enum FuzzMain {
     static func writeSeeds(to directory: URL) {
         for target in FuzzTargets.all {
             let folder = directory.appendingPathComponent(target.name)
+            let seeds = target.seeds()
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                for (index, seed) in target.seeds().enumerated() {
+                for (index, seed) in seeds.enumerated() {
                     // Each seed must pass through the target (and its checks) before it is written.
                     target.run(seed)
                     let name = String(format: "seed-%02d", index)
@@ -71,7 +72,7 @@ enum FuzzMain {
             } catch {
                 fail("cannot write seeds for \(target.name): \(error)")
             }
-            print("\(target.name): \(target.seeds().count) seeds, \(acceptedInputs.exchange(0, ordering: .relaxed)) accepted")
+            print("\(target.name): \(seeds.count) seeds, \(acceptedInputs.exchange(0, ordering: .relaxed)) accepted")
         }
     }
 
