@@ -80,6 +80,12 @@ let package = Package(
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
+        // libFuzzer targets for every decoder of outside bytes (Fuzz/README.md). Built for fuzzing by
+        // scripts/fuzz with -D FUZZING and sanitizers; the normal build offers list/write-seeds/replay.
+        .executableTarget(
+            name: "silentshard-fuzz", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode"],
+            path: "Fuzz/Harness"
+        ),
 
         // MARK: Examples (each runs alone against an embedded node, or against --node URL --cloud-key HEX)
         .target(

@@ -35,7 +35,11 @@ public enum ChunkedParallelism {
         let chunks = max(1, min(width, count / max(1, minimumChunk)))
         if chunks == 1 { return [body(0..<count)] }
         let results = ChunkResults<T>(count: chunks)
-        defer { results.slots.deallocate() }
+        defer {
+            // The slots hold the chunk results: release them before freeing the memory.
+            results.slots.deinitialize()
+            results.slots.deallocate()
+        }
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             // Each iteration writes only its own slot.
             results.slots[chunk] = body((count * chunk / chunks)..<(count * (chunk + 1) / chunks))

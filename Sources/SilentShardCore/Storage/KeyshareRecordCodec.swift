@@ -12,7 +12,7 @@ import MPCCrypto
 /// end, trailing bytes or a checksum mismatch are `corruptRecord`; a key id other than the one asked
 /// for is `keyIdMismatch` (a file or row copied under another name). The checksum catches damage,
 /// not an attacker who can rewrite the file (that one could also rewrite the checksum).
-enum KeyshareRecordCodec {
+package enum KeyshareRecordCodec {
     static let magic: [UInt8] = Array("SSKR".utf8)
     static let version: UInt8 = 1
     /// Upper bound for one share's bytes (DKLs23 shares are a few KiB).
@@ -20,7 +20,7 @@ enum KeyshareRecordCodec {
     /// Upper bound for an encoded record.
     static let maximumRecordBytes = 2 * maximumShareBytes + 4096
 
-    static func encode(_ record: KeyshareRecord) throws(StorageError) -> [UInt8] {
+    package static func encode(_ record: KeyshareRecord) throws(StorageError) -> [UInt8] {
         guard record.staged != nil || record.current != nil else { throw .emptyRecord(keyId: record.keyId) }
         let keyId = Array(record.keyId.utf8)
         var out = magic
@@ -38,7 +38,7 @@ enum KeyshareRecordCodec {
         return out
     }
 
-    static func decode(_ bytes: [UInt8], expectedKeyId keyId: String) throws(StorageError) -> KeyshareRecord {
+    package static func decode(_ bytes: [UInt8], expectedKeyId keyId: String) throws(StorageError) -> KeyshareRecord {
         func corrupt(_ reason: String) -> StorageError { .corruptRecord(keyId: keyId, reason: reason) }
         guard bytes.count <= maximumRecordBytes else { throw corrupt("too large") }
         guard bytes.count >= magic.count + 1 + 2 + 1 + SHA256.byteCount else { throw corrupt("truncated") }
