@@ -207,6 +207,16 @@ public final class TrioStepRunner: Sendable {
             return try SessionProtocolMachine.dklsRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
                                                           setupHash: setupHash, holders: holders, current: current,
                                                           expectedPublicKey: expected, mode: .trio, groupID: identity.groupID)
+        case (.recover, .eddsa):
+            guard let keyshare, let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let current = try keyshare.frostKeyshare()
+            let expected = try FROST.Point(bytes: publicKey)
+            guard current.publicKey == expected, let holders = setup.holders?.parties else {
+                throw SilentShardError.invalidInput(reason: "recover key")
+            }
+            return try SessionProtocolMachine.frostRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                           helpers: holders, current: current, expectedPublicKey: expected,
+                                                           mode: .trio, groupID: identity.groupID)
         case (.export, _):
             guard let keyshare, let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
             return try SessionProtocolMachine.export(keyshare: keyshare, participants: setup.participants.parties,
