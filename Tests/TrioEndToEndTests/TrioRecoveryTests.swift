@@ -106,8 +106,8 @@ struct TrioRecoveryTests {
         await cluster.stop()
     }
 
-    /// A key the nodes do not hold: KEY_NOT_FOUND (both algorithms); another device key:
-    /// DEVICE_NOT_REGISTERED.
+    /// A key the nodes do not hold: KEY_NOT_FOUND (both algorithms); recover with another device key
+    /// and no bound token: FORBIDDEN; signing with another device key: DEVICE_NOT_REGISTERED.
     @Test func refusals() async throws {
         let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
         let device = SoftwareEd25519MessageSigner()
@@ -116,9 +116,15 @@ struct TrioRecoveryTests {
         await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
             _ = try await Self.session(cluster, signer: device).recovery(keysharePublicKey: Data(other))
         }
-        await #expect(throws: SilentShardError.deviceNotRegistered) {
+        // Another device key without a token bound to it (§9.3): FORBIDDEN.
+        await #expect(throws: SilentShardError.authorizationDenied) {
             _ = try await Self.session(cluster, signer: SoftwareEd25519MessageSigner())
                 .recovery(keysharePublicKey: original.publicKey)
+        }
+        // Another device key signing: not registered.
+        await #expect(throws: SilentShardError.deviceNotRegistered) {
+            _ = try await Self.session(cluster, signer: SoftwareEd25519MessageSigner())
+                .signature(keyshare: original, message: TrioOverWebSocketTests.message(.ecdsa, "other device"))
         }
         let eddsa = TrioOverWebSocketTests.session(.eddsa, cluster: cluster, token: "t")
         await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
