@@ -487,12 +487,12 @@ public struct SessionProtocolMachine: Sendable {
                     ProtocolMessage(tag: FROST.MessageTag.dkgRound1.rawValue, from: local, to: nil, payload: refresh.round1Message)]
         case .frostRepairRecipient(let expected, let helpers, let instanceID):
             let received = payloads(FROST.MessageTag.repairStep2.rawValue)
-            // Every holder's PKI must be byte-identical (a lying holder cannot substitute a key).
-            guard let first = received.first, first.1.count > 32 else { throw .abort(party: received.first?.0, reason: .malformedMessage) }
+            // Every holder's PKI must be byte-identical (a lying holder cannot substitute a key). Two
+            // differing copies cannot tell which holder lied, so nobody is named.
+            for (from, payload) in received where payload.count <= 32 { throw .abort(party: from, reason: .malformedMessage) }
+            guard let first = received.first else { throw .abort(party: nil, reason: .missingMessages) }
             let pki = Array(first.1[32...])
-            for (from, payload) in received where payload.count <= 32 || Array(payload[32...]) != pki {
-                throw .abort(party: from, reason: .publicKeyMismatch)
-            }
+            guard received.allSatisfy({ Array($0.1[32...]) == pki }) else { throw .abort(party: nil, reason: .publicKeyMismatch) }
             let template = try Self.decodeFROSTPKI(pki, from: first.0)
             guard template.publicKey == expected, Int(template.parties) == peers.count + 1 else {
                 throw .abort(party: nil, reason: .publicKeyMismatch)
