@@ -34,8 +34,9 @@ enum TrioDemo {
                                               notAfter: now + 86_400, serial: 1, issuer: clusterKey)
             let identity = try TrioNodeIdentity(nodeKey: key, certificate: certificate, clusterKey: clusterKey.verifyingKey)
             let store = try NodeShareStore(path: directory + "/node-\(role.rawValue).sqlite", masterKey: .random())
-            let runner = TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow())
-            var config = NodeServerConfiguration(nodeKey: key, verifier: NoTokenVerifier(),
+            let runner = TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
+                                        tokenVerifier: TrioDemoVerifier())
+            var config = NodeServerConfiguration(nodeKey: key, verifier: TrioDemoVerifier(),
                                                  stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runner)),
                                                  logger: .silent)
             config.trio = (certificate, clusterKey.verifyingKey)
@@ -171,5 +172,16 @@ enum TrioDemo {
             })
         }
         return rows
+    }
+}
+
+/// The embedded trio nodes' tokens: the app runs without a token (development, like `--auth none`)
+/// and, for the demo's export row, gets every operation's scope including `export` (which trio
+/// export needs explicitly, session.md §9.3).
+struct TrioDemoVerifier: TokenVerifier {
+    var name: String { "none (demo, every scope)" }
+    func verify(token: String?) async throws(AuthenticationError) -> Principal {
+        Principal(subject: "demo", scopes: ["keygen", "reconcile", "refresh", "sign", "preSign", "preSignFinal", "recover",
+                                            "export", "import", "hardDerivation"])
     }
 }
