@@ -1,6 +1,6 @@
 """`silentshard demo --json`: the duo runs against an embedded node and the trio runs against embedded
 nodes A and B (signatures by S = {0, 1} and S = {0, 2}, a presignature finished over HTTP POST, a
-signature after recovery, an export over the WebSocket), checked by independent libraries.
+signature after recovery (both algorithms), an export over the WebSocket), checked by independent libraries.
 
 ECDSA signatures verify with coincurve and recover the child public key from (r, s, v); the child key is
 bip-utils' BIP-32 public derivation of (publicKey, chainCode, path). EdDSA signatures verify with
@@ -104,7 +104,7 @@ def _der(r: bytes, s: bytes) -> bytes:
 TRIO_OPERATIONS = {
     "ecdsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "signAfterRecover", "export",
               "signHardDerived"),
-    "eddsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "export"),
+    "eddsa": ("keygen", "sign", "signWithB", "refresh", "signAfterRefresh", "preSignFinal", "signAfterRecover", "export"),
 }
 
 
@@ -138,7 +138,7 @@ def test_demo_json_with_path_and_message():
     digest = hashlib.sha256(os.urandom(16)).digest()
     runs = demo("--path", path, "--message", digest.hex())
     signed = [run for run in runs if "signature" in run]
-    assert len(signed) == 4 + 10  # duo: 2 per algorithm; trio: 6 ECDSA (+ preSignFinal, signAfterRecover, signHardDerived), 4 EdDSA
+    assert len(signed) == 4 + 11  # duo: 2 per algorithm; trio: 6 ECDSA (+ preSignFinal, signAfterRecover, signHardDerived), 5 EdDSA
     for run in signed:
         assert run["path"] == ("m/44'/60'/0'" if run["operation"] == "signHardDerived" else path)
         assert run["message"] == digest.hex()

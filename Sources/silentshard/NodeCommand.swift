@@ -176,19 +176,10 @@ enum NodeCommand {
             }
             peer = WebSocketPeerConnector(baseURL: url)
         }
-        // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3).
-        let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { token in
-            do {
-                _ = try await verifier.verify(token: token.map { String(decoding: $0, as: UTF8.self) })
-                return .accepted
-            } catch AuthenticationError.missingToken {
-                return .missing
-            } catch {
-                return .invalid
-            }
-        }
+        // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3),
+        // and authorizes with its principal (scopes, key owner, device binding; §9.1–9.3).
         return TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
-                              tokenVerdict: tokenVerdict)
+                              tokenVerifier: verifier)
     }
 
     static func listenAddress(_ text: String) throws -> (String, Int) {

@@ -34,8 +34,9 @@ enum TrioDemo {
                                               notAfter: now + 86_400, serial: 1, issuer: clusterKey)
             let identity = try TrioNodeIdentity(nodeKey: key, certificate: certificate, clusterKey: clusterKey.verifyingKey)
             let store = try NodeShareStore(path: directory + "/node-\(role.rawValue).sqlite", masterKey: .random())
-            let runner = TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow())
-            var config = NodeServerConfiguration(nodeKey: key, verifier: NoTokenVerifier(),
+            let runner = TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
+                                        tokenVerifier: TrioDemoVerifier())
+            var config = NodeServerConfiguration(nodeKey: key, verifier: TrioDemoVerifier(),
                                                  stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runner)),
                                                  logger: .silent)
             config.trio = (certificate, clusterKey.verifyingKey)
@@ -76,11 +77,14 @@ enum TrioDemo {
         let storage = InMemoryStorageClient()
         let signer = SoftwareEd25519MessageSigner()
         let name = algorithm == .ecdsa ? "ECDSA" : "EdDSA"
-        let session = algorithm == .ecdsa
-            ? SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
-                                              storageClient: storage)
-            : SilentShard.EdDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
-                                              storageClient: storage)
+        func makeSession(_ storage: any StorageClient) -> TrioSession {
+            algorithm == .ecdsa
+                ? SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                                  storageClient: storage)
+                : SilentShard.EdDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                                  storageClient: storage)
+        }
+        let session = makeSession(storage)
         let text = Data("Hello from SilentShard".utf8)
         let message = options.message ?? (algorithm == .ecdsa ? Data(SHA256.hash(Array(text))) : text)
         var rows: [NetworkedDemo.Row] = []
@@ -131,10 +135,10 @@ enum TrioDemo {
             let presignature = try await session.preSignature(keyshare: refreshed, chainPath: options.path)
             return try await session.preSignatureFinal(preSignature: presignature, message: message)
         }, verify: verify, fields: signatureFields)
-        if algorithm == .ecdsa {
-            // The app loses its share (fresh storage, same device key): A and B re-share it, then sign.
-            let recovering = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
-                                                             networkClient: client, storageClient: InMemoryStorageClient())
+        do {
+            // The app loses its share (fresh storage, same device key): A and B re-share it (EdDSA: repair
+            // + refresh), then sign.
+            let recovering = makeSession(InMemoryStorageClient())
             var recovered: Keyshare?
             _ = try await timed("signAfterRecover", {
                 let share = try await recovering.recovery(keysharePublicKey: keyshare.publicKey)
@@ -143,9 +147,7 @@ enum TrioDemo {
             }, verify: verify, fields: signatureFields)
             if let recovered { current = recovered }
         }
-        let exporter = current.generation == refreshed.generation ? session
-            : SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
-                                              storageClient: InMemoryStorageClient())
+        let exporter = current.generation == refreshed.generation ? session : makeSession(InMemoryStorageClient())
         let exported = try await timed("export", { try await exporter.export(keyshare: current) },
                                        verify: { NetworkedDemo.matches($0) && $0.publicKey == keyshare.publicKey },
                                        fields: { key in
@@ -170,5 +172,16 @@ enum TrioDemo {
             })
         }
         return rows
+    }
+}
+
+/// The embedded trio nodes' tokens: the app runs without a token (development, like `--auth none`)
+/// and, for the demo's export row, gets every operation's scope including `export` (which trio
+/// export needs explicitly, session.md §9.3).
+struct TrioDemoVerifier: TokenVerifier {
+    var name: String { "none (demo, every scope)" }
+    func verify(token: String?) async throws(AuthenticationError) -> Principal {
+        Principal(subject: "demo", scopes: ["keygen", "reconcile", "refresh", "sign", "preSign", "preSignFinal", "recover",
+                                            "export", "import", "hardDerivation"])
     }
 }

@@ -8,19 +8,43 @@ import SilentShardCore
 /// the app the public key information (PKI) in its round-1 P2P frame; the app requires both copies to
 /// be byte-identical and the key to equal `keysharePublicKey`, so a lying A cannot substitute a key.
 /// All three shares are new (the old app share is useless with them), committed as in §7.2.
+/// EdDSA (FROST): A and B repair the app's share (δ between them, then σ ‖ PKI to the app, whose two PKI
+/// copies must be byte-identical with the key `keysharePublicKey`) and all three refresh in the same
+/// session (the SHOULD-refresh of §6.4), so the result is a new generation at every party.
 extension TrioSession {
-    /// Recovers the app's share of the key `keysharePublicKey` (ECDSA: 33-byte compressed secp256k1)
+    /// Recovers the app's share of the key `keysharePublicKey` (ECDSA: 33-byte compressed secp256k1;
+    /// EdDSA: 32-byte Ed25519 public key)
     /// with both nodes, using the registered device key. `groupId` (16 bytes), when known, pins the node
     /// group as a keyshare would; without it the group of the nodes' certificates is taken (both must
     /// agree). Returns the new app keyshare (same key id and public key, new generation), committed.
     public func recovery(keysharePublicKey: Data, groupId: Data? = nil) async throws(SilentShardError) -> Keyshare {
-        guard algorithm == .ecdsa else { throw .unsupportedOperation }
-        guard let point = try? Secp256k1.Point(compressed: [UInt8](keysharePublicKey)),
-              let keyIDBytes = try? DKLsDKG.keyId(for: point)
-        else { throw .invalidInput(reason: "keysharePublicKey must be a compressed secp256k1 point") }
+        let keyIDBytes: [UInt8]
+        let makeMachine: @Sendable ([UInt8], [UInt8], [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine
+        let holders: [PartyIndex] = [1, 2]
+        switch algorithm {
+        case .ecdsa:
+            guard let point = try? Secp256k1.Point(compressed: [UInt8](keysharePublicKey)),
+                  let id = try? DKLsDKG.keyId(for: point)
+            else { throw .invalidInput(reason: "keysharePublicKey must be a compressed secp256k1 point") }
+            keyIDBytes = id
+            makeMachine = { instanceID, setupHash, group throws(ProtocolError) in
+                try SessionProtocolMachine.dklsRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                       setupHash: setupHash, holders: holders, current: nil,
+                                                       expectedPublicKey: point, mode: .trio, groupID: group)
+            }
+        case .eddsa:
+            guard let point = try? FROST.Point(bytes: [UInt8](keysharePublicKey)) else {
+                throw .invalidInput(reason: "keysharePublicKey must be a 32-byte Ed25519 public key")
+            }
+            keyIDBytes = FROST.keyId(for: point)
+            makeMachine = { instanceID, _, group throws(ProtocolError) in
+                try SessionProtocolMachine.frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                        helpers: holders, current: nil, expectedPublicKey: point,
+                                                        mode: .trio, groupID: group)
+            }
+        }
         if let groupId, groupId.count != 16 { throw .invalidInput(reason: "groupId must be 16 bytes") }
         let keyId = Hex.encode(keyIDBytes)
-        let holders: [PartyIndex] = [1, 2]
         do throws(SilentShardError) {
             let result = try await step(.recover, action: transport.actions.recover, existing: nil, participants: [0, 1, 2],
                                         presign: nil, keyIdParam: keyId, groupID: groupId.map { [UInt8]($0) }) { setup in
@@ -28,9 +52,7 @@ extension TrioSession {
                 setup.publicKey = [UInt8](keysharePublicKey)
                 setup.holders = PartySet(holders).encoded
             } machine: { instanceID, setupHash, group throws(ProtocolError) in
-                try SessionProtocolMachine.dklsRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                       setupHash: setupHash, holders: holders, current: nil,
-                                                       expectedPublicKey: point, mode: .trio, groupID: group)
+                try makeMachine(instanceID, setupHash, group)
             }
             guard case .keyshare(let keyshare)? = result, keyshare.keyId == keyId, keyshare.publicKey == keysharePublicKey
             else { throw .invalidInput(reason: "unexpected result") }

@@ -10,6 +10,27 @@ import trio
 /// through A), the app reconstructs with its own share and checks x·G = P.
 @Suite("Trio export over loopback WebSockets", .serialized)
 struct TrioExportTests {
+    /// Trio export needs the explicit `export` scope at both nodes (§9.3; never granted by default).
+    static let scopes: Set<String> = ["keygen", "refresh", "sign", "reconcile", "export"]
+
+    /// Without the `export` scope (the default scopes), both nodes refuse: FORBIDDEN, at A first. A
+    /// token whose scope A grants but B's verifier does not: B refuses independently.
+    @Test func exportNeedsTheExportScope() async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let keyshare = try await session.keygen()
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await session.export(keyshare: keyshare) }
+        #expect(try cluster.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+        await cluster.stop()
+
+        // A grants export, B's own verifier does not (default scopes): B refuses independently.
+        let split = try TrioOverWebSocketTests.startCluster(token: "t", scopes: Self.scopes,
+                                                            verifierB: try StaticTokenVerifier(token: "t"))
+        let other = TrioOverWebSocketTests.session(.eddsa, cluster: split, token: "t")
+        let key = try await other.keygen()
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await other.export(keyshare: key) }
+        await split.stop()
+    }
     static func matches(_ exported: ExportedKey, _ keyshare: Keyshare) throws -> Bool {
         switch keyshare.algorithm {
         case .ecdsa:
@@ -25,7 +46,7 @@ struct TrioExportTests {
     /// belongs to the public key; the chain code is the keyshare's root chain code.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func exportBeforeAndAfterRefresh(algorithm: Keyshare.Algorithm) async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t", scopes: Self.scopes)
         let session = TrioOverWebSocketTests.session(algorithm, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
         let exported = try await session.export(keyshare: keyshare)
@@ -41,7 +62,7 @@ struct TrioExportTests {
 
     /// Export needs both nodes: with B down it fails with `peerUnavailable` and returns nothing.
     @Test func exportNeedsNodeB() async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t", scopes: Self.scopes)
         let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
         await cluster.serverB.stop()

@@ -45,14 +45,18 @@ struct TrioOverWebSocketTests {
     }
 
     /// Starts B, then A linked to B. A checks the app token; B checks the token A forwards.
-    static func startCluster(token: String, tokenAtB: String? = nil) throws -> Cluster {
+    /// `scopes`: granted by both nodes' static token verifiers (nil: the default, all but export);
+    /// `verifier`: used by both nodes instead (e.g. a JWT verifier). B verifies the forwarded token with
+    /// its own verifier and authorizes with its principal, independently of A.
+    static func startCluster(token: String, tokenAtB: String? = nil, scopes: Set<String>? = nil,
+                             verifier: (any TokenVerifier)? = nil, verifierB: (any TokenVerifier)? = nil) throws -> Cluster {
         let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
         let identityA = try identity(.trioA, group: group, clusterKey: clusterKey)
         let identityB = try identity(.trioB, group: group, clusterKey: clusterKey)
         let storeA = try store(), storeB = try store()
-        let expected = Array((tokenAtB ?? token).utf8)
+        let verifierB = try verifierB ?? verifier ?? StaticTokenVerifier(token: tokenAtB ?? token, scopes: scopes)
         let runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
-                                     tokenVerdict: { $0 == nil ? .missing : ($0 == expected ? .accepted : .invalid) })
+                                     tokenVerifier: verifierB)
         var configB = NodeServerConfiguration(nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(),
                                               stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerB)),
                                               logger: .silent)
@@ -64,7 +68,7 @@ struct TrioOverWebSocketTests {
         let runnerA = TrioStepRunner(identity: identityA, store: storeA,
                                      peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(serverB.port)"),
                                      replayWindow: try ReplayWindow())
-        var configA = NodeServerConfiguration(nodeKey: identityA.nodeKey, verifier: try StaticTokenVerifier(token: token),
+        var configA = NodeServerConfiguration(nodeKey: identityA.nodeKey, verifier: try verifier ?? StaticTokenVerifier(token: token, scopes: scopes),
                                               stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerA)),
                                               logger: .silent)
         configA.trio = (identityA.certificate, identityA.clusterKey)

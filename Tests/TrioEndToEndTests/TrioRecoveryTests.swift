@@ -64,8 +64,50 @@ struct TrioRecoveryTests {
         await cluster.stop()
     }
 
-    /// A key the nodes do not hold: KEY_NOT_FOUND; another device key: DEVICE_NOT_REGISTERED (the
-    /// new-device rebinding of §9.3 is not implemented); EdDSA: unsupported in this increment.
+    /// EdDSA: A and B repair the app's share and all three refresh (§6.4 SHOULD-refresh); the old app
+    /// share no longer works with the new node shares; signatures by both signer sets verified.
+    @Test func eddsaRecoverWithBothNodesThenSign() async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let device = SoftwareEd25519MessageSigner()
+        func session(_ storage: any StorageClient) -> TrioSession {
+            SilentShard.EdDSA.trioInitiator(messageSigner: device, cloudVerifyingKey: cluster.cloudVerifyingKey,
+                                            websocketConfig: WebsocketConfig(url: cluster.url, authenticationToken: "t"),
+                                            storageClient: storage)
+        }
+        let original = try await session(InMemoryStorageClient()).keygen()
+        let storage = InMemoryStorageClient()
+        let fresh = session(storage)
+        let recovered = try await fresh.recovery(keysharePublicKey: original.publicKey, groupId: original.groupId)
+        #expect(recovered.keyId == original.keyId && recovered.publicKey == original.publicKey)
+        #expect(recovered.generation != original.generation && recovered.groupId == original.groupId)
+        #expect(recovered.rootChainCode == original.rootChainCode)
+        #expect(try cluster.storeA.share(keyId: original.keyId)?.gen == [UInt8](recovered.generation))
+        #expect(try cluster.storeB.share(keyId: original.keyId)?.gen == [UInt8](recovered.generation))
+        let record = try #require(try await storage.read(keyId: original.keyId))
+        #expect(record.current != nil && record.staged == nil)
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let message = TrioOverWebSocketTests.message(.eddsa, "after EdDSA recovery with \(signer)")
+            let signature = try await fresh.signature(keyshare: recovered, message: message, signer: signer)
+            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: recovered))
+        }
+        await #expect(throws: SilentShardError.staleKeyshare) {
+            _ = try await fresh.signature(keyshare: original, message: TrioOverWebSocketTests.message(.eddsa, "old share"))
+        }
+        let share = try #require(try cluster.storeA.share(keyId: original.keyId))
+        let newA = try Keyshare(algorithm: .eddsa, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes)
+            .frostKeyshare()
+        let message = Array("old with new".utf8)
+        let key = try Ed25519.VerifyingKey(bytes: [UInt8](original.publicKey))
+        var rng = SystemRandomNumberGenerator()
+        let mixed = try? FROST.LocalRun.sign([try original.frostKeyshare(), newA], signers: [0, 1], message: message, using: &rng)
+        #expect(mixed.map { key.isValidSignature($0, for: message) } != true)
+        let good = try FROST.LocalRun.sign([try recovered.frostKeyshare(), newA], signers: [0, 1], message: message, using: &rng)
+        #expect(key.isValidSignature(good, for: message))
+        await cluster.stop()
+    }
+
+    /// A key the nodes do not hold: KEY_NOT_FOUND (both algorithms); recover with another device key
+    /// and no bound token: FORBIDDEN; signing with another device key: DEVICE_NOT_REGISTERED.
     @Test func refusals() async throws {
         let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
         let device = SoftwareEd25519MessageSigner()
@@ -74,13 +116,19 @@ struct TrioRecoveryTests {
         await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
             _ = try await Self.session(cluster, signer: device).recovery(keysharePublicKey: Data(other))
         }
-        await #expect(throws: SilentShardError.deviceNotRegistered) {
+        // Another device key without a token bound to it (§9.3): FORBIDDEN.
+        await #expect(throws: SilentShardError.authorizationDenied) {
             _ = try await Self.session(cluster, signer: SoftwareEd25519MessageSigner())
                 .recovery(keysharePublicKey: original.publicKey)
         }
+        // Another device key signing: not registered.
+        await #expect(throws: SilentShardError.deviceNotRegistered) {
+            _ = try await Self.session(cluster, signer: SoftwareEd25519MessageSigner())
+                .signature(keyshare: original, message: TrioOverWebSocketTests.message(.ecdsa, "other device"))
+        }
         let eddsa = TrioOverWebSocketTests.session(.eddsa, cluster: cluster, token: "t")
-        await #expect(throws: SilentShardError.unsupportedOperation) {
-            _ = try await eddsa.recovery(keysharePublicKey: Data(repeating: 1, count: 32))
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
+            _ = try await eddsa.recovery(keysharePublicKey: Data(Ed25519.Point(base: Ed25519.Scalar.random()).bytes))
         }
         // The key is untouched by the refusals.
         #expect(try cluster.storeA.share(keyId: original.keyId)?.gen == [UInt8](original.generation))

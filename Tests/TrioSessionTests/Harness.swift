@@ -190,6 +190,8 @@ struct TrioFixture {
     let client: LoopbackTrioClient
     let storage = RecordingStorage()
     let session: TrioSession
+    /// The app's device key (a second session with the same device can be made, e.g. for recovery).
+    let signer = SoftwareEd25519MessageSigner()
 
     static func certificate(_ role: NodeCertificate.Role, key: Ed25519.SigningKey, group: [UInt8],
                             issuer: Ed25519.SigningKey) -> NodeCertificate {
@@ -232,7 +234,6 @@ struct TrioFixture {
         let b = runnerB
         peer.runner.withLock { $0 = b }
         let cloudKey = cloudKeyOverride ?? Hex.encode(clusterKey.verifyingKey.bytes)
-        let signer = SoftwareEd25519MessageSigner()
         switch algorithm {
         case .ecdsa:
             session = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,

@@ -38,7 +38,8 @@ public struct HookTokenVerifier: TokenVerifier {
         if body.first == UInt8(ascii: "{"), body.count <= 4096,
            let claims = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] {
             let subject = (claims["sub"] as? String).map { String($0.prefix(128)) } ?? "hook"
-            return Principal(subject: subject, scopes: try JWTHS256Verifier.scopes(claims))
+            return Principal(subject: subject, scopes: try JWTHS256Verifier.scopes(claims),
+                             deviceBinding: try JWTHS256Verifier.deviceBinding(claims))
         }
         let subject = String(decoding: body.prefix(128), as: UTF8.self)
         let printable = subject.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }

@@ -49,7 +49,16 @@ public struct JWTHS256Verifier: TokenVerifier {
         guard current < exp + skew else { throw .expired }
         if let nbf = (claims["nbf"] as? NSNumber)?.doubleValue, current + skew < nbf { throw .invalidToken }
         let subject = (claims["sub"] as? String).map { String($0.prefix(128)) } ?? "jwt"
-        return Principal(subject: subject, scopes: try Self.scopes(claims))
+        return Principal(subject: subject, scopes: try Self.scopes(claims), deviceBinding: try Self.deviceBinding(claims))
+    }
+
+    /// §9.1 `device_binding`: hex of a device key identity (`type ‖ key`, 1–129 bytes); absent → nil.
+    /// A claim of another shape refuses the token.
+    static func deviceBinding(_ claims: [String: Any]) throws(AuthenticationError) -> [UInt8]? {
+        guard let value = claims["device_binding"] else { return nil }
+        guard let text = value as? String, text.utf8.count <= 258, let bytes = try? Hex.decode(text), !bytes.isEmpty
+        else { throw .invalidToken }
+        return bytes
     }
 
     /// session.md §9.1 scopes: the `scope` claim (space-separated string) or a `scopes` array of

@@ -7,10 +7,15 @@ public struct Principal: Sendable, Equatable {
     /// The operations the token allows (session.md §9.1), by route action name (`keygen`, `sign`,
     /// `export`, …); nil = the default: every operation except duo export.
     public var scopes: Set<String>?
+    /// The device key the token is bound to (JWT claim `device_binding`: hex of the device key identity
+    /// `type ‖ key`, as `DeviceKey.identity`), or nil. With a binding, a node requires SETUP's device key
+    /// to equal it (§9.1); a trio recover with a new device key needs it (§9.3).
+    public var deviceBinding: [UInt8]?
 
-    public init(subject: String, scopes: Set<String>? = nil) {
+    public init(subject: String, scopes: Set<String>? = nil, deviceBinding: [UInt8]? = nil) {
         self.subject = subject
         self.scopes = scopes
+        self.deviceBinding = deviceBinding
     }
 
     /// The scope of the duo export POST (never granted by default, §9.1).
@@ -19,6 +24,11 @@ public struct Principal: Sendable, Equatable {
     /// Whether the token allows `scope`.
     public func allows(_ scope: String) -> Bool {
         scopes.map { $0.contains(scope) } ?? (scope != Self.exportScope)
+    }
+
+    /// Whether the token names `scope` explicitly (not by the default).
+    public func grantsExplicitly(_ scope: String) -> Bool {
+        scopes?.contains(scope) ?? false
     }
 
     /// Scopes from a space-separated list (OAuth `scope`); empty → nil (the default).

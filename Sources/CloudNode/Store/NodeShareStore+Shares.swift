@@ -25,7 +25,12 @@ extension NodeShareStore {
     /// Commits the PREPARED share with this gen and digest (§7.2 rule 3), in one transaction: it becomes
     /// CURRENT, the previous CURRENT and the presignatures of other generations are deleted, and the
     /// decision is logged. Committing an already committed gen again is a no-op (a retried COMMIT).
-    public func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String) throws(NodeStoreError) {
+    ///
+    /// `owner`: when the key has no CURRENT share yet (trio keygen, import, a hard-derived child), the
+    /// token subject recorded as the key's owner in the same transaction (session.md §9.2); an
+    /// existing key keeps its owner.
+    public func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String,
+                       owner: String? = nil) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(gen, "gen")
         try Self.require32(digest, "digest")
@@ -38,7 +43,14 @@ extension NodeShareStore {
             guard let prepared = try loadShare(db, id, .prepared), prepared.gen == gen, prepared.digest == digest else {
                 throw .preparedMismatch(keyId: id)
             }
+            let isNew = try currentGen(db, id) == nil
             try makeCurrent(db, id, prepared)
+            if isNew, let owner, !owner.isEmpty {
+                try sql { () throws(SQLiteError) in
+                    try db.run("INSERT OR REPLACE INTO key_owners (key_id, subject, created_at) VALUES (?, ?, ?)",
+                               [.text(id), .text(owner), .integer(now)])
+                }
+            }
             try audit(db, "commit", keyId: id, party: party, outcome: "committed")
         }
     }

@@ -24,7 +24,7 @@ public struct TrioStepHandler: StepHandler {
             let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
             _ = await runner.run(connection: connection,
                                  route: DuoNodeRoute(algorithm: algorithm, operation: operation, params: context.params),
-                                 token: context.token.map { Array($0.utf8) })
+                                 token: context.token.map { Array($0.utf8) }, principal: context.principal)
         case .duo:
             context.connection.close(code: .notImplemented)
         }

@@ -6,8 +6,11 @@ import SilentShardCore
 /// Node A: the app's entry point and B's relay (`specs/session.md` §6.1).
 extension TrioStepRunner {
     /// Runs one app step on `connection` for `route` and closes the connection. `token` is the app's
-    /// token (the server verified it already); A forwards it to B in LINK_OPEN.
-    public func run(connection: some NodeStepConnection, route: DuoNodeRoute, token: [UInt8]? = nil) async -> TrioStepReport {
+    /// token (the server verified it already); A forwards it to B in LINK_OPEN. `principal` is what the
+    /// server's verifier made of it: A checks its scopes, the key owner and the device binding
+    /// (§9.1–9.3); nil checks nothing (embedding without a verifier).
+    public func run(connection: some NodeStepConnection, route: DuoNodeRoute, token: [UInt8]? = nil,
+                    principal: Principal? = nil) async -> TrioStepReport {
         guard identity.isEntry else {
             await connection.close(code: 1011, reason: "not an entry node")
             return .failed(.unsupportedOperation)
@@ -38,15 +41,17 @@ extension TrioStepRunner {
             await rejectApp(SetupRejection(code, detail: detail), instanceID: setup.instanceID, setupHash: setup.setupHash,
                             connection: connection)
         }
-        // Steps 9–10 (11: no policy hooks configured).
+        // Step 9 (§9.1–9.3), steps 9–10 (11: no policy hooks configured).
         let current: NodeKeyshare?
         var status: KeyStatus?
+        let authorization: Authorization
         do {
+            authorization = try await authorize(setup, principal: principal)
             if setup.operation == .reconcile {
                 status = try await reconcileStatus(setup)
                 current = nil
             } else {
-                current = try await keyState(setup)
+                current = try await keyState(setup, rebind: authorization.rebind)
             }
         } catch { return await reject(error.code, detail: error.detail) }
         let participates = !setup.isRelayOnly
@@ -156,9 +161,10 @@ extension TrioStepRunner {
             }
             if let machine {
                 report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
-                                           read: read, relay: relay)
+                                           read: read, relay: relay, owner: authorization.owner)
             } else {
-                report = await reconcileRunning(setup, channel: &channel, send: send, read: read, relay: relay)
+                report = await reconcileRunning(setup, channel: &channel, send: send, read: read, relay: relay,
+                                                owner: authorization.owner)
             }
         } else {
             let early = channel.ingest(frames: validated.rest, link: [0])

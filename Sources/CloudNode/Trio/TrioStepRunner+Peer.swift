@@ -39,7 +39,7 @@ extension TrioStepRunner {
             if requestID != opened.instanceID {
                 // The link names the presignature it is for (LINK_OPEN instance_id = presig_id).
                 response = rejectFrame(SetupRejection(.unexpected), instanceID: opened.instanceID, setupHash: nil).encoded()
-            } else if await tokenVerdict(opened.payload.token) == .accepted {
+            } else if await tokenCheck(opened.payload.token).0 == .accepted {
                 response = await preSignFinalLocally(message)
             } else {
                 response = rejectFrame(SetupRejection(opened.payload.token == nil ? .authRequired : .authInvalid), instanceID: opened.instanceID, setupHash: nil).encoded()
@@ -52,7 +52,7 @@ extension TrioStepRunner {
         let now = clock()
         let setupKeyID = (try? Frame.parseBundle(message))?.first.flatMap { try? SetupPayload(bytes: $0.body) }?.keyID
         let params = opened.operation == .import ? nil : setupKeyID.map { Hex.encode($0) }
-        let verdict = await tokenVerdict(opened.payload.token)
+        let (verdict, principal) = await tokenCheck(opened.payload.token)
         let context = SetupValidationContext(token: verdict, mode: .trio, algorithm: opened.algorithm,
                                              operation: opened.operation, params: params, nodeIndex: 2,
                                              servedOperations: Self.servedOperations, cloudKey: identity.clusterKey.bytes,
@@ -74,12 +74,15 @@ extension TrioStepRunner {
         guard opened.instanceID == setup.instanceID else { return await reject(.unexpected) }
         let current: NodeKeyshare?
         var status: KeyStatus?
+        let authorization: Authorization
         do {
+            // §9.1–9.3 with the principal of the forwarded token, independently of A.
+            authorization = try await authorize(setup, principal: principal)
             if setup.operation == .reconcile {
                 status = try await reconcileStatus(setup)
                 current = nil
             } else {
-                current = try await keyState(setup)
+                current = try await keyState(setup, rebind: authorization.rebind)
             }
         } catch { return await reject(error.code, detail: error.detail) }
         let keys = SessionKeyPair()
@@ -117,10 +120,10 @@ extension TrioStepRunner {
             }
             if let machine {
                 report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
-                                           read: read, relay: { _ throws(SilentShardError) in })
+                                           read: read, relay: { _ throws(SilentShardError) in }, owner: authorization.owner)
             } else {
                 report = await reconcileRunning(setup, channel: &channel, send: send, read: read,
-                                                relay: { _ throws(SilentShardError) in })
+                                                relay: { _ throws(SilentShardError) in }, owner: authorization.owner)
             }
         } catch {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {

@@ -44,7 +44,7 @@ extension TrioStepRunner {
 
     /// Waits for the app's decision and carries it out; answers OUTCOME for COMMIT and rollback.
     func reconcileRunning(_ setup: ValidatedSetup, channel: inout PartyFrameChannel, send: SessionDriver.Send,
-                          read: SessionDriver.Read, relay: SessionDriver.Relay) async -> TrioStepReport {
+                          read: SessionDriver.Read, relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
         guard let keyIDBytes = setup.payload.keyID else { return .failed(.invalidInput(reason: "key id")) }
         let keyId = Hex.encode(keyIDBytes)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
@@ -58,7 +58,7 @@ extension TrioStepRunner {
                 do {
                     result = try await onStoreQueue { [store] () throws(NodeStoreError) in
                         do throws(NodeStoreError) {
-                            try store.commit(keyId: keyId, gen: commit.gen, digest: commit.digest, party: party)
+                            try store.commit(keyId: keyId, gen: commit.gen, digest: commit.digest, party: party, owner: owner)
                             return (.committed, try store.share(keyId: keyId)?.gen)
                         } catch .alreadyDecided {
                             return (.aborted, try store.share(keyId: keyId)?.gen)

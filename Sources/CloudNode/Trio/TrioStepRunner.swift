@@ -56,7 +56,8 @@ public final class TrioStepRunner: Sendable {
     let clock: @Sendable () -> UInt64
     let setupTimeout: Duration
     let frameTimeout: Duration
-    let tokenVerdict: @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict
+    /// Node B's check of the forwarded app token: the verdict and, with a verifier, the principal.
+    let tokenCheck: @Sendable ([UInt8]?) async -> (SetupValidationContext.TokenVerdict, Principal?)
 
     /// Operations served in this increment.
     static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .recover, .reconcile,
@@ -68,12 +69,17 @@ public final class TrioStepRunner: Sendable {
     ///   - peer: node A's way to open a link to B (nil at B).
     ///   - replayWindow: the SETUP replay store (§9.6).
     ///   - tokenVerdict: node B's own check of the app token A forwards in LINK_OPEN (§6.1 rule 3);
-    ///     node A's server checks the token before `run` (the default accepts every token).
+    ///     node A's server checks the token before `run` (the default accepts every token). No
+    ///     principal, so B checks no scopes or owner with it; prefer `tokenVerifier`.
+    ///   - tokenVerifier: when set, node B verifies the forwarded token with it (replacing
+    ///     `tokenVerdict`) and authorizes with the principal it gives (scopes, key owner, device
+    ///     binding, §9.1–9.3), like A does with its server's principal.
     ///   - clock: node time in ms since the Unix epoch.
     ///   - setupTimeout, frameTimeout: §5.4 deadlines (SETUP, each expected frame).
     public init(identity: TrioNodeIdentity, store: NodeShareStore, peer: (any TrioPeerConnector)?,
                 replayWindow: ReplayWindow,
                 tokenVerdict: @escaping @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { _ in .accepted },
+                tokenVerifier: (any TokenVerifier)? = nil,
                 clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                 setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
                 frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds))) {
@@ -81,7 +87,20 @@ public final class TrioStepRunner: Sendable {
         self.store = store
         self.peer = peer
         replay = Mutex(replayWindow)
-        self.tokenVerdict = tokenVerdict
+        if let tokenVerifier {
+            tokenCheck = { token in
+                do {
+                    let principal = try await tokenVerifier.verify(token: token.map { String(decoding: $0, as: UTF8.self) })
+                    return (.accepted, principal)
+                } catch AuthenticationError.missingToken {
+                    return (.missing, nil)
+                } catch {
+                    return (.invalid, nil)
+                }
+            }
+        } else {
+            tokenCheck = { token in (await tokenVerdict(token), nil) }
+        }
         self.clock = clock
         self.setupTimeout = setupTimeout
         self.frameTimeout = frameTimeout
@@ -92,7 +111,9 @@ public final class TrioStepRunner: Sendable {
     /// §4.3 steps 9–10 from the store: bans, key existence with the route's algorithm, the registered
     /// device, `gen` = current, no PREPARED share blocking a share change. A relay-only node A checks
     /// bans only (step 10 concerns participants).
-    func keyState(_ setup: ValidatedSetup) async throws(SetupRejection) -> NodeKeyshare? {
+    /// `rebind`: a recover authorized to register SETUP's (new) device key (§9.3); the registered
+    /// device is then not required.
+    func keyState(_ setup: ValidatedSetup, rebind: Bool = false) async throws(SetupRejection) -> NodeKeyshare? {
         let deviceIdentity = setup.deviceKey.identity
         let keyID = setup.payload.keyID.map { Hex.encode($0) }
         let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
@@ -121,7 +142,9 @@ public final class TrioStepRunner: Sendable {
             throw SetupRejection(setup.operation == .sign || setup.operation == .preSign ? .signerUnavailable : .keyNotFound)
         }
         guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
-        guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
+        guard blob.deviceIdentity == deviceIdentity || (rebind && setup.operation == .recover) else {
+            throw SetupRejection(.deviceNotRegistered)
+        }
         if setup.operation == .recover {
             // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
             // expected public key, which must be this key's (no gen: the app lost its share).
@@ -207,6 +230,16 @@ public final class TrioStepRunner: Sendable {
             return try SessionProtocolMachine.dklsRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
                                                           setupHash: setupHash, holders: holders, current: current,
                                                           expectedPublicKey: expected, mode: .trio, groupID: identity.groupID)
+        case (.recover, .eddsa):
+            guard let keyshare, let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let current = try keyshare.frostKeyshare()
+            let expected = try FROST.Point(bytes: publicKey)
+            guard current.publicKey == expected, let holders = setup.holders?.parties else {
+                throw SilentShardError.invalidInput(reason: "recover key")
+            }
+            return try SessionProtocolMachine.frostRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                           helpers: holders, current: current, expectedPublicKey: expected,
+                                                           mode: .trio, groupID: identity.groupID)
         case (.export, _):
             guard let keyshare, let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
             return try SessionProtocolMachine.export(keyshare: keyshare, participants: setup.participants.parties,
@@ -257,8 +290,10 @@ public final class TrioStepRunner: Sendable {
     /// node's READY(D), commit, send OUTCOME(committed). An ABORT from the other node before its READY,
     /// or from the app before its COMMIT, drops the PREPARED share (tombstone) → OUTCOME(aborted).
     /// Anything else after READY leaves the share PREPARED (in doubt, §7.5).
+    /// `owner`: the token subject recorded as a new key's owner in the commit transaction (§9.2).
     func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout PartyFrameChannel,
-                send: SessionDriver.Send, read: SessionDriver.Read, relay: SessionDriver.Relay) async -> TrioStepReport {
+                send: SessionDriver.Send, read: SessionDriver.Read, relay: SessionDriver.Relay,
+                owner: String? = nil) async -> TrioStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let other = identity.peerIndex
@@ -318,7 +353,7 @@ public final class TrioStepRunner: Sendable {
         }
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
-                try store.commit(keyId: keyId, gen: gen, digest: digest, party: party)
+                try store.commit(keyId: keyId, gen: gen, digest: digest, party: party, owner: owner)
             }
         } catch {
             return .inDoubt(keyId: keyId, gen: gen)
@@ -340,7 +375,7 @@ public final class TrioStepRunner: Sendable {
     /// Runs the protocol and its ending (commit or DONE) for a participating node.
     func participate(setup: ValidatedSetup, machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
-                     relay: SessionDriver.Relay) async -> TrioStepReport {
+                     relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
         let result: DuoProtocolResult
         do {
             let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading, send: send,
@@ -377,7 +412,7 @@ public final class TrioStepRunner: Sendable {
         }
         switch result {
         case .keyshare(let keyshare):
-            return await commit(keyshare, setup: setup, channel: &channel, send: send, read: read, relay: relay)
+            return await commit(keyshare, setup: setup, channel: &channel, send: send, read: read, relay: relay, owner: owner)
         case .ecdsaSignature(let signature):
             return await awaitDone(.ecdsa(signature.r + signature.s + [signature.recoveryId]), channel: &channel, read: read,
                                    relay: relay)

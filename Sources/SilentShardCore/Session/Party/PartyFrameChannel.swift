@@ -176,16 +176,17 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
         return result
     }
 
-    /// Removes and returns the protocol messages for `tags` once every peer's message of every tag is
-    /// buffered; else nil.
-    public mutating func take(tags: Set<UInt16>) -> [ProtocolMessage]? {
+    /// Removes and returns the protocol messages for `tags` once the message of every tag from every
+    /// sender in `senders` (default: every peer) is buffered; else nil.
+    public mutating func take(tags: Set<UInt16>, from senders: [PartyIndex]? = nil) -> [ProtocolMessage]? {
+        let from = senders ?? peers
         func isProtocol(_ r: FrameReceiver.Received) -> Bool {
             (r.header.kind == .broadcast || r.header.kind == .pointToPoint) && tags.contains(r.header.tag)
-                && peers.contains(r.header.sender)
+                && from.contains(r.header.sender)
         }
         let matching = buffered.filter(isProtocol)
         let present = Set(matching.map { TagFrom(tag: $0.header.tag, from: $0.header.sender) })
-        let needed = Set(tags.flatMap { tag in peers.map { TagFrom(tag: tag, from: $0) } })
+        let needed = Set(tags.flatMap { tag in from.map { TagFrom(tag: tag, from: $0) } })
         guard needed.isSubset(of: present) else { return nil }
         buffered.removeAll(where: isProtocol)
         bufferedBytes = buffered.reduce(0) { $0 + $1.payload.count }

@@ -43,10 +43,10 @@ public enum SessionDriver {
             if !pending.isEmpty { try await send(pending) }
             pending = []
             if current.isFinished { return current }
-            var inputs = channel.take(tags: current.awaiting)
+            var inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
             while inputs == nil {
                 try await receive(channel: &channel, read: read, relay: relay)
-                inputs = channel.take(tags: current.awaiting)
+                inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
             }
             let messages = inputs ?? []
             (current, out) = try await step(current) { (m: inout SessionProtocolMachine) throws(ProtocolError) in

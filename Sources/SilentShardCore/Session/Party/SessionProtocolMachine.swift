@@ -28,6 +28,8 @@ public struct SessionProtocolMachine: Sendable {
         case dklsHard(DKLsHardDerivation.State)
         case dklsExport(DKLsExport.Parameters, X25519.PrivateKey?)
         case frostExport(FROST.Export.Sealed.Parameters, X25519.PrivateKey?)
+        case frostRepairHelper(FROST.RepairHelper, instanceID: [UInt8])
+        case frostRepairRecipient(expected: FROST.Point, helpers: [PartyIndex], instanceID: [UInt8])
         case finished
     }
 
@@ -43,6 +45,10 @@ public struct SessionProtocolMachine: Sendable {
     private var state: State
     /// Protocol tags that must all arrive from every peer before the next `advance`; empty when done.
     public private(set) var awaiting: Set<UInt16> = []
+    /// The parties every tag in `awaiting` must arrive from: all `peers` unless a round involves
+    /// only some of them (FROST recovery's repair steps).
+    public var awaitingSenders: [PartyIndex] { awaitingFrom ?? peers }
+    private var awaitingFrom: [PartyIndex]?
     /// Every tag this run may receive (the frame state check, §3.5 step 3).
     public let receivableTags: Set<UInt16>
     /// The outcome, once the run finished.
@@ -80,6 +86,8 @@ public struct SessionProtocolMachine: Sendable {
     static let dklsPresignTags: Set<UInt16> = [DKLsTag.signRound1Broadcast, DKLsTag.signRound1Direct,
                                                DKLsTag.signRound2Direct]
     static let frostDKGTags: Set<UInt16> = [FROST.MessageTag.dkgRound1.rawValue, FROST.MessageTag.dkgRound2.rawValue]
+    static let frostRecoverTags: Set<UInt16> = frostDKGTags.union([FROST.MessageTag.repairStep1.rawValue,
+                                                                   FROST.MessageTag.repairStep2.rawValue])
     static let frostSignTags: Set<UInt16> = [FROST.MessageTag.signRound1.rawValue, FROST.MessageTag.signRound2.rawValue]
 
     /// The protocol tags an operation's run may carry (known before the machine exists, e.g. while
@@ -88,6 +96,7 @@ public struct SessionProtocolMachine: Sendable {
         switch (operation, algorithm) {
         case (.keygen, .ecdsa), (.refresh, .ecdsa), (.import, .ecdsa), (.recover, .ecdsa): return dklsDKGTags
         case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
+        case (.recover, .eddsa): return frostRecoverTags
         case (.sign, .ecdsa): return dklsSignTags
         case (.preSign, .ecdsa): return dklsPresignTags
         case (.preSign, .eddsa): return [FROST.MessageTag.signRound1.rawValue]
@@ -130,6 +139,47 @@ public struct SessionProtocolMachine: Sendable {
                                                                expectedPublicKey: expectedPublicKey))
         return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
                                       state: .dklsDKGStart(parameters), mode: mode, groupID: groupID, receivable: dklsDKGTags)
+    }
+
+    /// FROST recovery (`specs/session.md` §6.4 with the SHOULD-refresh; `docs/frost.md` §12.1): the
+    /// holders (`current` set, H = `helpers`) repair the share of the party without one (`current` =
+    /// nil), then all `partyCount` parties refresh. Flow: R1 δ between the holders (0x4102, P2P); R2
+    /// each holder sends the recipient σ ‖ PKI (0x4202, P2P) and its refresh round 1; the recipient
+    /// requires both PKI copies byte-identical with the key `expectedPublicKey`, checks σ's sum
+    /// against its verifying share, then joins the refresh (round 1, round 2). The result is a new
+    /// generation of the same key at every party.
+    public static func frostRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+                                    helpers: [PartyIndex], current: FROST.Keyshare?, expectedPublicKey: FROST.Point,
+                                    mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+        let all = (0..<partyCount).map { PartyIndex($0) }
+        let sortedHelpers = helpers.sorted()
+        guard let lost = all.first(where: { !sortedHelpers.contains($0) }), all.count == sortedHelpers.count + 1,
+              sortedHelpers.count >= threshold
+        else { throw .invalidInput(.invalidParameters) }
+        if let current {
+            guard current.party == local, current.publicKey == expectedPublicKey, Int(current.parties) == partyCount,
+                  Int(current.threshold) == threshold, sortedHelpers.contains(local)
+            else { throw .invalidInput(.invalidParameters) }
+            var rng = SecureRandom()
+            let helper = try FROST.RepairHelper(keyshare: current, helpers: sortedHelpers, lost: lost, using: &rng)
+            return SessionProtocolMachine(local: local, participants: all, state: .frostRepairHelper(helper, instanceID: instanceID),
+                                          mode: mode, groupID: groupID, receivable: frostRecoverTags)
+        }
+        guard local == lost else { throw .invalidInput(.invalidParameters) }
+        return SessionProtocolMachine(local: local, participants: all,
+                                      state: .frostRepairRecipient(expected: expectedPublicKey, helpers: sortedHelpers,
+                                                                   instanceID: instanceID),
+                                      mode: mode, groupID: groupID, receivable: frostRecoverTags)
+    }
+
+    /// The public key information a FROST recovery holder sends with σ: `u8 t ‖ u8 n ‖ PK ‖ u8 len ‖
+    /// gen ‖ chain code (32) ‖ Y_0 … Y_{n−1}`.
+    static func frostPKI(_ share: FROST.Keyshare) -> [UInt8] {
+        var out: [UInt8] = [share.threshold, share.parties] + share.publicKey.bytes
+        out.append(UInt8(truncatingIfNeeded: share.generation.count))
+        out += share.generation + share.chainCode
+        for y in share.verifyingShares { out += y.bytes }
+        return out
     }
 
     /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
@@ -285,6 +335,17 @@ public struct SessionProtocolMachine: Sendable {
             state = .frostSign(session, round: 1)
             awaiting = [FROST.MessageTag.signRound1.rawValue]
             return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil, payload: session.round1Message)]
+        case .frostRepairHelper(let helper, _):
+            let others = helper.helpers.filter { $0 != local }
+            awaiting = [FROST.MessageTag.repairStep1.rawValue]
+            awaitingFrom = others
+            return helper.step1Messages.sorted { $0.key < $1.key }.map {
+                ProtocolMessage(tag: FROST.MessageTag.repairStep1.rawValue, from: local, to: $0.key, payload: $0.value)
+            }
+        case .frostRepairRecipient(_, let helpers, _):
+            awaiting = [FROST.MessageTag.repairStep2.rawValue]
+            awaitingFrom = helpers
+            return []
         case .dklsExport(let parameters, let oneTimeKey):
             if local == parameters.receiver {
                 guard oneTimeKey != nil else { throw .invalidInput(.invalidParameters) }
@@ -318,7 +379,8 @@ public struct SessionProtocolMachine: Sendable {
     /// Consumes every peer's messages for the current round (exactly one per awaited tag and peer)
     /// and returns this party's next messages (possibly none).
     public mutating func advance(_ messages: [ProtocolMessage]) throws(ProtocolError) -> [ProtocolMessage] {
-        let expected = Set(awaiting.flatMap { tag in peers.map { TagFrom(tag: tag, from: $0) } })
+        let senders = awaitingSenders
+        let expected = Set(awaiting.flatMap { tag in senders.map { TagFrom(tag: tag, from: $0) } })
         let received = messages.map { TagFrom(tag: $0.tag, from: $0.from) }
         guard Set(received) == expected, received.count == expected.count else { throw .invalidInput(.invalidParameters) }
         var rng = SecureRandom()
@@ -411,6 +473,42 @@ public struct SessionProtocolMachine: Sendable {
             awaiting = []
             exportedKey = key
             return []
+        case .frostRepairHelper(var helper, let instanceID):
+            for (from, payload) in payloads(FROST.MessageTag.repairStep1.rawValue) { try helper.receiveStep1(payload, from: from) }
+            let sigma = try helper.step2Message()
+            let refresh = try FROST.KeyGeneration(party: local, threshold: helper.keyshare.threshold,
+                                                  parties: helper.keyshare.parties, sessionId: instanceID,
+                                                  mode: .refresh(helper.keyshare), using: &rng)
+            state = .frostDKG(refresh, round: 1)
+            awaiting = [FROST.MessageTag.dkgRound1.rawValue]
+            awaitingFrom = nil
+            return [ProtocolMessage(tag: FROST.MessageTag.repairStep2.rawValue, from: local, to: helper.lost,
+                                    payload: sigma + Self.frostPKI(helper.keyshare)),
+                    ProtocolMessage(tag: FROST.MessageTag.dkgRound1.rawValue, from: local, to: nil, payload: refresh.round1Message)]
+        case .frostRepairRecipient(let expected, let helpers, let instanceID):
+            let received = payloads(FROST.MessageTag.repairStep2.rawValue)
+            // Every holder's PKI must be byte-identical (a lying holder cannot substitute a key). Two
+            // differing copies cannot tell which holder lied, so nobody is named.
+            for (from, payload) in received where payload.count <= 32 { throw .abort(party: from, reason: .malformedMessage) }
+            guard let first = received.first else { throw .abort(party: nil, reason: .missingMessages) }
+            let pki = Array(first.1[32...])
+            guard received.allSatisfy({ Array($0.1[32...]) == pki }) else { throw .abort(party: nil, reason: .publicKeyMismatch) }
+            let template = try Self.decodeFROSTPKI(pki, from: first.0)
+            guard template.publicKey == expected, Int(template.parties) == peers.count + 1 else {
+                throw .abort(party: nil, reason: .publicKeyMismatch)
+            }
+            var recipient = try FROST.RepairRecipient(party: local, helpers: helpers, threshold: template.threshold,
+                                                      parties: template.parties, publicKey: template.publicKey,
+                                                      generation: template.generation, chainCode: template.chainCode,
+                                                      verifyingShares: template.verifyingShares)
+            for (from, payload) in received { try recipient.receiveStep2(Array(payload[0..<32]), from: from) }
+            let repaired = try recipient.finish()
+            let refresh = try FROST.KeyGeneration(party: local, threshold: repaired.threshold, parties: repaired.parties,
+                                                  sessionId: instanceID, mode: .refresh(repaired), using: &rng)
+            state = .frostDKG(refresh, round: 1)
+            awaiting = [FROST.MessageTag.dkgRound1.rawValue]
+            awaitingFrom = nil
+            return [ProtocolMessage(tag: FROST.MessageTag.dkgRound1.rawValue, from: local, to: nil, payload: refresh.round1Message)]
         case .frostPresign(let presignature):
             guard let (peer, payload) = payloads(FROST.MessageTag.signRound1.rawValue).first, payload.count == 64 else {
                 throw .abort(party: peers.first, reason: .malformedMessage)
@@ -445,6 +543,38 @@ public struct SessionProtocolMachine: Sendable {
     private struct TagFrom: Hashable {
         let tag: UInt16
         let from: PartyIndex
+    }
+
+    private struct FROSTPKI {
+        var threshold: UInt8
+        var parties: UInt8
+        var publicKey: FROST.Point
+        var generation: [UInt8]
+        var chainCode: [UInt8]
+        var verifyingShares: [FROST.Point]
+    }
+
+    /// Decodes `frostPKI` bytes from `sender`; any malformation is that sender's abort.
+    private static func decodeFROSTPKI(_ bytes: [UInt8], from sender: PartyIndex) throws(ProtocolError) -> FROSTPKI {
+        let bad = ProtocolError.abort(party: sender, reason: .malformedMessage)
+        guard bytes.count >= 35 else { throw bad }
+        let t = bytes[0], n = bytes[1]
+        let genLength = Int(bytes[34])
+        guard n >= 2, n <= 16, t >= 1, t <= n, bytes.count == 35 + genLength + 32 + 32 * Int(n) else { throw bad }
+        guard let publicKey = try? FROST.Point(bytes: Array(bytes[2..<34])) else { throw bad }
+        var offset = 35
+        let generation = Array(bytes[offset..<(offset + genLength)])
+        offset += genLength
+        let chainCode = Array(bytes[offset..<(offset + 32)])
+        offset += 32
+        var shares: [FROST.Point] = []
+        for _ in 0..<Int(n) {
+            guard let y = try? FROST.Point(bytes: Array(bytes[offset..<(offset + 32)])) else { throw bad }
+            shares.append(y)
+            offset += 32
+        }
+        return FROSTPKI(threshold: t, parties: n, publicKey: publicKey, generation: generation, chainCode: chainCode,
+                        verifyingShares: shares)
     }
 
     private mutating func finish(_ outcome: DuoProtocolResult) {

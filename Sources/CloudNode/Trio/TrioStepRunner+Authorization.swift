@@ -1,0 +1,51 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+
+/// Authorization at a trio node (`specs/session.md` §9.1–9.3). A checks with the principal its
+/// server's verifier gave; B independently with the principal of the token A forwards in LINK_OPEN.
+extension TrioStepRunner {
+    /// The outcome of a node's authorization of one SETUP.
+    struct Authorization: Sendable {
+        /// The token subject, recorded as a new key's owner in the commit transaction (§9.2).
+        var owner: String?
+        /// A recover authorized to register SETUP's device key in place of the registered one (§9.3).
+        var rebind: Bool
+    }
+
+    /// §9.1: the route's operation must be in the token's scopes (trio export too needs the explicit
+    /// scope `export`: `Principal.allows` never grants it by default, §9.3); with a `device_binding`,
+    /// SETUP's device key must equal it. §9.2: a session on a key this node knows must come from the
+    /// key's owner subject. §9.3: a recover whose device key is not the registered one needs the
+    /// explicit scope `recover`, a binding to that device key and the owner's subject (FORBIDDEN
+    /// otherwise). `principal` nil (no verifier information): nothing is checked, nothing recorded.
+    func authorize(_ setup: ValidatedSetup, principal: Principal?) async throws(SetupRejection) -> Authorization {
+        guard let principal else { return Authorization(owner: nil, rebind: false) }
+        guard principal.allows(DuoStepRunner.scopeName(setup.operation)) else { throw SetupRejection(.forbidden) }
+        if let binding = principal.deviceBinding, binding != setup.deviceKey.identity { throw SetupRejection(.forbidden) }
+        let authorized = Authorization(owner: principal.subject, rebind: false)
+        guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else {
+            return authorized
+        }
+        let keyID = Hex.encode(keyIDBytes)
+        let state: (owner: String?, device: [UInt8]?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                let owner = try store.owner(keyId: keyID)
+                let device = try store.share(keyId: keyID).flatMap { try? DuoNodeShareBlob(bytes: $0.bytes) }?.deviceIdentity
+                return (owner, device)
+            }
+        } catch {
+            throw SetupRejection(.storageFailure)
+        }
+        if let owner = state.owner, owner != principal.subject { throw SetupRejection(.forbidden) }
+        guard setup.operation == .recover, let registered = state.device, registered != setup.deviceKey.identity else {
+            return authorized
+        }
+        // §9.3: recover with a new device key.
+        guard principal.grantsExplicitly("recover"), principal.deviceBinding == setup.deviceKey.identity,
+              state.owner != nil
+        else { throw SetupRejection(.forbidden) }
+        return Authorization(owner: principal.subject, rebind: true)
+    }
+}

@@ -1,0 +1,154 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Testing
+import trio
+
+/// §9.1–9.3 at the trio nodes over real sockets, with the HS256 JWT verifier at both nodes (B checks
+/// the token A forwards in LINK_OPEN itself): scopes, key owners, device binding, and recover with a
+/// new device key.
+@Suite("Trio authorization: scopes, key owners, device binding (JWT)", .serialized)
+struct TrioAuthorizationTests {
+    static let secret = [UInt8](repeating: 0x5A, count: 32)
+
+    static func jwt(sub: String, scope: String? = nil, binding: [UInt8]? = nil) -> String {
+        func base64url(_ bytes: [UInt8]) -> String {
+            Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let exp = Int(Date().timeIntervalSince1970) + 600
+        let scopeClaim = scope.map { #","scope":"\#($0)""# } ?? ""
+        let bindingClaim = binding.map { #","device_binding":"\#(Hex.encode($0))""# } ?? ""
+        let header = base64url(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
+        let payload = base64url(Array(#"{"sub":"\#(sub)","exp":\#(exp)\#(scopeClaim)\#(bindingClaim)}"#.utf8))
+        let input = header + "." + payload
+        return input + "." + base64url(SHA256.hmac(key: secret, data: Array(input.utf8)))
+    }
+
+    static func cluster() throws -> TrioOverWebSocketTests.Cluster {
+        try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: secret))
+    }
+
+    static func session(_ algorithm: Keyshare.Algorithm, _ cluster: TrioOverWebSocketTests.Cluster, device: any MessageSigner,
+                        token: String, storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {
+        let config = WebsocketConfig(url: cluster.url, authenticationToken: token)
+        switch algorithm {
+        case .ecdsa:
+            return SilentShard.ECDSA.trioInitiator(messageSigner: device, cloudVerifyingKey: cluster.cloudVerifyingKey,
+                                                   websocketConfig: config, storageClient: storage)
+        case .eddsa:
+            return SilentShard.EdDSA.trioInitiator(messageSigner: device, cloudVerifyingKey: cluster.cloudVerifyingKey,
+                                                   websocketConfig: config, storageClient: storage)
+        }
+    }
+
+    static func device(_ store: NodeShareStore, _ keyId: String) throws -> [UInt8]? {
+        try store.share(keyId: keyId).map { try DuoNodeShareBlob(bytes: $0.bytes).deviceIdentity }
+    }
+
+    /// The owner is recorded at both nodes in the commit transaction (keygen and a hard child); another
+    /// subject is FORBIDDEN even with the registered device key; a missing scope is FORBIDDEN.
+    @Test func scopesAndOwners() async throws {
+        let cluster = try Self.cluster()
+        let device = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
+        let alice = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "alice"), storage: storage)
+        let keyshare = try await alice.keygen()
+        #expect(try cluster.storeA.owner(keyId: keyshare.keyId) == "alice")
+        #expect(try cluster.storeB.owner(keyId: keyshare.keyId) == "alice")
+        let message = TrioOverWebSocketTests.message(.ecdsa, "alice signs")
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let signature = try await alice.signature(keyshare: keyshare, message: message, signer: signer)
+            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+        }
+        let bob = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "bob"), storage: storage)
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            await #expect(throws: SilentShardError.authorizationDenied) {
+                _ = try await bob.signature(keyshare: keyshare, message: message, signer: signer)
+            }
+        }
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await bob.keyRefresh(keyshare: keyshare) }
+        let signOnly = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "alice", scope: "sign"), storage: storage)
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await signOnly.keyRefresh(keyshare: keyshare) }
+        let signature = try await signOnly.signature(keyshare: keyshare, message: message, signer: .nodeB)
+        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+        #expect(try cluster.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+
+        let child = try await alice.hardDerivation(keyshare: keyshare, path: "m/44'/0'/1'")
+        #expect(try cluster.storeA.owner(keyId: child.keyId) == "alice")
+        #expect(try cluster.storeB.owner(keyId: child.keyId) == "alice")
+        await #expect(throws: SilentShardError.authorizationDenied) {
+            _ = try await bob.signature(keyshare: child, message: message)
+        }
+        await cluster.stop()
+    }
+
+    /// A token bound to a device key refuses SETUPs signed by another device key (any operation).
+    @Test func deviceBindingIsEnforcedAtSetup() async throws {
+        let cluster = try Self.cluster()
+        let device = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
+        let identity = try DeviceKey(signer: device).identity
+        let bound = Self.session(.eddsa, cluster, device: device, token: Self.jwt(sub: "carol", binding: identity),
+                                 storage: storage)
+        let keyshare = try await bound.keygen()
+        let message = TrioOverWebSocketTests.message(.eddsa, "bound")
+        let signature = try await bound.signature(keyshare: keyshare, message: message)
+        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+        let otherIdentity = try DeviceKey(signer: SoftwareEd25519MessageSigner()).identity
+        let misbound = Self.session(.eddsa, cluster, device: device, token: Self.jwt(sub: "carol", binding: otherIdentity),
+                                    storage: storage)
+        await #expect(throws: SilentShardError.authorizationDenied) {
+            _ = try await misbound.signature(keyshare: keyshare, message: message)
+        }
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await misbound.keygen() }
+        await cluster.stop()
+    }
+
+    /// §9.3: recover with a NEW device key needs a token with `device_binding` = the new key, the
+    /// explicit scope `recover`, and the owner's subject; each node checks; the new key replaces the
+    /// old one at both nodes in the commit transaction, after which the old device key is refused.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func recoverWithANewDeviceKey(algorithm: Keyshare.Algorithm) async throws {
+        let cluster = try Self.cluster()
+        let oldDevice = SoftwareEd25519MessageSigner()
+        let original = try await Self.session(algorithm, cluster, device: oldDevice, token: Self.jwt(sub: "dave")).keygen()
+        let newDevice = SoftwareEd25519MessageSigner()
+        let newIdentity = try DeviceKey(signer: newDevice).identity
+        func attempt(_ token: String) async throws -> Keyshare {
+            try await Self.session(algorithm, cluster, device: newDevice, token: token)
+                .recovery(keysharePublicKey: original.publicKey)
+        }
+        // Without a binding, with another subject, without the explicit scope: FORBIDDEN.
+        for token in [Self.jwt(sub: "dave", scope: "recover sign"),
+                      Self.jwt(sub: "eve", scope: "recover sign", binding: newIdentity),
+                      Self.jwt(sub: "dave", scope: "sign", binding: newIdentity),
+                      Self.jwt(sub: "dave", binding: newIdentity)] {
+            await #expect(throws: SilentShardError.authorizationDenied) { _ = try await attempt(token) }
+        }
+        #expect(try Self.device(cluster.storeA, original.keyId) == (try DeviceKey(signer: oldDevice).identity))
+        #expect(try cluster.storeA.share(keyId: original.keyId)?.gen == [UInt8](original.generation))
+
+        let token = Self.jwt(sub: "dave", scope: "recover sign", binding: newIdentity)
+        let storage = InMemoryStorageClient()
+        let session = Self.session(algorithm, cluster, device: newDevice, token: token, storage: storage)
+        let recovered = try await session.recovery(keysharePublicKey: original.publicKey)
+        #expect(recovered.publicKey == original.publicKey && recovered.generation != original.generation)
+        #expect(try Self.device(cluster.storeA, original.keyId) == newIdentity)
+        #expect(try Self.device(cluster.storeB, original.keyId) == newIdentity)
+        #expect(try cluster.storeA.owner(keyId: original.keyId) == "dave")
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            let message = TrioOverWebSocketTests.message(algorithm, "new device \(signer)")
+            let signature = try await session.signature(keyshare: recovered, message: message, signer: signer)
+            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: recovered))
+        }
+        // The old device key is no longer registered at either node.
+        let old = Self.session(algorithm, cluster, device: oldDevice, token: Self.jwt(sub: "dave"))
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            await #expect(throws: SilentShardError.deviceNotRegistered) {
+                _ = try await old.signature(keyshare: recovered, message: TrioOverWebSocketTests.message(algorithm, "old"),
+                                            signer: signer)
+            }
+        }
+        await cluster.stop()
+    }
+}
