@@ -59,4 +59,35 @@ struct OwnershipTests {
         #expect(try DuoOverWebSocketTests.verifies(again, message: hash, keyshare: refreshed))
         await node.server.stop()
     }
+
+    /// §9.1: a token bound to a device key is good only with that device's SETUPs.
+    @Test func deviceBoundTokens() async throws {
+        let signer = SoftwareEd25519MessageSigner()
+        let node = try DuoOverWebSocketTests.startNode(verifier: BoundTokens(device: try DeviceKey(signer: signer).identity))
+        func session(_ token: String) -> DuoSession {
+            SilentShard.ECDSA.duoInitiator(
+                messageSigner: signer, cloudVerifyingKey: Hex.encode(node.key.verifyingKey.bytes),
+                websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)", authenticationToken: token),
+                storageClient: InMemoryStorageClient())
+        }
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await session("other-device").keygen() }
+        let keyshare = try await session("this-device").keygen()
+        let hash = Data(SHA256.hash(Array("bound".utf8)))
+        #expect(try DuoOverWebSocketTests.verifies(try await session("this-device").signature(keyshare: keyshare, message: hash),
+                                                   message: hash, keyshare: keyshare))
+        await node.server.stop()
+    }
+
+    /// "this-device" is bound to the test's device key, "other-device" to another key.
+    struct BoundTokens: TokenVerifier {
+        let device: [UInt8]
+        var name: String { "bound" }
+        func verify(token: String?) async throws(AuthenticationError) -> Principal {
+            switch token {
+            case "this-device"?: return Principal(subject: "alice", deviceBinding: device)
+            case "other-device"?: return Principal(subject: "alice", deviceBinding: [0x01] + [UInt8](repeating: 7, count: 32))
+            default: throw .invalidToken
+            }
+        }
+    }
 }

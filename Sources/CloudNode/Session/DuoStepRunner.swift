@@ -407,6 +407,8 @@ public final class DuoStepRunner: Sendable {
     /// existing key is KEY_EXISTS later).
     private func authorize(_ setup: ValidatedSetup, principal: Principal) async throws(SetupRejection) {
         guard principal.allows(Self.scopeName(setup.operation)) else { throw SetupRejection(.forbidden) }
+        // §9.1: a token bound to a device key is good only with SETUPs of that device.
+        if let binding = principal.deviceBinding, binding != setup.deviceKey.identity { throw SetupRejection(.forbidden) }
         guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else { return }
         let keyID = Hex.encode(keyIDBytes)
         let owner: String?
