@@ -140,7 +140,7 @@ def test_demo_json_with_path_and_message():
     signed = [run for run in runs if "signature" in run]
     assert len(signed) == 4 + 11  # duo: 2 per algorithm; trio: 6 ECDSA (+ preSignFinal, signAfterRecover, signHardDerived), 5 EdDSA
     for run in signed:
-        assert run["path"] == ("m/44'/60'/0'" if run["operation"] == "signHardDerived" else path)
+        assert run["path"] == ("m/44'/60'/0'" + path[1:] if run["operation"] == "signHardDerived" else path)
         assert run["message"] == digest.hex()
         check_signature_run(run)
     exports = [run for run in runs if run["operation"] == "export"]

@@ -157,17 +157,19 @@ enum TrioDemo {
         if !options.json { print("\(name) trio exported key matches the public key: \(NetworkedDemo.matches(exported))") }
         if algorithm == .ecdsa {
             // A hard child (threshold derivation, dkls23.md §15: a new key of its own), then a signature with it.
+            // The hard child is a key of its own; --path then applies under it (soft), so the run's path is
+            // the hard path followed by the caller's.
             let hardPath = "m/44'/60'/0'"
-            var hardChild: [UInt8] = []
+            var signingKey: [UInt8] = []
             _ = try await timed("signHardDerived", {
                 let childShare = try await exporter.hardDerivation(keyshare: current, path: hardPath)
-                hardChild = Array(childShare.publicKey)
-                return try await exporter.signature(keyshare: childShare, message: message)
-            }, verify: { NetworkedDemo.verifies($0, message: message, key: hardChild, algorithm: .ecdsa) && hardChild != child },
+                signingKey = try NetworkedDemo.childPublicKey(childShare, path: options.path)
+                return try await exporter.signature(keyshare: childShare, message: message, chainPath: options.path)
+            }, verify: { NetworkedDemo.verifies($0, message: message, key: signingKey, algorithm: .ecdsa) && signingKey != child },
                fields: { signature in
                 var fields = signatureFields(signature)
-                fields["path"] = .string(hardPath)
-                fields["childPublicKey"] = .string(Hex.encode(hardChild))
+                fields["path"] = .string(hardPath + options.path.dropFirst())
+                fields["childPublicKey"] = .string(Hex.encode(signingKey))
                 return fields
             })
         }
