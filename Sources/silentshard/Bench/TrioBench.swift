@@ -29,7 +29,7 @@ enum TrioBench {
 
     static func run(nodes: TrioNodePair, algorithm: Keyshare.Algorithm, operations: Set<String>, runs: Int,
                     warmup: Int) async throws -> [BenchResult] {
-        let config = WebsocketConfig(url: "ws://127.0.0.1:\(nodes.nodeA.port)")
+        let config = WebsocketConfig(url: "ws://127.0.0.1:\(nodes.nodeA.port)", authenticationToken: TrioNodePair.token)
         let client = CountingClient(websocketConfig: config)
         let signer = SoftwareEd25519MessageSigner()
         func session(_ storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {

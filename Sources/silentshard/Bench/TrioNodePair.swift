@@ -9,6 +9,10 @@ final class TrioNodePair: @unchecked Sendable {
     let nodeB: NodeProcess
     /// The apps' `cloudVerifyingKey`: the cluster key.
     let clusterKey: String
+    /// The bench app's token; both nodes' token files grant it every trio scope (export and recover
+    /// need theirs explicitly, session.md §9.3).
+    static let token = "silentshard-bench-trio-token"
+    static let scopes = "keygen reconcile refresh sign preSign preSignFinal recover export import hardDerivation"
 
     init() throws {
         let cluster = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
@@ -27,8 +31,9 @@ final class TrioNodePair: @unchecked Sendable {
             try write("node.key", Hex.encode(key.seed))
             try write("master.key", Hex.encode(SecureRandom.bytes(count: 32)))
             try write("node.cert", Hex.encode(certificate.encoded))
+            try write("tokens", TrioNodePair.token + "\nscope: " + TrioNodePair.scopes)
             return try NodeProcess(directory: directory, arguments: [
-                "--auth", "none", "--node-key", directory + "/node.key", "--database", directory + "/node.sqlite",
+                "--auth", "token-file:" + directory + "/tokens", "--node-key", directory + "/node.key", "--database", directory + "/node.sqlite",
                 "--master-key", directory + "/master.key", "--role", role == .trioA ? "trio-a" : "trio-b",
                 "--cluster-key", Hex.encode(cluster.verifyingKey.bytes), "--certificate", directory + "/node.cert",
             ] + extra)
