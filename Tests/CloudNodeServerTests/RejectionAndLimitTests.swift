@@ -103,13 +103,13 @@ import trio
         await node.server.stop()
     }
 
-    @Test func notImplementedHandlerClosesWithTypedCode() async throws {
-        let node = try TestNode.start(stepHandler: NotImplementedStepHandler())
+    @Test func unservedRouteClosesWithTypedCode() async throws {
+        let node = try TestNode.start(stepHandler: UnservedStepHandler())
         let client = TrioNetworkClient(websocketConfig: node.clientConfig(token: "t"))
         try await client.connect(action: TrioAction.ECDSA.Signature(), params: nil)
         let error = await thrownError { _ = try await client.read() }
-        #expect(closeCode(error) == Int(NodeCloseCode.notImplemented.rawValue))
-        if case .closedByPeer(_, let reason) = error as? NetworkError { #expect(reason == "not implemented") }
+        #expect(closeCode(error) == Int(NodeCloseCode.routeNotServed.rawValue))
+        if case .closedByPeer(_, let reason) = error as? NetworkError { #expect(reason == "route not served by this node") }
         try await client.disconnect()
         await node.server.stop()
     }

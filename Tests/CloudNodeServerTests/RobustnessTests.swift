@@ -209,7 +209,7 @@ extension RobustnessTests {
         let client = DuoNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)", authenticationToken: "cli-token"))
         try await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
         let error = await thrownError { _ = try await client.read() }
-        #expect(closeCode(error) == Int(NodeCloseCode.notImplemented.rawValue), "the CLI has no session runner yet")
+        #expect(closeCode(error) == Int(NodeCloseCode.routeNotServed.rawValue), "a node without --database serves no steps")
         try await client.disconnect()
 
         process.terminate()   // SIGTERM

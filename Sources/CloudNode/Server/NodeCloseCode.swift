@@ -21,7 +21,7 @@ public enum NodeCloseCode: UInt16, Sendable, Equatable {
     /// The step went idle for longer than the per-step timeout.
     case stepTimeout = 4504
     /// The route is known but this node has no handler for it yet.
-    case notImplemented = 4501
+    case routeNotServed = 4501
 
     /// A short reason sent with the close (never contains secrets).
     public var reason: String {
@@ -36,7 +36,7 @@ public enum NodeCloseCode: UInt16, Sendable, Equatable {
         case .unauthorized: "unauthorized"
         case .authenticationTimeout: "token timeout"
         case .stepTimeout: "step timeout"
-        case .notImplemented: "not implemented"
+        case .routeNotServed: "route not served by this node"
         }
     }
 }

@@ -44,7 +44,7 @@ public struct NodeServerConfiguration: Sendable {
         maximumMessageSize: Int = 16 << 20, maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024,
         tokenTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(30), stepTimeout: Duration = .seconds(120),
         routes: NodeRouteTable = .standard, stepHandlers: StepHandlerRegistry = StepHandlerRegistry(),
-        postHandler: any PostHandler = NotImplementedPostHandler(), logger: NodeLogger = .standardError
+        postHandler: any PostHandler = UnservedPostHandler(), logger: NodeLogger = .standardError
     ) {
         self.host = host
         self.port = port

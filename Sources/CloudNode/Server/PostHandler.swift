@@ -34,9 +34,9 @@ public struct EchoPostHandler: PostHandler {
 }
 
 /// Answers 501 (no POST handler yet).
-public struct NotImplementedPostHandler: PostHandler {
+public struct UnservedPostHandler: PostHandler {
     public init() {}
     public func handle(_ request: PostRequest) async throws -> PostResponse {
-        PostResponse(status: 501, body: Data("not implemented\n".utf8))
+        PostResponse(status: 501, body: Data("route not served by this node\n".utf8))
     }
 }

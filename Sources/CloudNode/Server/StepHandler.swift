@@ -36,11 +36,11 @@ public struct EchoStepHandler: StepHandler {
     }
 }
 
-/// Closes every step with ``NodeCloseCode/notImplemented`` (routes without a runner yet).
-public struct NotImplementedStepHandler: StepHandler {
+/// Closes every step with ``NodeCloseCode/routeNotServed`` (a route this node has no runner for, e.g. trio routes on a duo node).
+public struct UnservedStepHandler: StepHandler {
     public init() {}
     public func run(_ context: StepContext) async throws {
-        context.connection.close(code: .notImplemented)
+        context.connection.close(code: .routeNotServed)
     }
 }
 
@@ -50,7 +50,7 @@ public struct StepHandlerRegistry: Sendable {
     /// Serves routes without an entry.
     public var fallback: any StepHandler
 
-    public init(fallback: any StepHandler = NotImplementedStepHandler()) {
+    public init(fallback: any StepHandler = UnservedStepHandler()) {
         self.fallback = fallback
     }
 

@@ -28,7 +28,7 @@ public struct DuoExportPostHandler: PostHandler {
     /// - Parameters:
     ///   - runner: the node's duo runner (node key, share store, replay window, clock are shared).
     ///   - fallback: serves every other POST route (default: 501).
-    public init(runner: DuoStepRunner, fallback: any PostHandler = NotImplementedPostHandler()) {
+    public init(runner: DuoStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
         self.runner = runner
         self.fallback = fallback
     }

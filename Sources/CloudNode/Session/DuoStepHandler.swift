@@ -12,7 +12,7 @@ public struct DuoStepHandler: StepHandler {
 
     public func run(_ context: StepContext) async throws {
         guard context.route.mode == .duo, let operation = Self.operation(context.route.action) else {
-            context.connection.close(code: .notImplemented)
+            context.connection.close(code: .routeNotServed)
             return
         }
         let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa

@@ -18,7 +18,7 @@ public struct TrioStepHandler: StepHandler {
             _ = await runner.serveLink(connection: connection)
         case .trio:
             guard let operation = Self.operation(context.route.action) else {
-                context.connection.close(code: .notImplemented)
+                context.connection.close(code: .routeNotServed)
                 return
             }
             let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
@@ -26,7 +26,7 @@ public struct TrioStepHandler: StepHandler {
                                  route: DuoNodeRoute(algorithm: algorithm, operation: operation, params: context.params),
                                  token: context.token.map { Array($0.utf8) }, principal: context.principal)
         case .duo:
-            context.connection.close(code: .notImplemented)
+            context.connection.close(code: .routeNotServed)
         }
     }
 

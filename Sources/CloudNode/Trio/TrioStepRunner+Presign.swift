@@ -221,7 +221,7 @@ public struct TrioPostHandler: PostHandler {
     public let runner: TrioStepRunner
     public let fallback: any PostHandler
 
-    public init(runner: TrioStepRunner, fallback: any PostHandler = NotImplementedPostHandler()) {
+    public init(runner: TrioStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
         self.runner = runner
         self.fallback = fallback
     }
