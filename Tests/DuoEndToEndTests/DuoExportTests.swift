@@ -227,14 +227,6 @@ struct DuoExportTests {
     }
 
     static func childPublicKey(_ keyshare: Keyshare, path: String) throws -> Data {
-        switch keyshare.algorithm {
-        case .ecdsa:
-            let root = try Secp256k1.Point(bytes: Array(keyshare.publicKey))
-            return Data(try DerivationPath(path).derive(publicKey: root, chainCode: Array(keyshare.rootChainCode)).publicKey.compressed())
-        case .eddsa:
-            let root = try Ed25519.Point(bytes: Array(keyshare.publicKey))
-            return Data(try FROST.Derivation(publicKey: root, chainCode: Array(keyshare.rootChainCode),
-                                             path: FROST.Derivation.parse(path)).publicKey.bytes)
-        }
+        try keyshare.childPublicKey(path: path)
     }
 }

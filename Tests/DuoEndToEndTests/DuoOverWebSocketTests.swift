@@ -107,15 +107,6 @@ struct DuoOverWebSocketTests {
     }
 
     static func verifies(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
-        switch keyshare.algorithm {
-        case .ecdsa:
-            let raw = Array(signature.rawRepresentation)
-            let parsed = try Secp256k1.ECDSASignature(r: Array(raw[0..<32]), s: Array(raw[32..<64]), recoveryId: signature.recoveryId ?? 0)
-            let key = try Secp256k1.Point(bytes: Array(keyshare.publicKey))
-            let recovered = try Secp256k1.ECDSA.recoverPublicKey(parsed, hash: Array(message))
-            return Secp256k1.ECDSA.verify(parsed, hash: Array(message), publicKey: key) && recovered == key
-        case .eddsa:
-            return try Ed25519.VerifyingKey(bytes: Array(keyshare.publicKey)).isValidSignature(Array(signature.rawRepresentation), for: Array(message))
-        }
+        signature.isValid(for: message, publicKey: keyshare.publicKey)
     }
 }

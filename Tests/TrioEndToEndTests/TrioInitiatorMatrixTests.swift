@@ -159,31 +159,11 @@ struct TrioInitiatorMatrixTests {
     }
 
     func childPublicKey(_ keyshare: Keyshare, path: String) throws -> [UInt8] {
-        switch keyshare.algorithm {
-        case .ecdsa:
-            let root = try Secp256k1.Point(bytes: Array(keyshare.publicKey))
-            return try DerivationPath(path).derive(publicKey: root, chainCode: Array(keyshare.rootChainCode)).publicKey.compressed()
-        case .eddsa:
-            let root = try Ed25519.Point(bytes: Array(keyshare.publicKey))
-            return try FROST.Derivation(publicKey: root, chainCode: Array(keyshare.rootChainCode),
-                                        path: FROST.Derivation.parse(path)).publicKey.bytes
-        }
+        [UInt8](try keyshare.childPublicKey(path: path))
     }
 
+    /// libsecp256k1 verify + public-key recovery, or libsodium strict Ed25519 (`Signature.isValid`).
     func verifies(_ signature: Signature, message: Data, key publicKey: [UInt8], algorithm: Keyshare.Algorithm) -> Bool {
-        let raw = Array(signature.rawRepresentation)
-        switch algorithm {
-        case .ecdsa:
-            guard raw.count == 64,
-                  let parsed = try? Secp256k1.ECDSASignature(r: Array(raw[0..<32]), s: Array(raw[32..<64]),
-                                                             recoveryId: signature.recoveryId ?? 0),
-                  let key = try? Secp256k1.Point(bytes: publicKey),
-                  let recovered = try? Secp256k1.ECDSA.recoverPublicKey(parsed, hash: Array(message))
-            else { return false }
-            return Secp256k1.ECDSA.verify(parsed, hash: Array(message), publicKey: key) && recovered == key
-        case .eddsa:
-            guard let key = try? Ed25519.VerifyingKey(bytes: publicKey) else { return false }
-            return key.isValidSignature(raw, for: Array(message))
-        }
+        signature.algorithm == algorithm && signature.isValid(for: message, publicKey: Data(publicKey))
     }
 }
