@@ -115,11 +115,13 @@ let package = Package(
             dependencies: ["CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]
         ),
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
-        .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
+        .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
+                                                            "SilentShardTestSupport"]),
         .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
-        .testTarget(name: "ExamplesTests", dependencies: ["ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",
+                                                        "SilentShardTestSupport"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
         .testTarget(

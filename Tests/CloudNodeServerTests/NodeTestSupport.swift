@@ -121,20 +121,3 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         thread.start()
     }
 }
-
-extension Process {
-    /// Waits for the child to exit, at most `timeout` seconds (then SIGKILL and false). Polls
-    /// `isRunning`: Foundation's `waitUntilExit()` can spin forever off the main run loop on Linux.
-    func waitForExit(timeout: TimeInterval = 60) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while isRunning {
-            if Date() > deadline {
-                kill(processIdentifier, SIGKILL)
-                while isRunning { usleep(10_000) }
-                return false
-            }
-            usleep(10_000)
-        }
-        return true
-    }
-}

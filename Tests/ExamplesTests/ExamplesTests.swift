@@ -1,6 +1,7 @@
 import CloudNode
 import ExampleSupport
 import Foundation
+import SilentShardTestSupport
 import MPCCrypto
 import Testing
 
@@ -115,11 +116,7 @@ struct ExamplesTests {
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let data = reader.readDataToEndOfFile()
-                // Bounded (Foundation's waitUntilExit can spin forever off the main run loop on Linux).
-                let deadline = Date().addingTimeInterval(300)
-                while process.isRunning, Date() < deadline { usleep(10_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                while process.isRunning { usleep(10_000) }
+                process.waitForExit(timeout: 300)
                 continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SilentShardTestSupport
 import MPCCrypto
 import SilentShardCore
 import Testing
@@ -30,11 +31,7 @@ struct TrioCommandLineTests {
         try process.run()
         return try await offPool {
             let data = output.fileHandleForReading.readDataToEndOfFile()
-            // Bounded (Foundation's waitUntilExit can spin forever off the main run loop on Linux).
-            let deadline = Date().addingTimeInterval(120)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            while process.isRunning { usleep(10_000) }
+            process.waitForExit(timeout: 120)
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SilentShardTestSupport
 
 /// A `silentshard node` child process on a loopback port with a temporary database (for the bench:
 /// the node runs in its own process, as in production, so its CPU time and memory can be read).
@@ -78,9 +79,7 @@ final class NodeProcess: @unchecked Sendable {
 
     func stop() {
         process.terminate()
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitForExit(timeout: 10)
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
