@@ -66,6 +66,8 @@ public final class DuoStepRunner: Sendable {
     private let setupTimeout: Duration
     private let frameTimeout: Duration
     private let leaseSeconds: Int64
+    /// Keyshares decoded and validated by earlier steps (a signing key is not re-validated per signature).
+    private let keyshares = NodeKeyshareCache()
 
     /// - Parameters:
     ///   - nodeKey: the node's Ed25519 key; in duo its public key is the app's `cloudVerifyingKey`.
@@ -471,7 +473,7 @@ public final class DuoStepRunner: Sendable {
         let instanceID = setup.instanceID, setupHash = setup.setupHash
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         let keyshare = try current.map {
-            try Keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes)
+            try keyshares.keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes)
         }
         switch (setup.operation, algorithm) {
         case (.keygen, .ecdsa): return try DuoProtocolMachine.dklsDKG(local: 1, instanceID: instanceID, setupHash: setupHash)

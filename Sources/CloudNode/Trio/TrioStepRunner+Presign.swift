@@ -105,15 +105,15 @@ extension TrioStepRunner {
         let presigID = frame.header.instanceID, local = identity.index, groupID = identity.groupID
         let requestHash = SHA256.hash(body)
         do {
-            let finish = try await onStoreQueueAny { [store] in
+            let finish = try await onStoreQueueAny { [store, keyshares] in
                 // EdDSA needs the node's share (s_X) for its signature share: loaded first, its key id and
                 // generation checked against the row inside the consuming transaction.
                 let share = try store.presignatureKeyId(id: presigID).flatMap { try store.share(keyId: $0) }
                 let frostShare: FROST.Keyshare? = try share.flatMap { share in
                     guard share.kind == .eddsa else { return nil }
-                    return try Keyshare(algorithm: .eddsa, mode: .trio,
-                                        protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes,
-                                        groupId: groupID).frostKeyshare()
+                    return try keyshares.keyshare(algorithm: .eddsa, mode: .trio,
+                                                  protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes,
+                                                  groupId: groupID).frostKeyshare()
                 }
                 return try store.consumePresignature(id: presigID, requestHash: requestHash) { secret, row in
                     try Self.finish(secret: secret, row: row, frame: frame, local: local, frostShare: frostShare)

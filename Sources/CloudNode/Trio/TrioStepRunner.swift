@@ -56,6 +56,8 @@ public final class TrioStepRunner: Sendable {
     let clock: @Sendable () -> UInt64
     let setupTimeout: Duration
     let frameTimeout: Duration
+    /// Keyshares decoded and validated by earlier steps (a signing key is not re-validated per signature).
+    let keyshares = NodeKeyshareCache()
     /// Node B's check of the forwarded app token: the verdict and, with a verifier, the principal.
     let tokenCheck: @Sendable ([UInt8]?) async -> (SetupValidationContext.TokenVerdict, Principal?)
 
@@ -163,8 +165,8 @@ public final class TrioStepRunner: Sendable {
         let local = identity.index, instanceID = setup.instanceID, setupHash = setup.setupHash
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         let keyshare = try current.map {
-            try Keyshare(algorithm: algorithm, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes,
-                         groupId: identity.groupID)
+            try keyshares.keyshare(algorithm: algorithm, mode: .trio,
+                                   protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes, groupId: identity.groupID)
         }
         let (n, t) = (Int(SessionMode.trio.threshold.n), Int(SessionMode.trio.threshold.t))
         switch (setup.operation, algorithm) {

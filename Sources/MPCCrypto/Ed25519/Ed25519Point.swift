@@ -33,7 +33,7 @@ extension Ed25519 {
                 storage = input
                 return
             }
-            guard crypto_core_ed25519_is_valid_point(input) == 1 else { throw .pointNotInPrimeOrderSubgroup }
+            guard Ed25519.isValidPoint(input) else { throw .pointNotInPrimeOrderSubgroup }
             storage = input
         }
 

@@ -50,7 +50,7 @@ extension Ed25519 {
         public init<Bytes: Collection<UInt8>>(bytes: Bytes) throws(CryptoError) {
             guard bytes.count == 32 else { throw .invalidLength(expected: 32, actual: bytes.count) }
             let input = Array(bytes)
-            guard crypto_core_ed25519_is_valid_point(input) == 1 else { throw .invalidKey }
+            guard Ed25519.isValidPoint(input) else { throw .invalidKey }
             self.bytes = input
         }
 

@@ -122,6 +122,23 @@ extension FROST {
     static func lagrange(_ identifier: Identifier, over set: [Identifier], at x: Scalar = .zero) throws(ProtocolError) -> Scalar {
         guard Set(set).count == set.count else { throw .invalidInput(.collidingEvaluationPoints) }
         guard set.contains(identifier) else { throw .invalidInput(.invalidParameters) }
+        // The coefficients are public functions of the identifiers; each costs a scalar inversion.
+        let key = LagrangeKey(identifier: identifier.value, set: set.map(\.value), x: x.bytes)
+        if let cached = lagrangeCache.value(for: key) { return cached }
+        let coefficient = try computeLagrange(identifier, over: set, at: x)
+        lagrangeCache.insert(coefficient, for: key)
+        return coefficient
+    }
+
+    private struct LagrangeKey: Hashable, Sendable {
+        var identifier: UInt32
+        var set: [UInt32]
+        var x: [UInt8]
+    }
+
+    private static let lagrangeCache = BoundedCache<LagrangeKey, Scalar>(capacity: 1024)
+
+    private static func computeLagrange(_ identifier: Identifier, over set: [Identifier], at x: Scalar) throws(ProtocolError) -> Scalar {
         let xi = identifier.scalar
         var numerator = Scalar.one
         var denominator = Scalar.one
