@@ -35,17 +35,3 @@ extension DuoSession {
         try? await storageClient.write(record)
     }
 }
-
-/// What a ban record holds (no secrets): `"SSBN" ‖ u8 version (1) ‖ u8 node index ‖ u64 banned-at ms ‖
-/// instance id (32)` — the session in which the node failed the check, as evidence for support.
-struct AppBanRecord: Equatable {
-    var nodeIndex: UInt8
-    var bannedAtMilliseconds: UInt64
-    var instanceID: [UInt8]
-
-    var encoded: [UInt8] {
-        var out = Array("SSBN".utf8) + [1, nodeIndex]
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bannedAtMilliseconds >> UInt64(shift))) }
-        return out + instanceID
-    }
-}

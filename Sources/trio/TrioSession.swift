@@ -105,7 +105,8 @@ public final class TrioSession: Sendable {
     }
 
     /// Signs `message` with node A (S = {0, 1}); if A answers SIGNER_UNAVAILABLE (its share missing
-    /// or its operator's policy, §6.3), signs with node B instead (S = {0, 2}, A relaying). ECDSA:
+    /// or its operator's policy, §6.3) or this app has banned A (§9.4), signs with node B instead
+    /// (S = {0, 2}, A relaying). ECDSA:
     /// `message` is exactly the 32-byte hash; EdDSA: the message (≤ 32,768 bytes). `chainPath` is a
     /// soft BIP32 path ("m" or "m/1/2"). The signature is verified under the derived public key
     /// before it is returned.
@@ -113,6 +114,9 @@ public final class TrioSession: Sendable {
         do {
             return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeA)
         } catch .peerUnavailable(party: .node(1)?) {
+            return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeB)
+        } catch .partyBanned(party: .node(1)?) {
+            // §9.4: this app banned A; B signs (A relays ciphertext only).
             return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeB)
         }
     }
@@ -222,7 +226,7 @@ public final class TrioSession: Sendable {
         }
         let outcome: Result<DuoProtocolResult?, SilentShardError>
         do throws(SilentShardError) {
-            outcome = .success(try await run(channel: &channel, setupFrame: setupFrame, participants: participants,
+            outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame, participants: participants,
                                              client: client, reconciling: reconciling, presign: presign, machine: machine))
         } catch {
             outcome = .failure(error)
@@ -232,7 +236,8 @@ public final class TrioSession: Sendable {
         return try outcome.get()
     }
 
-    private func run(channel: inout PartyFrameChannel, setupFrame: Frame, participants: [PartyIndex], client: any NetworkClient,
+    private func run(_ operation: SessionOperation, channel: inout PartyFrameChannel, setupFrame: Frame,
+                     participants: [PartyIndex], client: any NetworkClient,
                      reconciling: ReconcileContext?, presign: PresignCapture?,
                      machine: MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
         let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
@@ -250,6 +255,8 @@ public final class TrioSession: Sendable {
         do throws(SilentShardError) {
             // SETUP_SENT: every participating node's ACCEPT (a REJECT ends the step), then RUNNING.
             for node in nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: read) }
+            // §9.4: a node this app banned takes part in nothing but reconcile and export.
+            try await refuseBannedNodes(nodes, operation: operation, channel: &channel, send: send)
             if let reconciling {
                 return .keyshare(try await runReconcile(reconciling, nodes: nodes, channel: &channel, send: send, read: read))
             }
@@ -286,6 +293,7 @@ public final class TrioSession: Sendable {
                let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
             }
+            await recordBanIfRequired(error, channel: channel)
             throw error
         }
         switch result {

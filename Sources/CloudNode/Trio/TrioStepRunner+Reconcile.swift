@@ -7,8 +7,9 @@ import SilentShardCore
 /// DONE, its COMMIT(g, D, context reconcile) — which commits a PREPARED g without READY (the app saw
 /// every node's signed status) — or its ABORT(rollback g), which tombstones g.
 extension TrioStepRunner {
-    /// §4.3 steps 9–10 for reconcile: bans; a share (CURRENT or PREPARED) of another device is
-    /// DEVICE_NOT_REGISTERED; an unknown key id reports an empty status.
+    /// §4.3 steps 9–10 for reconcile: a share (CURRENT or PREPARED) of another device is
+    /// DEVICE_NOT_REGISTERED; an unknown key id reports an empty status. A banned device may still
+    /// reconcile (§9.4: bans refuse every session except reconcile), so its app and the nodes agree.
     func reconcileStatus(_ setup: ValidatedSetup) async throws(SetupRejection) -> KeyStatus {
         guard let keyIDBytes = setup.payload.keyID, let appStateBytes = setup.payload.appState,
               let appState = try? AppState(bytes: appStateBytes)
@@ -16,17 +17,16 @@ extension TrioStepRunner {
         let keyID = Hex.encode(keyIDBytes)
         let deviceIdentity = setup.deviceKey.identity
         let stagedGen = appState.staged?.gen
-        let state: (banned: Bool, current: NodeKeyshare?, prepared: NodeKeyshare?, decision: CommitDecision?)
+        let state: (current: NodeKeyshare?, prepared: NodeKeyshare?, decision: CommitDecision?)
         do {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
-                (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID),
+                (try store.share(keyId: keyID),
                  try store.share(keyId: keyID, slot: .prepared),
                  try stagedGen.flatMap { gen throws(NodeStoreError) in try store.decision(keyId: keyID, gen: gen) })
             }
         } catch {
             throw SetupRejection(.storageFailure)
         }
-        if state.banned { throw SetupRejection(.banned) }
         for share in [state.current, state.prepared].compactMap({ $0 }) {
             guard let blob = try? DuoNodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
                 throw SetupRejection(.deviceNotRegistered)

@@ -408,6 +408,7 @@ public final class TrioStepRunner: Sendable {
                let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
             }
+            await banIfRequired(error, setup: setup)
             return .failed(error)
         } catch {
             return .failed(.invalidInput(reason: "unexpected error"))

@@ -1,0 +1,21 @@
+import Foundation
+import SilentShardCore
+
+/// §9.4 at a trio node (A or B): this node's own AbortAndBan(app) — a failed OT or multiplication
+/// consistency check of the app in signing or presigning — bans the device key (all its keys) and
+/// deletes the presignatures shared with it, in one transaction with its audit line. Later sessions of
+/// the device are refused with BANNED (reconcile still runs) until an operator lifts the ban. Never on
+/// another party's ABORT or on unauthenticated bytes: those never surface as
+/// `abortProtocolAndBanParty`. A node that catches the *other node* cheating aborts without a ban
+/// (nodes of one cluster are an operator's matter).
+extension TrioStepRunner {
+    func banIfRequired(_ error: SilentShardError, setup: ValidatedSetup) async {
+        guard case .abortProtocolAndBanParty(party: .app) = error else { return }
+        let device = setup.deviceKey.identity, instanceID = setup.instanceID
+        let reason = "AbortAndBan in \(setup.operation)"
+        let party = "node \(identity.index)"
+        try? await onStoreQueue { [store] () throws(NodeStoreError) in
+            _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: party)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// The app's side of bans in trio (`specs/session.md` §9.4). When the app's own checks raise
+/// AbortAndBan against a node (a failed OT or multiplication consistency check in signing or
+/// presigning), the app records a ban on that node's key — the key its certified ACCEPT carried —
+/// through its `StorageClient` under `"~ss/ban/" + hex(node key)`, with the node's role and the
+/// session as evidence. Afterwards every session in which that node takes part is refused with
+/// `partyBanned(node)` right after its ACCEPT (before any protocol message), except reconcile and
+/// export (export lets the user move funds): keygen, import, refresh, recover and hardDerivation need
+/// both nodes and are refused; signing and presigning work with the other node (A still relays for
+/// S = {0, 2}: it sees only ciphertext), and `signature(keyshare:message:chainPath:)` picks B by itself
+/// when A is banned. Nobody bans on another party's ABORT or on unauthenticated bytes. Deleting the
+/// record (an operator's or support's decision) lifts the ban.
+extension TrioSession {
+    static func banRecordId(nodeKey: Ed25519.VerifyingKey) -> String {
+        KeyId.banPrefix + Hex.encode(nodeKey.bytes)
+    }
+
+    /// After every participating node's ACCEPT: `partyBanned` (with an ABORT to the nodes) when this app
+    /// has banned one of them. Reconcile and export are never refused.
+    func refuseBannedNodes(_ nodes: [PartyIndex], operation: SessionOperation, channel: inout PartyFrameChannel,
+                           send: SessionDriver.Send) async throws(SilentShardError) {
+        guard operation != .reconcile, operation != .export else { return }
+        for node in nodes {
+            guard let nodeKey = channel.receiver.accepts[node]?.nodeKey else { continue }
+            let record: KeyshareRecord?
+            do { record = try await storageClient.read(keyId: Self.banRecordId(nodeKey: nodeKey)) }
+            catch { throw SilentShardError(storage: error) }
+            guard record?.current != nil else { continue }
+            if let frame = try? channel.control(.abort, payload: AbortPayload(code: .cancelled, blamed: nil, detail: "").encoded) {
+                try? await send([frame])
+            }
+            throw .partyBanned(party: .node(node))
+        }
+    }
+
+    /// Records the ban after this app's own AbortAndBan(node). Best effort on storage failure: the
+    /// protocol error is what the caller sees either way.
+    func recordBanIfRequired(_ error: SilentShardError, channel: PartyFrameChannel) async {
+        guard case .abortProtocolAndBanParty(party: .node(let index)) = error,
+              let nodeKey = channel.receiver.accepts[index]?.nodeKey
+        else { return }
+        let evidence = AppBanRecord(nodeIndex: index, bannedAtMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000),
+                                    instanceID: channel.instanceID)
+        let record = KeyshareRecord(keyId: Self.banRecordId(nodeKey: nodeKey),
+                                    current: StoredShare(kind: .sdkRecord, bytes: evidence.encoded))
+        try? await storageClient.write(record)
+    }
+}

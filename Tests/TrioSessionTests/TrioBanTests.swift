@@ -1,0 +1,101 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import SilentShardTestSupport
+import Testing
+import trio
+
+/// §9.4 in trio: a party whose own consistency check catches another party bans it. A cheater is made
+/// from an honest keyshare whose pairwise OT state with node A is corrupted, so its protocol messages
+/// are validly signed and encrypted but wrong (a party misbehaving with its own keys, not a network
+/// attacker), and the check that fails is the protocol's own, in the party that receives them.
+@Suite("Trio bans after AbortAndBan", .serialized)
+struct TrioBanTests {
+    static let message = Data(SHA256.hash(Array("trio ban".utf8)))
+
+    /// DKLs23 keyshare layout (spec §11), app = party 0 of 3: 230 header bytes, 98 per party, then per
+    /// peer (ascending; peer 1 first): zero seed (32), KOS receiver seeds k0 (256 × 32) and k1 (256 × 32),
+    /// sender Δ (32) and chosen seeds (256 × 32).
+    static let peer1Block = 230 + 98 * 3
+    static let peer1ReceiverOneSeeds = peer1Block + 32 + 256 * 32
+    static let peer1SenderChosenSeeds = peer1ReceiverOneSeeds + 256 * 32 + 32
+
+    /// The app keyshare with the first byte of every 32-byte seed from `offset` on flipped.
+    static func corrupted(_ keyshare: Keyshare, seedsAt offset: Int) throws -> Keyshare {
+        var bytes = keyshare.protocolKeyshareBytes
+        for k in 0..<256 { bytes[offset + 32 * k] ^= 0x01 }
+        return try Keyshare(algorithm: .ecdsa, mode: .trio, protocolBytes: bytes, groupId: keyshare.groupId.map { [UInt8]($0) })
+    }
+
+    @Test func nodeBansAnAppThatFailsItsOTCheck() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        let device = try DeviceKey(signer: fixture.signer)
+        // The app's KOS receiver seeds toward A are wrong: A (the KOS sender) finds U inconsistent.
+        let cheating = try Self.corrupted(keyshare, seedsAt: Self.peer1ReceiverOneSeeds)
+        await #expect(throws: SilentShardError.self) {
+            _ = try await fixture.session.signature(keyshare: cheating, message: Self.message, signer: .nodeA)
+        }
+        #expect(fixture.client.reports.last == .failed(.abortProtocolAndBanParty(party: .app)))
+        #expect(try fixture.storeA.isBanned(deviceKey: device.identity))
+        #expect(try !fixture.storeB.isBanned(deviceKey: device.identity))
+
+        // Refused by A with either co-signer (A also refuses to relay for it), and for refresh.
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+                _ = try await fixture.session.signature(keyshare: keyshare, message: Self.message, signer: signer)
+            }
+        }
+        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: Self.message)
+        }
+        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+            _ = try await fixture.session.keyRefresh(keyshare: keyshare)
+        }
+        // Reconcile still runs (§9.4) and changes nothing.
+        let reconciled = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
+        #expect(reconciled.generation == keyshare.generation)
+
+        // The operator lifts the ban: A signs again.
+        #expect(try fixture.storeA.liftBan(deviceKey: device.identity, operator: "test operator"))
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: Self.message, signer: .nodeA)
+        #expect(try verifyECDSA(signature, hash: Self.message, keyshare: keyshare))
+    }
+
+    @Test func appBansANodeWhoseMessagesFailItsOTCheck() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        // The app's KOS sender state toward A is wrong, so A's (honest) U fails the app's check: to the
+        // app, A cheated. It aborts with AbortAndBan(A) and records the ban on A's node key.
+        let skewed = try Self.corrupted(keyshare, seedsAt: Self.peer1SenderChosenSeeds)
+        await #expect(throws: SilentShardError.abortProtocolAndBanParty(party: .node(1))) {
+            _ = try await fixture.session.signature(keyshare: skewed, message: Self.message, signer: .nodeA)
+        }
+        let banId = KeyId.banPrefix + Hex.encode(fixture.runnerA.identity.nodeKey.verifyingKey.bytes)
+        #expect(try await fixture.storage.read(keyId: banId)?.current?.kind == .sdkRecord)
+        // Nodes never ban on another party's ABORT.
+        let device = try DeviceKey(signer: fixture.signer)
+        #expect(try !fixture.storeA.isBanned(deviceKey: device.identity))
+
+        // Signing with A is refused after A's ACCEPT, before any protocol message; the default picks B.
+        let reportsBefore = fixture.client.reports.count
+        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: Self.message, signer: .nodeA)
+        }
+        let viaB = try await fixture.session.signature(keyshare: keyshare, message: Self.message)
+        #expect(try verifyECDSA(viaB, hash: Self.message, keyshare: keyshare))
+        #expect(fixture.client.reports.count == reportsBefore + 3)
+        // Share changes need A: refused. Reconcile and export still work (export lets the user move funds).
+        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+            _ = try await fixture.session.keyRefresh(keyshare: keyshare)
+        }
+        let reconciled = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
+        #expect(reconciled.generation == keyshare.generation)
+
+        // Deleting the record lifts the ban.
+        try await fixture.storage.delete(keyId: banId)
+        let viaA = try await fixture.session.signature(keyshare: keyshare, message: Self.message, signer: .nodeA)
+        #expect(try verifyECDSA(viaA, hash: Self.message, keyshare: keyshare))
+    }
+}
