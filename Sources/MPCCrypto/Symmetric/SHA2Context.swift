@@ -1,32 +1,71 @@
 import COpenSSL
 
-/// A reusable SHA-2 context for hot loops: one `EVP_MD_CTX` allocated once and re-initialised per
-/// digest, so hashing many short inputs costs no allocation. Not thread-safe: one per task.
+/// A reusable SHA-256 or SHA-512 context for hot loops: OpenSSL's low-level state in one buffer
+/// allocated once, re-initialised per digest (no EVP dispatch, no allocation per digest), with a saved
+/// midstate for inputs that share a prefix of whole blocks. Not thread-safe: one per task. The state
+/// buffers are wiped when the context is freed (they may hold a secret seed's midstate).
 public final class SHA2Context {
-    private let context: OpaquePointer
-    private let messageDigest: OpaquePointer
+    private enum Kind { case sha256, sha512 }
+    private let kind: Kind
+    private let stateSize: Int
+    private let state: UnsafeMutableRawPointer
+    private let midstate: UnsafeMutableRawPointer
     /// The digest length in bytes.
     public let byteCount: Int
+    /// The block length in bytes (64 for SHA-256, 128 for SHA-512).
+    public let blockByteCount: Int
 
+    /// A context for `function` (SHA256 or SHA512).
     public init<Function: SHA2Function>(_ function: Function.Type) {
-        // EVP_MD_CTX_new fails only when memory is exhausted.
-        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new") }
-        self.context = context
-        self.messageDigest = Function.messageDigest
-        self.byteCount = Function.byteCount
-        EVP_DigestInit_ex2(context, messageDigest, nil)
+        byteCount = Function.byteCount
+        if Function.byteCount == SHA512.byteCount {
+            kind = .sha512
+            stateSize = silentshard_sha512_state_size()
+            blockByteCount = 128
+        } else {
+            kind = .sha256
+            stateSize = silentshard_sha256_state_size()
+            blockByteCount = 64
+        }
+        state = .allocate(byteCount: stateSize, alignment: 16)
+        midstate = .allocate(byteCount: stateSize, alignment: 16)
+        state.initializeMemory(as: UInt8.self, repeating: 0, count: stateSize)
+        midstate.initializeMemory(as: UInt8.self, repeating: 0, count: stateSize)
+        reset()
     }
 
-    deinit { EVP_MD_CTX_free(context) }
+    deinit {
+        OPENSSL_cleanse(state, stateSize)
+        OPENSSL_cleanse(midstate, stateSize)
+        state.deallocate()
+        midstate.deallocate()
+    }
 
     /// Starts a new digest.
     public func reset() {
-        EVP_DigestInit_ex2(context, messageDigest, nil)
+        switch kind {
+        case .sha256: silentshard_sha256_init(state)
+        case .sha512: silentshard_sha512_init(state)
+        }
+    }
+
+    /// Saves the state as it is now (after whole blocks of a common prefix, for `resetToMidstate`).
+    public func saveMidstate() {
+        midstate.copyMemory(from: state, byteCount: stateSize)
+    }
+
+    /// Starts a new digest from the state `saveMidstate` saved.
+    public func resetToMidstate() {
+        state.copyMemory(from: midstate, byteCount: stateSize)
     }
 
     /// Appends bytes.
     public func update(_ bytes: UnsafeRawBufferPointer) {
-        if let base = bytes.baseAddress, bytes.count > 0 { EVP_DigestUpdate(context, base, bytes.count) }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        switch kind {
+        case .sha256: silentshard_sha256_update(state, base, bytes.count)
+        case .sha512: silentshard_sha512_update(state, base, bytes.count)
+        }
     }
 
     /// Appends bytes.
@@ -47,8 +86,11 @@ public final class SHA2Context {
     /// Writes the digest into `output` (at least `byteCount` bytes) and starts a new digest.
     public func finalize(into output: UnsafeMutableRawBufferPointer) {
         guard let base = output.baseAddress, output.count >= byteCount else { return }
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, base.assumingMemoryBound(to: UInt8.self), &length)
+        let out = base.assumingMemoryBound(to: UInt8.self)
+        switch kind {
+        case .sha256: silentshard_sha256_final(state, out)
+        case .sha512: silentshard_sha512_final(state, out)
+        }
         reset()
     }
 

@@ -23,11 +23,18 @@ final class PRGHasher {
         frame += [0, 0, 0, 0]
         let target = output.count + count
         var counter = startingCounter
+        // Every block's input shares the frame up to the counter: its whole SHA-256 blocks are
+        // compressed once and each counter value costs only the remaining block(s).
+        let sharedPrefix = counterOffset - counterOffset % context.blockByteCount
+        context.reset()
+        frame.withUnsafeBytes { raw in context.update(UnsafeRawBufferPointer(rebasing: raw[..<sharedPrefix])) }
+        context.saveMidstate()
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 8) { digest in
             while output.count < target {
+                context.resetToMidstate()
                 frame.withUnsafeMutableBytes { raw in
                     raw.storeBytes(of: counter.bigEndian, toByteOffset: counterOffset, as: UInt32.self)
-                    context.update(UnsafeRawBufferPointer(raw))
+                    context.update(UnsafeRawBufferPointer(rebasing: raw[sharedPrefix...]))
                 }
                 context.finalize(into: digest)
                 output.append(contentsOf: digest.prefix(min(32, target - output.count)))
