@@ -48,38 +48,32 @@ enum Limbs {
         }
     }
 
-    // Carries and borrows are computed with bit arithmetic, never through `Bool`: with
-    // `overflow ? 1 : 0` the compiler emitted conditional jumps on secret carries (seen in the
-    // disassembly of a release build). `scripts/check-constant-time` (run by `scripts/test`)
-    // fails if a conditional branch comes back into the scalar arithmetic.
+    // Carries and borrows come from 128-bit wrapping arithmetic (add/adc, sub/sbb in the release build),
+    // never through `Bool`: with `overflow ? 1 : 0` the compiler emitted conditional jumps on secret
+    // carries (seen in the disassembly of a release build). `scripts/check-constant-time` (run by
+    // `scripts/test`) fails if a conditional branch comes back into the scalar arithmetic.
 
-    /// a + b + carry → (sum, carry out), carry ∈ {0, 1}.
+    /// a + b + carry → (sum, carry out), carry ∈ {0, 1}. Through a 128-bit sum: the compiler emits
+    /// add/adc and takes the carry from the high word, no flag-to-Bool conversion.
     @inline(__always)
     static func addCarry(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
-        let sum1 = a &+ b
-        let carry1 = ((a & b) | ((a | b) & ~sum1)) >> 63
-        let sum2 = sum1 &+ carry
-        let carry2 = ((sum1 & carry) | ((sum1 | carry) & ~sum2)) >> 63
-        return (sum2, carry1 | carry2)
+        let sum = UInt128(a) &+ UInt128(b) &+ UInt128(carry)
+        return (UInt64(truncatingIfNeeded: sum), UInt64(truncatingIfNeeded: sum &>> 64))
     }
 
-    /// a − b − borrow → (difference, borrow out), borrow ∈ {0, 1}.
+    /// a − b − borrow → (difference, borrow out), borrow ∈ {0, 1}: a negative 128-bit difference wraps
+    /// to a value whose top bit is set.
     @inline(__always)
     static func subBorrow(_ a: UInt64, _ b: UInt64, _ borrow: UInt64) -> (UInt64, UInt64) {
-        let difference1 = a &- b
-        let borrow1 = ((~a & b) | (~(a ^ b) & difference1)) >> 63
-        let difference2 = difference1 &- borrow
-        let borrow2 = ((~difference1 & borrow) | (~(difference1 ^ borrow) & difference2)) >> 63
-        return (difference2, borrow1 | borrow2)
+        let difference = UInt128(a) &- UInt128(b) &- UInt128(borrow)
+        return (UInt64(truncatingIfNeeded: difference), UInt64(truncatingIfNeeded: difference &>> 127))
     }
 
-    /// acc + a·b + carry → (low, high); cannot overflow 128 bits.
+    /// acc + a·b + carry → (low, high); cannot overflow 128 bits ((2^64 − 1)² + 2·(2^64 − 1) = 2^128 − 1).
     @inline(__always)
     static func multiplyAdd(_ acc: UInt64, _ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
-        let (high, low) = a.multipliedFullWidth(by: b)
-        let (low1, carry1) = addCarry(low, acc, 0)
-        let (low2, carry2) = addCarry(low1, carry, 0)
-        return (low2, high &+ carry1 &+ carry2)
+        let value = UInt128(a) &* UInt128(b) &+ UInt128(acc) &+ UInt128(carry)
+        return (UInt64(truncatingIfNeeded: value), UInt64(truncatingIfNeeded: value &>> 64))
     }
 
     @inline(__always)
