@@ -175,6 +175,44 @@ struct ConcurrencyTests {
         for store in stores { #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1)) }
     }
 
+    @Test("one instance, many threads (PostgreSQL: a connection pool): one presignature, exactly one finish",
+          arguments: StoreBackend.allCases)
+    func oneInstanceManyThreads(_ backend: StoreBackend) async throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))
+        try store.storePresignature(NodePresignature(id: bytes32(0x44), keyId: keyA, gen: bytes32(1), party: 1, deviceKey: device,
+                                                     expiresAt: Date().addingTimeInterval(600), secret: secretShare(4, count: 64)))
+        let finished = Atomic<Int>(0)
+        let consumed = Atomic<Int>(0)
+        await onThreads(24) { index in
+            do {
+                let result = try store.consumePresignature(id: bytes32(0x44), requestHash: bytes32(UInt8(index))) { _, _ in [1] }
+                if case .finished = result { finished.add(1, ordering: .sequentiallyConsistent) }
+            } catch let error as NodeStoreError where error == .presignatureConsumed {
+                consumed.add(1, ordering: .sequentiallyConsistent)
+            } catch {}
+        }
+        #expect(finished.load(ordering: .sequentiallyConsistent) == 1)
+        #expect(consumed.load(ordering: .sequentiallyConsistent) == 23)
+    }
+
+    @Test("PostgreSQL: a connection the server dropped is re-established on its next use")
+    func reconnectsAfterTheServerDropsTheConnection() throws {
+        let location = try scratchLocation(.postgres)
+        guard case .postgres(let url) = location else { return }
+        let store = try storeWithCommittedKey(location)
+        let admin = try PostgresConnection(conninfo: url)
+        // The server terminates the store's connections (its application_name is the test's schema).
+        let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+            + "AND application_name = current_schema()"
+        #expect(try admin.query(terminate, []).rows.count == 2)  // the store's connection and its replay connection
+        #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
+        #expect(try admin.query(terminate, []).rows.count >= 1)  // the reconnected store connection
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app")
+        #expect(try admin.query(terminate, []).rows.count >= 1)
+        try store.recordSessionInstance(bytes32(9), nowMilliseconds: 1, retentionMilliseconds: 1000)
+        #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2))
+    }
+
     @Test("a database migrated by a newer build is refused", arguments: StoreBackend.allCases)
     func schemaTooNew(_ backend: StoreBackend) throws {
         let location = try scratchLocation(backend)

@@ -145,7 +145,7 @@ final class PostgresConnection {
     }
 
     /// Decodes one binary-format column by its type: int2/int4/int8 → integer, bytea → blob,
-    /// text/varchar/name → text, void → null. Any other type or a malformed length is an error (`XX001`).
+    /// text/varchar/name → text, bool → integer 0/1, void → null. Any other type or a malformed length is an error (`XX001`).
     private static func value(_ result: OpaquePointer, _ row: Int32, _ column: Int32) throws(PostgresError) -> StoreValue {
         if PQgetisnull(result, row, column) != 0 { return .null }
         let length = Int(PQgetlength(result, row, column))
@@ -166,6 +166,9 @@ final class PostgresConnection {
             return .blob(Array(bytes))
         case 25, 1043, 19:
             return .text(String(decoding: bytes, as: UTF8.self))
+        case 16:  // bool
+            guard length == 1 else { throw PostgresError(sqlState: "XX001", message: "bool column \(column) has \(length) bytes") }
+            return .integer(bytes[0] == 0 ? 0 : 1)
         case 2278:  // void (e.g. pg_advisory_xact_lock)
             return .null
         default:
