@@ -34,12 +34,20 @@ final class PostgresConnection {
     private var handle: OpaquePointer
 
     /// Connects with a libpq connection string or `postgres://` / `postgresql://` URL.
+    /// A string libpq cannot parse is refused without libpq's message (which may quote part of it,
+    /// the password included); connection failures carry libpq's message with the password removed.
     init(conninfo: String) throws(PostgresError) {
+        var parseError: UnsafeMutablePointer<CChar>?
+        guard let parsed = PQconninfoParse(conninfo, &parseError) else {
+            if let parseError { PQfreemem(parseError) }
+            throw PostgresError(sqlState: "08001", message: "invalid connection string")
+        }
+        PQconninfoFree(parsed)
         guard let connection = PQconnectdb(conninfo) else {
             throw PostgresError(sqlState: "08000", message: "out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.text(PQerrorMessage(connection))
+            let message = PostgresURL.scrub(Self.text(PQerrorMessage(connection)), conninfo: conninfo)
             PQfinish(connection)
             throw PostgresError(sqlState: "08001", message: "cannot connect: \(message)")
         }
@@ -188,6 +196,33 @@ enum PostgresURL {
     /// True for `postgres://` and `postgresql://` URLs (the node's `--database` switch).
     static func isPostgres(_ location: String) -> Bool {
         location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
+    /// `message` with every occurrence of the connection string's password (as written and
+    /// percent-decoded) replaced by `***`.
+    static func scrub(_ message: String, conninfo: String) -> String {
+        var secrets: [String] = []
+        if let scheme = conninfo.range(of: "://") {
+            let rest = conninfo[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+                secrets.append(String(rest[rest.index(after: colon)..<at]))
+            }
+        }
+        var remaining = Substring(conninfo)
+        while let range = remaining.range(of: "password=", options: .caseInsensitive) {
+            let after = remaining[range.upperBound...]
+            let end = after.firstIndex(where: { $0 == "&" || $0 == " " }) ?? after.endIndex
+            secrets.append(String(after[..<end]))
+            remaining = after[end...]
+        }
+        var out = message
+        for secret in secrets where !secret.isEmpty {
+            for form in Set([secret, secret.removingPercentEncoding ?? secret]) where !form.isEmpty {
+                out = out.replacingOccurrences(of: form, with: "***")
+            }
+        }
+        return out
     }
 
     static func redacted(_ url: String) -> String {
