@@ -213,6 +213,52 @@ struct ConcurrencyTests {
         #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2))
     }
 
+    @Test("PostgreSQL: a real deadlock between two transactions is retried when the body is retryable, not otherwise")
+    func deadlockRetry() async throws {
+        let location = try scratchLocation(.postgres)
+        guard case .postgres(let url) = location else { return }
+        _ = try NodeShareStore(location: location, masterKey: .random())  // the schema
+        let setup = try PostgresConnection(conninfo: url)
+        try setup.execute("CREATE TABLE pair (k BIGINT PRIMARY KEY, v BIGINT NOT NULL); INSERT INTO pair VALUES (1, 0), (2, 0)")
+        let first = try PostgresStoreDatabase(url: url), second = try PostgresStoreDatabase(url: url)
+        // Each locks one row, waits until the other has locked its row, then wants the other's: a
+        // deadlock the server breaks by failing one of them with 40P01; the retried one then succeeds.
+        let bothLocked = DispatchGroup()
+        bothLocked.enter()
+        bothLocked.enter()
+        let attempts = Mutex<[Int]>([0, 0])
+        let results = Mutex<[String]>([])
+        await onThreads(2) { index in
+            let database = index == 0 ? first : second
+            let (mine, theirs): (Int64, Int64) = index == 0 ? (1, 2) : (2, 1)
+            do {
+                try database.transaction(retryable: index == 0) { db throws(NodeStoreError) in
+                    let attempt = attempts.withLock { $0[index] += 1; return $0[index] }
+                    try db.run("UPDATE pair SET v = v + 1 WHERE k = ?", [.integer(mine)])
+                    if attempt == 1 {
+                        bothLocked.leave()
+                        bothLocked.wait()
+                    }
+                    try db.run("UPDATE pair SET v = v + 1 WHERE k = ?", [.integer(theirs)])
+                }
+                results.withLock { $0.append("\(index) committed") }
+            } catch {
+                results.withLock { $0.append("\(index) \(error)") }
+            }
+        }
+        let outcome = results.withLock { $0 }
+        let counts = attempts.withLock { $0 }
+        // Exactly one was chosen as the deadlock victim. If it was the retryable one (0) it ran twice and
+        // both committed; if it was the other (1) that one failed with 40P01 after one attempt.
+        if counts[0] == 2 {
+            #expect(outcome.sorted() == ["0 committed", "1 committed"], "\(outcome)")
+        } else {
+            #expect(counts == [1, 1])
+            #expect(outcome.contains("0 committed"))
+            #expect(outcome.contains { $0.hasPrefix("1 ") && $0.contains("40P01") }, "\(outcome)")
+        }
+    }
+
     @Test("a database migrated by a newer build is refused", arguments: StoreBackend.allCases)
     func schemaTooNew(_ backend: StoreBackend) throws {
         let location = try scratchLocation(backend)
