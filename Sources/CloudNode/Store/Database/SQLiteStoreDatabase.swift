@@ -38,7 +38,7 @@ private final class SQLiteStoreSQL: StoreSQL {
 
     func query(_ sql: String, _ parameters: [StoreValue]) throws(NodeStoreError) -> [StoreRow] {
         try CloudNode.sql { () throws(SQLiteError) -> [StoreRow] in
-            let statement = try db.prepare(sql)
+            let statement = try db.cachedStatement(sql)
             try statement.bind(parameters.map(Self.bound))
             var rows: [StoreRow] = []
             while try statement.step() {

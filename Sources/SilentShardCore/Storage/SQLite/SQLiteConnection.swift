@@ -4,6 +4,11 @@ import CSQLite
 /// a `Mutex`) and never hold a transaction across an `await`.
 package final class SQLiteConnection {
     private let handle: OpaquePointer
+    /// Compiled statements by SQL text, reused by `cachedStatement` (the store runs the same few
+    /// statements on every request); `inUse` holds the ones a live wrapper has out.
+    private var statementCache: [String: OpaquePointer] = [:]
+    private var inUse: Set<OpaquePointer> = []
+    private static let statementCacheLimit = 64
 
     /// Opens (creating if needed) the database at `path`, with a busy timeout so that concurrent
     /// connections wait for each other's transactions instead of failing at once.
@@ -21,7 +26,10 @@ package final class SQLiteConnection {
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in statementCache.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     /// The last error on this connection.
     package func lastError(_ rc: Int32) -> SQLiteError {
@@ -42,10 +50,38 @@ package final class SQLiteConnection {
         return SQLiteStatement(statement, connection: self)
     }
 
+    /// A compiled statement for `sql` from this connection's cache (compiled on first use; a fresh one
+    /// if the cached one is still out). It is reset and its bindings cleared when the wrapper goes away.
+    package func cachedStatement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statementCache[sql], !inUse.contains(cached) {
+            inUse.insert(cached)
+            return SQLiteStatement(cached, connection: self, owned: false)
+        }
+        guard statementCache[sql] == nil else { return try prepare(sql) }
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard rc == SQLITE_OK, let statement else { throw lastError(rc) }
+        if statementCache.count >= Self.statementCacheLimit {
+            // Dynamic SQL would grow the cache without bound: drop the idle entries and start over.
+            for (text, cached) in statementCache where !inUse.contains(cached) {
+                sqlite3_finalize(cached)
+                statementCache[text] = nil
+            }
+        }
+        statementCache[sql] = statement
+        inUse.insert(statement)
+        return SQLiteStatement(statement, connection: self, owned: false)
+    }
+
+    /// Called by a cached statement's wrapper when it is done.
+    func returnCached(_ statement: OpaquePointer) {
+        inUse.remove(statement)
+    }
+
     /// Compiles, binds and runs a statement that returns no rows; returns the number of rows changed.
     @discardableResult
     package func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
-        let statement = try prepare(sql)
+        let statement = try cachedStatement(sql)
         try statement.bind(values)
         while try statement.step() {}
         return Int(sqlite3_changes(handle))
@@ -57,18 +93,18 @@ package final class SQLiteConnection {
     package func transaction<T, E: Error>(
         immediate: Bool = true, _ body: () throws(E) -> T
     ) throws(SQLiteTransactionError<E>) -> T {
-        do { try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED") } catch { throw .database(error) }
+        do { try run(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED") } catch { throw .database(error) }
         let result: T
         do {
             result = try body()
         } catch {
-            try? execute("ROLLBACK")
+            _ = try? run("ROLLBACK")
             throw .body(error)
         }
         do {
-            try execute("COMMIT")
+            try run("COMMIT")
         } catch {
-            try? execute("ROLLBACK")
+            _ = try? run("ROLLBACK")
             throw .database(error)
         }
         return result

@@ -5,13 +5,24 @@ import CSQLite
 package final class SQLiteStatement {
     private let handle: OpaquePointer
     private let connection: SQLiteConnection
+    /// False for a statement of the connection's cache: this wrapper resets it instead of finalizing it.
+    private let owned: Bool
 
-    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+    init(_ handle: OpaquePointer, connection: SQLiteConnection, owned: Bool = true) {
         self.handle = handle
         self.connection = connection
+        self.owned = owned
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        if owned {
+            sqlite3_finalize(handle)
+        } else {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            connection.returnCached(handle)
+        }
+    }
 
     /// Binds parameters 1…n in order (bytes are copied: `SQLITE_TRANSIENT`).
     package func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
