@@ -61,7 +61,7 @@ public final class DuoStepRunner: Sendable {
     let store: NodeShareStore
     let replay: Mutex<ReplayWindow>
     let replayRetentionMilliseconds: UInt64
-    private let storeQueue = DispatchQueue(label: "silentshard.node.store")
+    private let storeQueue = NodeStoreQueues(label: "silentshard.node.store")
     let clock: @Sendable () -> UInt64
     private let setupTimeout: Duration
     private let frameTimeout: Duration

@@ -52,7 +52,7 @@ public final class TrioStepRunner: Sendable {
     let store: NodeShareStore
     let peer: (any TrioPeerConnector)?
     let replay: Mutex<ReplayWindow>
-    let storeQueue = DispatchQueue(label: "silentshard.node.trio.store")
+    let storeQueue = NodeStoreQueues(label: "silentshard.node.trio.store")
     let clock: @Sendable () -> UInt64
     let setupTimeout: Duration
     let frameTimeout: Duration
