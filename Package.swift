@@ -44,6 +44,13 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
 
+        // libpq: the cloud node's PostgreSQL share store (node clusters sharing one database).
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+
         // libwebsockets: the cloud node's HTTP + WebSocket server (one port, one service thread).
         .systemLibrary(
             name: "CWebSockets",
@@ -69,7 +76,7 @@ let package = Package(
         .target(name: "trio", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
 
         // MARK: Cloud node (server side): share store and the HTTP + WebSocket server.
-        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CWebSockets"]),
+        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
         .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),

@@ -11,7 +11,9 @@ enum NodeCommand {
           --listen HOST:PORT        listen address (default 127.0.0.1:8080; [::1]:8080 for IPv6)   SILENTSHARD_LISTEN
           --tls-cert PATH           PEM certificate chain (with --tls-key: wss/https)              SILENTSHARD_TLS_CERT
           --tls-key PATH            PEM private key                                                SILENTSHARD_TLS_KEY
-          --database PATH           node share store (SQLite); serves the duo routes with it        SILENTSHARD_DATABASE
+          --database PATH|URL       node share store: a SQLite file, or a PostgreSQL URL           SILENTSHARD_DATABASE
+                                    (postgres://USER@HOST:PORT/DB or postgresql://…; processes of
+                                    one role may share it: a cluster); serves the duo routes with it
           --master-key PATH         key sealing shares at rest: 64 hex characters (with --database) SILENTSHARD_MASTER_KEY
           --node-key PATH           Ed25519 node key: 64 hex characters (the seed)                 SILENTSHARD_NODE_KEY
           --generate-key            create --node-key (and --master-key) first (refuses to overwrite)
@@ -25,9 +27,10 @@ enum NodeCommand {
           --certificate PATH        trio: this node's certificate (284 hex; silentshard node-cert)  SILENTSHARD_CERTIFICATE
           --peer URL                trio-a: node B's base URL (ws://HOST:PORT or wss://…; /v3/peer) SILENTSHARD_PEER
 
-        usage: silentshard node --database PATH --master-key PATH --rotate-master-key NEWPATH
+        usage: silentshard node --database PATH|URL --master-key PATH --rotate-master-key NEWPATH
           re-seals every share under the key in NEWPATH (created, 0600, if missing) in one transaction,
-          then exits; stop the node first, restart it with --master-key NEWPATH, destroy the old key.
+          then exits; stop the node (every process of the cluster) first, restart it with
+          --master-key NEWPATH, destroy the old key.
         """
 
     struct Failure: Error, CustomStringConvertible {
@@ -53,7 +56,8 @@ enum NodeCommand {
             try server.start()
             // Unbuffered: supervisors and tests read these lines through a pipe.
             FileHandle.standardOutput.write(Data(("silentshard node listening on port \(server.port)\n"
-                + "node verifying key (Ed25519): \(server.verifyingKeyHex)\n").utf8))
+                + "node verifying key (Ed25519): \(server.verifyingKeyHex)\n"
+                + (options["--database"].map { "node store: \(NodeStoreLocation($0).redactedDescription)\n" } ?? "")).utf8))
             await termination.wait()
             await server.stop(grace: .seconds(5))
             return 0
@@ -102,7 +106,7 @@ enum NodeCommand {
         let nodeKey = try loadOrGenerateKey(path: keyPath, generate: options["--generate-key"] != nil)
         guard let auth = options["--auth"] else { throw Failure("--auth is required (none is for development only)") }
         let verifier = try makeVerifier(auth)
-        if let database = options["--database"] {
+        if let database = options["--database"], case .sqlite = NodeStoreLocation(database) {
             let parent = URL(fileURLWithPath: database).deletingLastPathComponent().path
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -148,9 +152,9 @@ enum NodeCommand {
         return NodeServer(configuration: config)
     }
 
-    /// The share store at `--database` (a SQLite file path).
+    /// The share store at `--database`: a SQLite file path or a PostgreSQL URL (`NodeStoreLocation`).
     static func openStore(database: String, masterKey: NodeMasterKey) throws -> NodeShareStore {
-        try NodeShareStore(path: database, masterKey: masterKey)
+        try NodeShareStore(location: NodeStoreLocation(database), masterKey: masterKey)
     }
 
     /// A trio node's runner: its certificate must be for this node key and role, valid under the
@@ -214,10 +218,13 @@ enum NodeCommand {
         guard let database = options["--database"], let currentPath = options["--master-key"] else {
             throw Failure("--rotate-master-key needs --database and --master-key (the current key)")
         }
-        guard FileManager.default.fileExists(atPath: database) else { throw Failure("--database: \(database) does not exist") }
+        let location = NodeStoreLocation(database)
+        if case .sqlite = location, !FileManager.default.fileExists(atPath: database) {
+            throw Failure("--database: \(database) does not exist")
+        }
         let current = try loadOrGenerateMasterKey(path: currentPath, generate: false)
         let new = try loadOrGenerateMasterKey(path: newKeyPath, generate: true)
-        let report = try NodeShareStore.rotateMasterKey(path: database, from: current, to: new)
+        let report = try NodeShareStore.rotateMasterKey(location: location, from: current, to: new)
         print("re-sealed \(report.keyshares) keyshares and \(report.presignatures) presignatures under \(newKeyPath); "
               + "start the node with --master-key \(newKeyPath) and destroy \(currentPath)")
     }

@@ -6,13 +6,14 @@ import Testing
 
 @Suite("Node share store: per-key leases and compare-and-swap commits")
 struct LeaseTests {
-    @Test("a lease excludes other sessions until released or expired, in every process that opens the database")
-    func leaseExcludesOthers() throws {
-        let path = scratchPath()
+    @Test("a lease excludes other sessions until released or expired, in every process that opens the database",
+          arguments: StoreBackend.allCases)
+    func leaseExcludesOthers(_ backend: StoreBackend) throws {
+        let location = try scratchLocation(backend)
         let seconds = Mutex<TimeInterval>(1_000_000)
         let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
-        let store = try NodeShareStore(path: path, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)
-        let other = try NodeShareStore(path: path, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)
+        let store = try NodeShareStore(location: location, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)
+        let other = try NodeShareStore(location: location, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)
         try store.acquireLease(keyId: keyA, holder: bytes32(1), seconds: 60)
         try store.acquireLease(keyId: keyA, holder: bytes32(1), seconds: 60)  // the holder may extend
         #expect(nodeError { try other.acquireLease(keyId: keyA, holder: bytes32(2), seconds: 60) } == .keyBusy(keyId: keyA))
@@ -28,9 +29,9 @@ struct LeaseTests {
         #expect(nodeError { try store.acquireLease(keyId: "not hex", holder: bytes32(3), seconds: 60) } == .invalidKeyId)
     }
 
-    @Test("a direct commit refuses to replace a generation its session did not start from")
-    func commitIsCompareAndSwap() throws {
-        let store = try storeWithCommittedKey()  // CURRENT = gen 1
+    @Test("a direct commit refuses to replace a generation its session did not start from", arguments: StoreBackend.allCases)
+    func commitIsCompareAndSwap(_ backend: StoreBackend) throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))  // CURRENT = gen 1
         // Two refreshes started from gen 1; the first commits gen 2, the second (gen 3) must not overwrite it.
         try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app")
         #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 3, seed: 3), replacing: bytes32(1), party: "app") }

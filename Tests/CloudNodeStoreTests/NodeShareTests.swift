@@ -8,9 +8,9 @@ import SilentShardCore
 
 @Suite("NodeShareStore: keyshares, commit/abort, encryption at rest, crash safety")
 struct NodeShareTests {
-    @Test("prepare keeps CURRENT; commit promotes and logs; a retried commit is a no-op")
-    func prepareCommit() throws {
-        let store = try storeWithCommittedKey()
+    @Test("prepare keeps CURRENT; commit promotes and logs; a retried commit is a no-op", arguments: StoreBackend.allCases)
+    func prepareCommit(_ backend: StoreBackend) throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))
         #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
         try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "node 1")
         try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "node 1")  // idempotent
@@ -29,9 +29,9 @@ struct NodeShareTests {
         #expect(nodeError { try store.abort(keyId: keyA, gen: bytes32(2), party: "app") } == .alreadyDecided(keyId: keyA))
     }
 
-    @Test("abort drops PREPARED and tombstones the gen; it cannot be prepared again")
-    func abort() throws {
-        let store = try storeWithCommittedKey()
+    @Test("abort drops PREPARED and tombstones the gen; it cannot be prepared again", arguments: StoreBackend.allCases)
+    func abort(_ backend: StoreBackend) throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))
         try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "node 1")
         try store.abort(keyId: keyA, gen: bytes32(2), party: "app")
         try store.abort(keyId: keyA, gen: bytes32(2), party: "app")
@@ -41,9 +41,9 @@ struct NodeShareTests {
         #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app") } == .alreadyDecided(keyId: keyA))
     }
 
-    @Test("duo direct commit replaces CURRENT in one step")
-    func commitDirectly() throws {
-        let store = try storeWithCommittedKey()
+    @Test("duo direct commit replaces CURRENT in one step", arguments: StoreBackend.allCases)
+    func commitDirectly(_ backend: StoreBackend) throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))
         try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app")
         try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app")
         #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: bytes32(1), party: "app") } == .alreadyDecided(keyId: keyA))
@@ -108,6 +108,13 @@ struct NodeShareTests {
         #expect(nodeError { try store.share(keyId: keyA) } == .integrityFailure(keyId: keyA))
     }
 
+    @Test("another master key cannot open the database", arguments: StoreBackend.allCases)
+    func wrongMasterKeyOnBoth(_ backend: StoreBackend) throws {
+        let location = try scratchLocation(backend)
+        _ = try storeWithCommittedKey(location)
+        #expect(nodeError { try NodeShareStore(location: location, masterKey: .random()) } == .wrongMasterKey)
+    }
+
     @Test("another master key cannot open the database; a non-database file is a typed error")
     func wrongMasterKey() throws {
         let path = scratchPath()
@@ -121,9 +128,9 @@ struct NodeShareTests {
         }
     }
 
-    @Test("invalid key ids and argument sizes are rejected")
-    func invalidArguments() throws {
-        let store = try NodeShareStore(path: scratchPath(), masterKey: .random())
+    @Test("invalid key ids and argument sizes are rejected", arguments: StoreBackend.allCases)
+    func invalidArguments(_ backend: StoreBackend) throws {
+        let store = try NodeShareStore(location: scratchLocation(backend), masterKey: .random())
         for bad in ["", "../x", "~ss/ban/00", "abc", "a/b"] {
             #expect(nodeError { try store.share(keyId: bad) } == .invalidKeyId)
         }
@@ -180,13 +187,13 @@ struct NodeShareTests {
 
 @Suite("Real keyshares in the node store")
 struct NodeDKLsKeyshareTests {
-    @Test("the node's DKLs23 share round-trips sealed, keyed by its key id and generation")
-    func dklsKeyshare() throws {
+    @Test("the node's DKLs23 share round-trips sealed, keyed by its key id and generation", arguments: StoreBackend.allCases)
+    func dklsKeyshare(_ backend: StoreBackend) throws {
         var rng = DeterministicRandom(seed: 24)
         let node = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)[1]
         let keyId = Hex.encode(node.keyId)
         let digest = SHA256.hash(node.generation)
-        let store = try NodeShareStore(path: scratchPath(), masterKey: .random())
+        let store = try NodeShareStore(location: scratchLocation(backend), masterKey: .random())
         try store.prepare(keyId: keyId, share: NodeKeyshare(gen: node.generation, kind: .ecdsa, bytes: node.serialized(), digest: digest),
                           party: "node 1")
         try store.commit(keyId: keyId, gen: node.generation, digest: digest, party: "app")

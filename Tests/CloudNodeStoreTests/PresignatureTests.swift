@@ -12,9 +12,9 @@ struct PresignatureTests {
                          expiresAt: Date().addingTimeInterval(expiresIn), secret: secretShare(id, count: 160))
     }
 
-    @Test("consume: finish once, replay the same request, refuse another, unknown id")
-    func singleUse() throws {
-        let store = try storeWithCommittedKey()
+    @Test("consume: finish once, replay the same request, refuse another, unknown id", arguments: StoreBackend.allCases)
+    func singleUse(_ backend: StoreBackend) throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))
         try store.storePresignature(presignature(1))
         let first = try store.consumePresignature(id: bytes32(1), requestHash: bytes32(0xA1)) { secret, row in
             #expect(secret == secretShare(1, count: 160))
@@ -33,10 +33,10 @@ struct PresignatureTests {
         #expect(nodeError { try store.storePresignature(presignature(1)) } == .duplicatePresignature)
     }
 
-    @Test("a failing finish rolls back: the row stays and the finish's own error comes out")
-    func finishFailureRollsBack() throws {
+    @Test("a failing finish rolls back: the row stays and the finish's own error comes out", arguments: StoreBackend.allCases)
+    func finishFailureRollsBack(_ backend: StoreBackend) throws {
         struct BadAuthenticator: Error {}
-        let store = try storeWithCommittedKey()
+        let store = try storeWithCommittedKey(scratchLocation(backend))
         try store.storePresignature(presignature(3))
         #expect(throws: BadAuthenticator.self) {
             try store.consumePresignature(id: bytes32(3), requestHash: bytes32(0xA3)) { _, _ in throw BadAuthenticator() }
@@ -45,10 +45,10 @@ struct PresignatureTests {
         #expect(try store.consumePresignature(id: bytes32(3), requestHash: bytes32(0xA4)) { _, _ in [4] } == .finished(response: [4]))
     }
 
-    @Test("expired, stale-generation, over-quota and tampered presignatures are refused")
-    func refusals() throws {
+    @Test("expired, stale-generation, over-quota and tampered presignatures are refused", arguments: StoreBackend.allCases)
+    func refusals(_ backend: StoreBackend) throws {
         let clock = Mutex(Date())
-        let store = try storeWithCommittedKey(clock: { clock.withLock { $0 } })
+        let store = try storeWithCommittedKey(scratchLocation(backend), clock: { clock.withLock { $0 } })
         try store.storePresignature(presignature(4, expiresIn: 60))
         clock.withLock { $0 = $0.addingTimeInterval(120) }
         #expect(nodeError { try store.consumePresignature(id: bytes32(4), requestHash: bytes32(1)) { _, _ in [1] } } == .presignatureExpired)
@@ -65,31 +65,32 @@ struct PresignatureTests {
         try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app")
         #expect(try store.presignatureCount(keyId: keyA) == 0)
 
-        let limited = try NodeShareStore(path: scratchPath(), masterKey: .random(), presignatureLimit: 2)
+        let limited = try NodeShareStore(location: scratchLocation(backend), masterKey: .random(), presignatureLimit: 2)
         try limited.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
         try limited.storePresignature(presignature(7))
         try limited.storePresignature(presignature(8))
         #expect(nodeError { try limited.storePresignature(presignature(9)) } == .presignatureLimit(keyId: keyA))
     }
 
-    @Test("a tampered presignature row fails authentication and is not consumed")
-    func tamperedRow() throws {
-        let path = scratchPath()
-        let store = try storeWithCommittedKey(path: path)
+    @Test("a tampered presignature row fails authentication and is not consumed", arguments: StoreBackend.allCases)
+    func tamperedRow(_ backend: StoreBackend) throws {
+        let location = try scratchLocation(backend)
+        let store = try storeWithCommittedKey(location)
         try store.storePresignature(presignature(10))
-        let raw = try SQLiteConnection(path: path)
-        try raw.run("UPDATE presignatures SET expires_at = expires_at + 86400")
+        let tamper = "UPDATE presignatures SET expires_at = expires_at + 86400"
+        try rawExecute(location, sqlite: tamper, postgres: tamper)
         #expect(nodeError { try store.consumePresignature(id: bytes32(10), requestHash: bytes32(1)) { _, _ in [1] } } == .integrityFailure(keyId: keyA))
         #expect(try store.presignatureCount(keyId: keyA) == 1)
     }
 
-    @Test("50 concurrent consumers on separate connections: exactly one finishes")
-    func concurrentConsumers() async throws {
-        let path = scratchPath()
-        let store = try storeWithCommittedKey(path: path)
+    @Test("50 concurrent consumers on separate connections (separate store instances): exactly one finishes",
+          arguments: StoreBackend.allCases)
+    func concurrentConsumers(_ backend: StoreBackend) async throws {
+        let location = try scratchLocation(backend)
+        let store = try storeWithCommittedKey(location)
         let masterKey = store.masterKey
         try store.storePresignature(presignature(20))
-        let consumers = try (0..<50).map { _ in try NodeShareStore(path: path, masterKey: masterKey) }
+        let consumers = try (0..<50).map { _ in try NodeShareStore(location: location, masterKey: masterKey) }
         let finishes = Atomic<Int>(0)
 
         // Real threads (the cooperative pool has only as many threads as cores), released together.
@@ -135,9 +136,9 @@ struct PresignatureTests {
     // them on the cooperative pool (one thread per core) starved every other test in the process for
     // seconds. The node must call the store from its own threads, never from the cooperative pool.
 
-    @Test("ban: deletes the device's presignatures, blocks store and consume; operator lifts it")
-    func bans() throws {
-        let store = try storeWithCommittedKey()
+    @Test("ban: deletes the device's presignatures, blocks store and consume; operator lifts it", arguments: StoreBackend.allCases)
+    func bans(_ backend: StoreBackend) throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))
         let other = [UInt8](repeating: 0xD2, count: 32)
         try store.storePresignature(presignature(30))
         try store.storePresignature(presignature(31, deviceKey: other))
@@ -161,10 +162,10 @@ struct PresignatureTests {
         #expect(log.contains { $0.operation == "ban" })
     }
 
-    @Test("the audit log records operations and never holds secret bytes")
-    func auditLog() throws {
-        let path = scratchPath()
-        let store = try storeWithCommittedKey(path: path)
+    @Test("the audit log records operations and never holds secret bytes", arguments: StoreBackend.allCases)
+    func auditLog(_ backend: StoreBackend) throws {
+        let location = try scratchLocation(backend)
+        let store = try storeWithCommittedKey(location)
         try store.storePresignature(presignature(40))
         _ = try store.consumePresignature(id: bytes32(40), requestHash: bytes32(1)) { _, _ in [7] }
         _ = nodeError { try store.consumePresignature(id: bytes32(40), requestHash: bytes32(2)) { _, _ in [7] } }
@@ -184,6 +185,7 @@ struct PresignatureTests {
             #expect(!text.contains(Array(secret.prefix(8)).map(String.init).joined(separator: ", ")))
         }
         // Nor in the raw audit table.
+        guard case .sqlite(let path) = location else { return }  // PostgreSQL: the same rows, read above
         let raw = try SQLiteConnection(path: path)
         let statement = try raw.prepare("SELECT group_concat(coalesce(key_id,'') || coalesce(party,'') || operation || outcome, '|') FROM audit_log")
         _ = try statement.step()
@@ -191,9 +193,10 @@ struct PresignatureTests {
         for secret in secrets { #expect(!table.contains(run: Array(secret.prefix(8)))) }
     }
 
-    @Test("latency figures: commit and consume with synchronous = FULL (printed)")
-    func latency() throws {
-        let store = try NodeShareStore(path: scratchPath(), masterKey: .random())
+    @Test("latency figures: commit and consume (SQLite synchronous = FULL; PostgreSQL) (printed)",
+          arguments: StoreBackend.allCases)
+    func latency(_ backend: StoreBackend) throws {
+        let store = try NodeShareStore(location: scratchLocation(backend), masterKey: .random())
         try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
         let rounds = 40
         var clock = ContinuousClock.now
@@ -213,6 +216,6 @@ struct PresignatureTests {
             _ = try store.consumePresignature(id: bytes32(UInt8(round)), requestHash: bytes32(1)) { _, _ in [1] }
         }
         let consumeTime = (ContinuousClock.now - clock) / rounds
-        print("node store latency: prepare/commit transaction \(commitTime), consume transaction \(consumeTime)")
+        print("node store latency (\(backend)): prepare/commit transaction \(commitTime), consume transaction \(consumeTime)")
     }
 }

@@ -1,4 +1,6 @@
+import CSQLite
 import Foundation
+import Testing
 @testable import CloudNode
 import SilentShardCore
 
@@ -60,4 +62,78 @@ func storeWithCommittedKey(path: String = scratchPath(), masterKey: NodeMasterKe
     try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD0), party: "node 1")
     try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD0), party: "app")
     return store
+}
+
+// MARK: Backends
+
+/// The engines every store suite runs on. PostgreSQL needs `SILENTSHARD_TEST_POSTGRES_URL` (a server
+/// where the tests may create schemas; `scripts/test` starts one with `scripts/postgres`); without it
+/// the PostgreSQL cases are cancelled with that reason.
+enum StoreBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    var description: String { rawValue }
+}
+
+let postgresTestURL: String? = {
+    let value = ProcessInfo.processInfo.environment["SILENTSHARD_TEST_POSTGRES_URL"] ?? ""
+    return value.isEmpty ? nil : value
+}()
+
+let postgresSkipReason = "SILENTSHARD_TEST_POSTGRES_URL is unset: PostgreSQL case skipped (scripts/test starts a server)"
+
+/// A fresh, empty database: a new SQLite file, or a new schema on the test PostgreSQL server (the
+/// URL selects it with `search_path`), so every test is isolated.
+func scratchLocation(_ backend: StoreBackend) throws -> NodeStoreLocation {
+    switch backend {
+    case .sqlite:
+        return .sqlite(path: scratchPath())
+    case .postgres:
+        guard let url = postgresTestURL else { try Test.cancel(Comment(rawValue: postgresSkipReason)) }
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try PostgresConnection(conninfo: url).execute("CREATE SCHEMA \(schema)")
+        return .postgres(url: url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)")
+    }
+}
+
+/// Runs raw SQL against the database behind `location` (tests that tamper with rows). `sqlite` and
+/// `postgres` are the statement in each dialect.
+func rawExecute(_ location: NodeStoreLocation, sqlite: String, postgres: String) throws {
+    switch location {
+    case .sqlite(let path): try SQLiteConnection(path: path).execute(sqlite)
+    case .postgres(let url): try PostgresConnection(conninfo: url).execute(postgres)
+    }
+}
+
+/// A store with key A committed at gen 1 (seed 1).
+func storeWithCommittedKey(_ location: NodeStoreLocation, masterKey: NodeMasterKey = .random(),
+                           presignatureLimit: Int = 100,
+                           clock: @escaping @Sendable () -> Date = { Date() }) throws -> NodeShareStore {
+    let store = try NodeShareStore(location: location, masterKey: masterKey, presignatureLimit: presignatureLimit, clock: clock)
+    try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD0), party: "node 1")
+    try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD0), party: "app")
+    return store
+}
+
+/// Runs `body(index)` on `count` real threads released together; returns when all have finished.
+/// (Store calls block; the cooperative pool has only one thread per core.)
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    let start = DispatchSemaphore(value: 0)
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        Thread.detachNewThread {
+            start.wait()
+            body(index)
+            done.leave()
+        }
+    }
+    for _ in 0..<count { start.signal() }
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            done.wait()
+            continuation.resume()
+        }
+    }
 }

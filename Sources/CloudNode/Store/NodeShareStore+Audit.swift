@@ -7,20 +7,20 @@ extension NodeShareStore {
     /// Audit lines, oldest first; only those of `keyId` when given; at most `limit`.
     public func auditLog(keyId: String? = nil, limit: Int = 1000) throws(NodeStoreError) -> [AuditEntry] {
         let id = try keyId.map { (keyId) throws(NodeStoreError) in try Self.canonicalKeyId(keyId) }
-        return try reading { db throws(SQLiteError) -> [AuditEntry] in
-            let statement = try db.prepare(id == nil
+        return try reading { db throws(NodeStoreError) -> [AuditEntry] in
+            let rows = try db.query(id == nil
                 ? "SELECT id, at, operation, key_id, party, outcome FROM audit_log ORDER BY id LIMIT ?"
-                : "SELECT id, at, operation, key_id, party, outcome FROM audit_log WHERE key_id = ? ORDER BY id LIMIT ?")
-            try statement.bind((id.map { [SQLiteValue.text($0)] } ?? []) + [.integer(Int64(limit))])
+                : "SELECT id, at, operation, key_id, party, outcome FROM audit_log WHERE key_id = ? ORDER BY id LIMIT ?",
+                (id.map { [StoreValue.text($0)] } ?? []) + [.integer(Int64(limit))])
             var entries: [AuditEntry] = []
-            while try statement.step() {
+            for row in rows {
                 entries.append(AuditEntry(
-                    id: try statement.integer(0),
-                    at: Date(timeIntervalSince1970: TimeInterval(try statement.integer(1))),
-                    operation: try statement.text(2),
-                    keyId: statement.isNull(3) ? nil : try statement.text(3),
-                    party: statement.isNull(4) ? nil : try statement.text(4),
-                    outcome: try statement.text(5)))
+                    id: try row.integer(0),
+                    at: Date(timeIntervalSince1970: TimeInterval(try row.integer(1))),
+                    operation: try row.text(2),
+                    keyId: row.isNull(3) ? nil : try row.text(3),
+                    party: row.isNull(4) ? nil : try row.text(4),
+                    outcome: try row.text(5)))
             }
             return entries
         }

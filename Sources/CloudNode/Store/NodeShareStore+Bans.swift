@@ -11,11 +11,13 @@ extension NodeShareStore {
     public func ban(deviceKey: [UInt8], reason: String, instanceId: [UInt8], party: String) throws(NodeStoreError) -> Int {
         guard !deviceKey.isEmpty, deviceKey.count <= 128 else { throw .invalidArgument("device key length") }
         return try transaction { db throws(NodeStoreError) -> Int in
-            let deleted = try sql { () throws(SQLiteError) -> Int in
-                try db.run("INSERT OR REPLACE INTO bans (device_key, reason, instance_id, banned_at) VALUES (?, ?, ?, ?)",
-                           [.blob(deviceKey), .text(reason), .blob(instanceId), .integer(now)])
-                return try db.run("DELETE FROM presignatures WHERE device_key = ?", [.blob(deviceKey)])
-            }
+            try db.lock(.device(deviceKey))
+            try db.run("""
+                INSERT INTO bans (device_key, reason, instance_id, banned_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (device_key) DO UPDATE SET reason = excluded.reason, instance_id = excluded.instance_id,
+                    banned_at = excluded.banned_at
+                """, [.blob(deviceKey), .text(reason), .blob(instanceId), .integer(now)])
+            let deleted = try db.run("DELETE FROM presignatures WHERE device_key = ?", [.blob(deviceKey)])
             try audit(db, "ban", keyId: nil, party: party, outcome: "banned device \(hex(deviceKey)): \(reason)")
             return deleted
         }
@@ -23,17 +25,16 @@ extension NodeShareStore {
 
     /// True when `deviceKey` is banned.
     public func isBanned(deviceKey: [UInt8]) throws(NodeStoreError) -> Bool {
-        try connection.withConnection { db throws(NodeStoreError) in try isBanned(db, deviceKey) }
+        try reading { db throws(NodeStoreError) in try isBanned(db, deviceKey) }
     }
 
     /// The ban on `deviceKey`, if any.
     public func ban(deviceKey: [UInt8]) throws(NodeStoreError) -> DeviceBan? {
-        try reading { db throws(SQLiteError) -> DeviceBan? in
-            let statement = try db.prepare("SELECT reason, instance_id, banned_at FROM bans WHERE device_key = ?")
-            try statement.bind([.blob(deviceKey)])
-            guard try statement.step() else { return nil }
-            return DeviceBan(deviceKey: deviceKey, reason: try statement.text(0), instanceId: try statement.blob(1),
-                             bannedAt: Date(timeIntervalSince1970: TimeInterval(try statement.integer(2))))
+        try reading { db throws(NodeStoreError) -> DeviceBan? in
+            guard let row = try db.first("SELECT reason, instance_id, banned_at FROM bans WHERE device_key = ?",
+                                         [.blob(deviceKey)]) else { return nil }
+            return DeviceBan(deviceKey: deviceKey, reason: try row.text(0), instanceId: try row.blob(1),
+                             bannedAt: Date(timeIntervalSince1970: TimeInterval(try row.integer(2))))
         }
     }
 
@@ -42,21 +43,16 @@ extension NodeShareStore {
     @discardableResult
     public func liftBan(deviceKey: [UInt8], operator operatorName: String) throws(NodeStoreError) -> Bool {
         try transaction { db throws(NodeStoreError) -> Bool in
-            let removed = try sql { () throws(SQLiteError) -> Int in
-                try db.run("DELETE FROM bans WHERE device_key = ?", [.blob(deviceKey)])
-            }
+            try db.lock(.device(deviceKey))
+            let removed = try db.run("DELETE FROM bans WHERE device_key = ?", [.blob(deviceKey)])
             try audit(db, "lift ban", keyId: nil, party: "operator \(operatorName)",
                       outcome: removed > 0 ? "lifted for device \(hex(deviceKey))" : "no ban for device \(hex(deviceKey))")
             return removed > 0
         }
     }
 
-    func isBanned(_ db: SQLiteConnection, _ deviceKey: [UInt8]) throws(NodeStoreError) -> Bool {
-        try sql { () throws(SQLiteError) -> Bool in
-            let statement = try db.prepare("SELECT 1 FROM bans WHERE device_key = ?")
-            try statement.bind([.blob(deviceKey)])
-            return try statement.step()
-        }
+    func isBanned(_ db: any StoreSQL, _ deviceKey: [UInt8]) throws(NodeStoreError) -> Bool {
+        try db.first("SELECT 1 FROM bans WHERE device_key = ?", [.blob(deviceKey)]) != nil
     }
 }
 

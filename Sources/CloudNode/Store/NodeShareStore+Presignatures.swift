@@ -19,28 +19,26 @@ extension NodeShareStore {
         let party = "node \(presignature.party)"
         do {
             try transaction { db throws(NodeStoreError) in
+                try db.lock(.key(id))
+                try db.lock(.device(presignature.deviceKey))
                 guard try !isBanned(db, presignature.deviceKey) else { throw .banned }
                 guard try currentGen(db, id) == presignature.gen else { throw .staleGeneration(keyId: id) }
-                let (count, exists) = try sql { () throws(SQLiteError) -> (Int64, Bool) in
-                    let counter = try db.prepare("SELECT count(*) FROM presignatures WHERE key_id = ?")
-                    try counter.bind([.text(id)])
-                    _ = try counter.step()
-                    let existing = try db.prepare("""
-                        SELECT 1 FROM presignatures WHERE presig_id = ?1
-                        UNION ALL SELECT 1 FROM finish_records WHERE presig_id = ?1
-                        """)
-                    try existing.bind([.blob(presignature.id)])
-                    return (try counter.integer(0), try existing.step())
-                }
+                let count = try db.first("SELECT count(*) FROM presignatures WHERE key_id = ?", [.text(id)])?.integer(0) ?? 0
+                let exists = try db.first("""
+                    SELECT 1 FROM presignatures WHERE presig_id = ?
+                    UNION ALL SELECT 1 FROM finish_records WHERE presig_id = ?
+                    """, [.blob(presignature.id), .blob(presignature.id)]) != nil
                 guard !exists else { throw .duplicatePresignature }
                 guard count < presignatureLimit else { throw .presignatureLimit(keyId: id) }
-                try sql { () throws(SQLiteError) in
+                do throws(NodeStoreError) {
                     try db.run("""
                         INSERT INTO presignatures (presig_id, key_id, gen, party, device_key, expires_at, created_at, nonce, sealed)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, [.blob(presignature.id), .text(id), .blob(presignature.gen), .integer(Int64(presignature.party)),
                               .blob(presignature.deviceKey), .integer(expiresAt), .integer(now),
                               .blob(sealed.nonce), .blob(sealed.sealed)])
+                } catch .postgres(sqlState: PostgresError.uniqueViolation, _) {
+                    throw .duplicatePresignature  // the same id stored concurrently for another key
                 }
                 try audit(db, "presign store", keyId: id, party: party, outcome: "stored")
             }
@@ -50,18 +48,20 @@ extension NodeShareStore {
         }
     }
 
-    /// Answers a FINAL_REQUEST for presignature `presignatureId` (§8.3), in one `BEGIN IMMEDIATE`
-    /// transaction, so concurrent requests serialize and exactly one consumes the row:
+    /// Answers a FINAL_REQUEST for presignature `presignatureId` (§8.3) in one transaction that
+    /// starts by deleting the row (`DELETE … RETURNING`), so of concurrent requests — any threads, any
+    /// processes sharing the database — exactly one gets the row; the others wait for its transaction
+    /// and then find no row:
     ///
     /// 1. No row: a finish record with the same `requestHash` → `.replayed` (nothing consumed); with
     ///    another hash → `presignatureConsumed`; none → `presignatureNotFound`.
-    /// 2. Row present: it must authenticate (`integrityFailure`), not be expired at `now`
-    ///    (`presignatureExpired`, row kept), its device not banned (`banned`), its gen still current
-    ///    (`staleGeneration`).
+    /// 2. Row taken: it must authenticate (`integrityFailure`), not be expired at `now`
+    ///    (`presignatureExpired`), its device not banned (`banned`), its gen still current
+    ///    (`staleGeneration`); a refusal rolls back, so the row stays.
     /// 3. `finish` gets the decrypted secret and returns the response bytes. If it throws (bad
     ///    authenticator, policy denied), everything rolls back and the row stays; its error is rethrown
-    ///    unchanged.
-    /// 4. The row is deleted and a finish record (request hash, response) inserted; then commit.
+    ///    unchanged. `finish` runs at most once per call (this transaction is never retried).
+    /// 4. A finish record (request hash, response) is inserted; then commit.
     ///
     /// Throws `NodeStoreError` or `finish`'s own error.
     public func consumePresignature(
@@ -73,21 +73,17 @@ extension NodeShareStore {
         var finishError: (any Error)?
         var keyIdForAudit: String?
         do {
-            return try transaction { db throws(NodeStoreError) -> PresignatureFinish in
+            return try transaction(retryable: false) { db throws(NodeStoreError) -> PresignatureFinish in
                 let timestamp = now
-                guard let row = try presignatureRow(db, presignatureId) else {
-                    let record = try sql { () throws(SQLiteError) -> (keyId: String, hash: [UInt8], response: [UInt8])? in
-                        let statement = try db.prepare(
-                            "SELECT key_id, request_hash, response FROM finish_records WHERE presig_id = ?")
-                        try statement.bind([.blob(presignatureId)])
-                        return try statement.step()
-                            ? (try statement.text(0), try statement.blob(1), try statement.blob(2)) : nil
-                    }
-                    guard let record else { throw .presignatureNotFound }
-                    keyIdForAudit = record.keyId
-                    guard constantTimeEqual(record.hash, requestHash) else { throw .presignatureConsumed }
-                    try audit(db, "presign final", keyId: record.keyId, party: nil, outcome: "replayed")
-                    return .replayed(response: record.response)
+                guard let row = try takePresignature(db, presignatureId) else {
+                    guard let record = try db.first(
+                        "SELECT key_id, request_hash, response FROM finish_records WHERE presig_id = ?", [.blob(presignatureId)])
+                    else { throw .presignatureNotFound }
+                    let keyId = try record.text(0)
+                    keyIdForAudit = keyId
+                    guard constantTimeEqual(try record.blob(1), requestHash) else { throw .presignatureConsumed }
+                    try audit(db, "presign final", keyId: keyId, party: nil, outcome: "replayed")
+                    return .replayed(response: try record.blob(2))
                 }
                 keyIdForAudit = row.presignature.keyId
                 let ad = Sealing.presignatureAssociatedData(
@@ -110,14 +106,11 @@ extension NodeShareStore {
                     throw .invalidArgument("finish rejected")
                 }
                 let retainedUntil = timestamp + Int64(finishRecordRetention)
-                try sql { () throws(SQLiteError) in
-                    try db.run("DELETE FROM presignatures WHERE presig_id = ?", [.blob(presignatureId)])
-                    try db.run("""
-                        INSERT INTO finish_records (presig_id, key_id, request_hash, response, expires_at)
-                        VALUES (?, ?, ?, ?, ?)
-                        """, [.blob(presignatureId), .text(row.presignature.keyId), .blob(requestHash), .blob(response),
-                              .integer(retainedUntil)])
-                }
+                try db.run("""
+                    INSERT INTO finish_records (presig_id, key_id, request_hash, response, expires_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """, [.blob(presignatureId), .text(row.presignature.keyId), .blob(requestHash), .blob(response),
+                          .integer(retainedUntil)])
                 try audit(db, "presign final", keyId: row.presignature.keyId,
                           party: "node \(row.presignature.party)", outcome: "consumed")
                 return .finished(response: response)
@@ -136,21 +129,16 @@ extension NodeShareStore {
     /// share before `consumePresignature` (the row's key id and gen are checked again inside it).
     public func presignatureKeyId(id presignatureId: [UInt8]) throws(NodeStoreError) -> String? {
         try Self.require32(presignatureId, "presignature id")
-        return try reading { db throws(SQLiteError) -> String? in
-            let statement = try db.prepare("SELECT key_id FROM presignatures WHERE presig_id = ?")
-            try statement.bind([.blob(presignatureId)])
-            return try statement.step() ? try statement.text(0) : nil
+        return try reading { db throws(NodeStoreError) -> String? in
+            try db.first("SELECT key_id FROM presignatures WHERE presig_id = ?", [.blob(presignatureId)])?.text(0)
         }
     }
 
     /// Number of stored (unused) presignatures of a key.
     public func presignatureCount(keyId: String) throws(NodeStoreError) -> Int {
         let id = try Self.canonicalKeyId(keyId)
-        return try reading { db throws(SQLiteError) -> Int in
-            let statement = try db.prepare("SELECT count(*) FROM presignatures WHERE key_id = ?")
-            try statement.bind([.text(id)])
-            _ = try statement.step()
-            return Int(try statement.integer(0))
+        return try reading { db throws(NodeStoreError) -> Int in
+            Int(try db.first("SELECT count(*) FROM presignatures WHERE key_id = ?", [.text(id)])?.integer(0) ?? 0)
         }
     }
 
@@ -160,34 +148,27 @@ extension NodeShareStore {
     public func purgeExpired() throws(NodeStoreError) -> Int {
         try transaction { db throws(NodeStoreError) -> Int in
             let timestamp = now
-            let deleted = try sql { () throws(SQLiteError) -> Int in
-                let count = try db.run("DELETE FROM presignatures WHERE expires_at <= ?", [.integer(timestamp)])
-                try db.run("DELETE FROM finish_records WHERE expires_at <= ?", [.integer(timestamp)])
-                return count
-            }
+            let deleted = try db.run("DELETE FROM presignatures WHERE expires_at <= ?", [.integer(timestamp)])
+            try db.run("DELETE FROM finish_records WHERE expires_at <= ?", [.integer(timestamp)])
             try audit(db, "presign gc", keyId: nil, party: nil, outcome: "deleted \(deleted)")
             return deleted
         }
     }
 
-    private func presignatureRow(_ db: SQLiteConnection, _ id: [UInt8]) throws(NodeStoreError)
+    /// Deletes the presignature row and returns it (the row lock makes concurrent takers wait).
+    private func takePresignature(_ db: any StoreSQL, _ id: [UInt8]) throws(NodeStoreError)
         -> (presignature: NodePresignature, expiresAt: Int64, nonce: [UInt8], sealed: [UInt8])? {
-        try sql { () throws(SQLiteError) -> (presignature: NodePresignature, expiresAt: Int64, nonce: [UInt8], sealed: [UInt8])? in
-            let statement = try db.prepare(
-                "SELECT key_id, gen, party, device_key, expires_at, nonce, sealed FROM presignatures WHERE presig_id = ?")
-            try statement.bind([.blob(id)])
-            guard try statement.step() else { return nil }
-            let expiresAt = try statement.integer(4)
-            let party = try statement.integer(2)
-            let presignature = NodePresignature(
-                id: id, keyId: try statement.text(0), gen: try statement.blob(1),
-                party: UInt8(truncatingIfNeeded: party), deviceKey: try statement.blob(3),
-                expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt)), secret: [])
-            // A party outside 0…255 cannot authenticate (the AD binds the byte), but reject it plainly.
-            guard party >= 0 && party <= 255 else {
-                throw SQLiteError(code: SQLiteError.typeMismatch, message: "party out of range")
-            }
-            return (presignature, expiresAt, try statement.blob(5), try statement.blob(6))
-        }
+        guard let row = try db.first("""
+            DELETE FROM presignatures WHERE presig_id = ?
+            RETURNING key_id, gen, party, device_key, expires_at, nonce, sealed
+            """, [.blob(id)]) else { return nil }
+        let expiresAt = try row.integer(4)
+        let party = try row.integer(2)
+        // A party outside 0…255 cannot authenticate (the AD binds the byte), but reject it plainly.
+        guard party >= 0 && party <= 255 else { throw .corrupt(reason: "party out of range") }
+        let presignature = NodePresignature(
+            id: id, keyId: try row.text(0), gen: try row.blob(1), party: UInt8(party), deviceKey: try row.blob(3),
+            expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt)), secret: [])
+        return (presignature, expiresAt, try row.blob(5), try row.blob(6))
     }
 }

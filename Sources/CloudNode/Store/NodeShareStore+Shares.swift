@@ -12,6 +12,7 @@ extension NodeShareStore {
         guard let digest = share.digest else { throw .invalidArgument("a prepared share needs its digest") }
         try Self.require32(digest, "digest")
         try transaction { db throws(NodeStoreError) in
+            try db.lock(.key(id))
             if let existing = try slotInfo(db, id, .prepared) {
                 guard existing.gen == share.gen, existing.digest == digest else { throw .preparedConflict(keyId: id) }
                 return
@@ -35,6 +36,7 @@ extension NodeShareStore {
         try Self.require32(gen, "gen")
         try Self.require32(digest, "digest")
         try transaction { db throws(NodeStoreError) in
+            try db.lock(.key(id))
             switch try decision(db, id, gen) {
             case .committed?: return
             case .aborted?: throw .alreadyDecided(keyId: id)
@@ -46,10 +48,7 @@ extension NodeShareStore {
             let isNew = try currentGen(db, id) == nil
             try makeCurrent(db, id, prepared)
             if isNew, let owner, !owner.isEmpty {
-                try sql { () throws(SQLiteError) in
-                    try db.run("INSERT OR REPLACE INTO key_owners (key_id, subject, created_at) VALUES (?, ?, ?)",
-                               [.text(id), .text(owner), .integer(now)])
-                }
+                try recordOwner(db, id, owner)
             }
             try audit(db, "commit", keyId: id, party: party, outcome: "committed")
         }
@@ -74,6 +73,7 @@ extension NodeShareStore {
         if let digest = share.digest { try Self.require32(digest, "digest") }
         if let replacing { try Self.require32(replacing, "replaced gen") }
         try transaction { db throws(NodeStoreError) in
+            try db.lock(.key(id))
             let current = try currentGen(db, id)
             switch try decision(db, id, share.gen) {
             case .committed? where current == share.gen: return  // a retried commit
@@ -86,10 +86,7 @@ extension NodeShareStore {
             }
             try makeCurrent(db, id, share)
             if replacing == nil, let owner, !owner.isEmpty {
-                try sql { () throws(SQLiteError) in
-                    try db.run("INSERT OR REPLACE INTO key_owners (key_id, subject, created_at) VALUES (?, ?, ?)",
-                               [.text(id), .text(owner), .integer(now)])
-                }
+                try recordOwner(db, id, owner)
             }
             try audit(db, "commit", keyId: id, party: party, outcome: "committed directly")
         }
@@ -101,17 +98,16 @@ extension NodeShareStore {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(gen, "gen")
         try transaction { db throws(NodeStoreError) in
+            try db.lock(.key(id))
             switch try decision(db, id, gen) {
             case .aborted?: return
             case .committed?: throw .alreadyDecided(keyId: id)
             case nil: break
             }
-            try sql { () throws(SQLiteError) in
-                try db.run("DELETE FROM keyshares WHERE key_id = ? AND slot = ? AND gen = ?",
-                           [.text(id), .integer(Int64(NodeShareSlot.prepared.rawValue)), .blob(gen)])
-                try db.run("INSERT INTO decisions (key_id, gen, outcome, decided_at) VALUES (?, ?, ?, ?)",
-                           [.text(id), .blob(gen), .integer(CommitDecision.aborted.rawValue), .integer(now)])
-            }
+            try db.run("DELETE FROM keyshares WHERE key_id = ? AND slot = ? AND gen = ?",
+                       [.text(id), .integer(Int64(NodeShareSlot.prepared.rawValue)), .blob(gen)])
+            try db.run("INSERT INTO decisions (key_id, gen, outcome, decided_at) VALUES (?, ?, ?, ?)",
+                       [.text(id), .blob(gen), .integer(CommitDecision.aborted.rawValue), .integer(now)])
             try audit(db, "abort", keyId: id, party: party, outcome: "aborted")
         }
     }
@@ -119,33 +115,29 @@ extension NodeShareStore {
     /// The decrypted share in `slot`, or nil. A row that fails authentication is `integrityFailure`.
     public func share(keyId: String, slot: NodeShareSlot = .current) throws(NodeStoreError) -> NodeKeyshare? {
         let id = try Self.canonicalKeyId(keyId)
-        return try connection.withConnection { db throws(NodeStoreError) in try loadShare(db, id, slot) }
+        return try reading { db throws(NodeStoreError) in try loadShare(db, id, slot) }
     }
 
     /// Generations held, without decrypting (reconcile's key status).
     /// The token subject that owns `keyId` (recorded at keygen/import), or nil.
     public func owner(keyId: String) throws(NodeStoreError) -> String? {
         let id = try Self.canonicalKeyId(keyId)
-        return try reading { db throws(SQLiteError) -> String? in
-            let statement = try db.prepare("SELECT subject FROM key_owners WHERE key_id = ?")
-            try statement.bind([.text(id)])
-            return try statement.step() ? try statement.text(0) : nil
+        return try reading { db throws(NodeStoreError) -> String? in
+            try db.first("SELECT subject FROM key_owners WHERE key_id = ?", [.text(id)])?.text(0)
         }
     }
 
     /// How many key ids have a CURRENT share (metrics, tests).
     public func keyCount() throws(NodeStoreError) -> Int {
-        try reading { db throws(SQLiteError) -> Int in
-            let statement = try db.prepare("SELECT COUNT(*) FROM keyshares WHERE slot = ?")
-            try statement.bind([.integer(Int64(NodeShareSlot.current.rawValue))])
-            _ = try statement.step()
-            return Int(try statement.integer(0))
+        try reading { db throws(NodeStoreError) -> Int in
+            Int(try db.first("SELECT count(*) FROM keyshares WHERE slot = ?",
+                             [.integer(Int64(NodeShareSlot.current.rawValue))])?.integer(0) ?? 0)
         }
     }
 
     public func status(keyId: String) throws(NodeStoreError) -> NodeKeyStatus {
         let id = try Self.canonicalKeyId(keyId)
-        return try connection.withConnection { db throws(NodeStoreError) in
+        return try reading { db throws(NodeStoreError) in
             let current = try slotInfo(db, id, .current)
             let prepared = try slotInfo(db, id, .prepared)
             return NodeKeyStatus(currentGen: current?.gen, preparedGen: prepared?.gen, preparedDigest: prepared?.digest)
@@ -155,18 +147,17 @@ extension NodeShareStore {
     /// The logged decision for (key id, gen), if any.
     public func decision(keyId: String, gen: [UInt8]) throws(NodeStoreError) -> CommitDecision? {
         let id = try Self.canonicalKeyId(keyId)
-        return try connection.withConnection { db throws(NodeStoreError) in try decision(db, id, gen) }
+        return try reading { db throws(NodeStoreError) in try decision(db, id, gen) }
     }
 
     /// Deletes every share and presignature of a key (the decision log stays), in one transaction.
     public func deleteKey(keyId: String, party: String) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try transaction { db throws(NodeStoreError) in
-            try sql { () throws(SQLiteError) in
-                try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(id)])
-                try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(id)])
-                try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(id)])
-            }
+            try db.lock(.key(id))
+            try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(id)])
+            try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(id)])
+            try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(id)])
             try audit(db, "delete key", keyId: id, party: party, outcome: "deleted")
         }
     }
@@ -174,73 +165,64 @@ extension NodeShareStore {
     // MARK: Rows
 
     /// The current gen of a key, read inside a transaction.
-    func currentGen(_ db: SQLiteConnection, _ keyId: String) throws(NodeStoreError) -> [UInt8]? {
+    func currentGen(_ db: any StoreSQL, _ keyId: String) throws(NodeStoreError) -> [UInt8]? {
         try slotInfo(db, keyId, .current)?.gen
     }
 
-    private func makeCurrent(_ db: SQLiteConnection, _ keyId: String, _ share: NodeKeyshare) throws(NodeStoreError) {
-        try sql { () throws(SQLiteError) in
-            try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(keyId)])
-            try db.run("DELETE FROM presignatures WHERE key_id = ? AND gen <> ?", [.text(keyId), .blob(share.gen)])
-            try db.run("INSERT INTO decisions (key_id, gen, outcome, decided_at) VALUES (?, ?, ?, ?)",
-                       [.text(keyId), .blob(share.gen), .integer(CommitDecision.committed.rawValue), .integer(now)])
-        }
+    private func recordOwner(_ db: any StoreSQL, _ keyId: String, _ owner: String) throws(NodeStoreError) {
+        try db.run("""
+            INSERT INTO key_owners (key_id, subject, created_at) VALUES (?, ?, ?)
+            ON CONFLICT (key_id) DO UPDATE SET subject = excluded.subject, created_at = excluded.created_at
+            """, [.text(keyId), .text(owner), .integer(now)])
+    }
+
+    private func makeCurrent(_ db: any StoreSQL, _ keyId: String, _ share: NodeKeyshare) throws(NodeStoreError) {
+        try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(keyId)])
+        try db.run("DELETE FROM presignatures WHERE key_id = ? AND gen <> ?", [.text(keyId), .blob(share.gen)])
+        try db.run("INSERT INTO decisions (key_id, gen, outcome, decided_at) VALUES (?, ?, ?, ?)",
+                   [.text(keyId), .blob(share.gen), .integer(CommitDecision.committed.rawValue), .integer(now)])
         try insertShare(db, keyId, .current, share)
     }
 
-    private func insertShare(_ db: SQLiteConnection, _ keyId: String, _ slot: NodeShareSlot,
+    private func insertShare(_ db: any StoreSQL, _ keyId: String, _ slot: NodeShareSlot,
                              _ share: NodeKeyshare) throws(NodeStoreError) {
         let digest = share.digest ?? []
         let ad = Sealing.shareAssociatedData(keyId: keyId, slot: slot, gen: share.gen, kind: share.kind.rawValue, digest: digest)
         let sealed = Sealing.seal(share.bytes, key: masterKey, associatedData: ad)
-        try sql { () throws(SQLiteError) in
-            try db.run("""
-                INSERT INTO keyshares (key_id, slot, gen, kind, digest, nonce, sealed, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [.text(keyId), .integer(Int64(slot.rawValue)), .blob(share.gen), .integer(Int64(share.kind.rawValue)),
-                      .blob(digest), .blob(sealed.nonce), .blob(sealed.sealed), .integer(now)])
-        }
+        try db.run("""
+            INSERT INTO keyshares (key_id, slot, gen, kind, digest, nonce, sealed, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(keyId), .integer(Int64(slot.rawValue)), .blob(share.gen), .integer(Int64(share.kind.rawValue)),
+                  .blob(digest), .blob(sealed.nonce), .blob(sealed.sealed), .integer(now)])
     }
 
-    private func slotInfo(_ db: SQLiteConnection, _ keyId: String,
+    private func slotInfo(_ db: any StoreSQL, _ keyId: String,
                           _ slot: NodeShareSlot) throws(NodeStoreError) -> (gen: [UInt8], digest: [UInt8]?)? {
-        try sql { () throws(SQLiteError) -> (gen: [UInt8], digest: [UInt8]?)? in
-            let statement = try db.prepare("SELECT gen, digest FROM keyshares WHERE key_id = ? AND slot = ?")
-            try statement.bind([.text(keyId), .integer(Int64(slot.rawValue))])
-            guard try statement.step() else { return nil }
-            let digest = try statement.blob(1)
-            return (try statement.blob(0), digest.isEmpty ? nil : digest)
-        }
+        guard let row = try db.first("SELECT gen, digest FROM keyshares WHERE key_id = ? AND slot = ?",
+                                     [.text(keyId), .integer(Int64(slot.rawValue))]) else { return nil }
+        let digest = try row.blob(1)
+        return (try row.blob(0), digest.isEmpty ? nil : digest)
     }
 
-    func loadShare(_ db: SQLiteConnection, _ keyId: String, _ slot: NodeShareSlot) throws(NodeStoreError) -> NodeKeyshare? {
-        let row = try sql { () throws(SQLiteError) -> (gen: [UInt8], kind: Int64, digest: [UInt8], nonce: [UInt8], sealed: [UInt8])? in
-            let statement = try db.prepare(
-                "SELECT gen, kind, digest, nonce, sealed FROM keyshares WHERE key_id = ? AND slot = ?")
-            try statement.bind([.text(keyId), .integer(Int64(slot.rawValue))])
-            guard try statement.step() else { return nil }
-            return (try statement.blob(0), try statement.integer(1), try statement.blob(2),
-                    try statement.blob(3), try statement.blob(4))
-        }
-        guard let row else { return nil }
-        guard let rawKind = UInt8(exactly: row.kind), let kind = StoredShareKind(rawValue: rawKind) else {
+    func loadShare(_ db: any StoreSQL, _ keyId: String, _ slot: NodeShareSlot) throws(NodeStoreError) -> NodeKeyshare? {
+        guard let row = try db.first("SELECT gen, kind, digest, nonce, sealed FROM keyshares WHERE key_id = ? AND slot = ?",
+                                     [.text(keyId), .integer(Int64(slot.rawValue))]) else { return nil }
+        let gen = try row.blob(0), storedKind = try row.integer(1), digest = try row.blob(2)
+        let nonce = try row.blob(3), sealedBytes = try row.blob(4)
+        guard let rawKind = UInt8(exactly: storedKind), let kind = StoredShareKind(rawValue: rawKind) else {
             throw .integrityFailure(keyId: keyId)
         }
-        let ad = Sealing.shareAssociatedData(keyId: keyId, slot: slot, gen: row.gen, kind: rawKind, digest: row.digest)
-        guard let bytes = Sealing.open(row.sealed, nonce: row.nonce, key: masterKey, associatedData: ad) else {
+        let ad = Sealing.shareAssociatedData(keyId: keyId, slot: slot, gen: gen, kind: rawKind, digest: digest)
+        guard let bytes = Sealing.open(sealedBytes, nonce: nonce, key: masterKey, associatedData: ad) else {
             throw .integrityFailure(keyId: keyId)
         }
-        return NodeKeyshare(gen: row.gen, kind: kind, bytes: bytes, digest: row.digest.isEmpty ? nil : row.digest)
+        return NodeKeyshare(gen: gen, kind: kind, bytes: bytes, digest: digest.isEmpty ? nil : digest)
     }
 
-    private func decision(_ db: SQLiteConnection, _ keyId: String, _ gen: [UInt8]) throws(NodeStoreError) -> CommitDecision? {
-        let value = try sql { () throws(SQLiteError) -> Int64? in
-            let statement = try db.prepare("SELECT outcome FROM decisions WHERE key_id = ? AND gen = ?")
-            try statement.bind([.text(keyId), .blob(gen)])
-            return try statement.step() ? try statement.integer(0) : nil
-        }
-        guard let value else { return nil }
-        guard let decision = CommitDecision(rawValue: value) else { throw .corrupt(reason: "unknown decision") }
+    private func decision(_ db: any StoreSQL, _ keyId: String, _ gen: [UInt8]) throws(NodeStoreError) -> CommitDecision? {
+        guard let row = try db.first("SELECT outcome FROM decisions WHERE key_id = ? AND gen = ?",
+                                     [.text(keyId), .blob(gen)]) else { return nil }
+        guard let decision = CommitDecision(rawValue: try row.integer(0)) else { throw .corrupt(reason: "unknown decision") }
         return decision
     }
 }

@@ -46,6 +46,11 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case banned
     /// SQLite failed (result code and message; messages never include bound values).
     case database(code: Int32, message: String)
+    /// PostgreSQL or libpq failed: the SQLSTATE (e.g. `08006` connection failure, `40P01` deadlock) and
+    /// the server's primary message (never parameter values, never the connection password).
+    case postgres(sqlState: String, message: String)
+    /// The database's schema is newer than this build knows (applied migration `version`).
+    case schemaTooNew(version: Int)
     /// A file-system call failed.
     case io(operation: String, errno: Int32)
 
@@ -71,12 +76,19 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .duplicatePresignature: "presignature id already stored"
         case .banned: "device is banned"
         case .database(let code, let message): "database error \(code): \(message)"
+        case .postgres(let state, let message): "postgres error \(state): \(message)"
+        case .schemaTooNew(let version): "the database schema (migration \(version)) is newer than this build"
         case .io(let operation, let errno): "\(operation) failed (errno \(errno))"
         }
     }
 
     init(_ error: SQLiteError) {
         self = error.isCorruption ? .corrupt(reason: error.message) : .database(code: error.code, message: error.message)
+    }
+
+    init(_ error: PostgresError) {
+        self = error.sqlState == "XX001" || error.sqlState == "XX002"
+            ? .corrupt(reason: error.message) : .postgres(sqlState: error.sqlState, message: error.message)
     }
 
     init(_ error: SQLiteTransactionError<NodeStoreError>) {

@@ -53,6 +53,12 @@ package final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Number of columns in the result.
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The storage class of a column in the current row (`SQLITE_INTEGER`, `SQLITE_BLOB`, …).
+    package func columnType(_ column: Int32) -> Int32 { sqlite3_column_type(handle, column) }
+
     /// True when the column is SQL NULL.
     package func isNull(_ column: Int32) -> Bool {
         sqlite3_column_type(handle, column) == SQLITE_NULL

@@ -1,0 +1,186 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import CloudNode
+import SilentShardCore
+
+/// Races between store instances sharing one database — each instance is its own connection, as
+/// separate node processes are. On SQLite the database lock serializes them; on PostgreSQL the
+/// advisory locks, row locks and unique keys must (READ COMMITTED would otherwise let them interleave).
+@Suite("Node share store: races between instances sharing one database (SQLite and PostgreSQL)")
+struct ConcurrencyTests {
+    /// `count` instances on `location`, all with `masterKey`.
+    func instances(_ count: Int, _ location: NodeStoreLocation, _ masterKey: NodeMasterKey,
+                   presignatureLimit: Int = 100) throws -> [NodeShareStore] {
+        try (0..<count).map { _ in
+            try NodeShareStore(location: location, masterKey: masterKey, presignatureLimit: presignatureLimit)
+        }
+    }
+
+    @Test("concurrent compare-and-swap commits on one key: one wins, the others get currentChanged, no share lost",
+          arguments: StoreBackend.allCases)
+    func concurrentDirectCommits(_ backend: StoreBackend) async throws {
+        let location = try scratchLocation(backend)
+        let store = try storeWithCommittedKey(location)  // CURRENT gen 1
+        let racers = try instances(8, location, store.masterKey)
+        let outcomes = Mutex<[Int: String]>([:])
+        await onThreads(racers.count) { index in
+            let outcome: String
+            do {
+                try racers[index].commitDirectly(keyId: keyA, share: keyshare(gen: UInt8(10 + index), seed: UInt8(10 + index)),
+                                                 replacing: bytes32(1), party: "app \(index)")
+                outcome = "committed"
+            } catch let error as NodeStoreError {
+                outcome = error == .currentChanged(keyId: keyA) ? "changed" : "error \(error)"
+            } catch {
+                outcome = "other \(error)"
+            }
+            outcomes.withLock { $0[index] = outcome }
+        }
+        let all = outcomes.withLock { $0 }
+        let winners = all.filter { $0.value == "committed" }.map(\.key)
+        #expect(winners.count == 1, "\(all)")
+        #expect(all.filter { $0.value == "changed" }.count == racers.count - 1, "\(all)")
+        let winner = try #require(winners.first)
+        // The winner's share is CURRENT, readable by every instance; no loser's generation is decided.
+        for reader in [store] + racers {
+            #expect(try reader.share(keyId: keyA) == keyshare(gen: UInt8(10 + winner), seed: UInt8(10 + winner)))
+        }
+        for index in 0..<racers.count {
+            #expect(try store.decision(keyId: keyA, gen: bytes32(UInt8(10 + index))) == (index == winner ? .committed : nil))
+        }
+        #expect(try store.keyCount() == 1)
+    }
+
+    @Test("concurrent prepares of different generations: exactly one is staged, the others get preparedConflict",
+          arguments: StoreBackend.allCases)
+    func concurrentPrepares(_ backend: StoreBackend) async throws {
+        let location = try scratchLocation(backend)
+        let store = try storeWithCommittedKey(location)
+        let racers = try instances(6, location, store.masterKey)
+        let prepared = Mutex<[UInt8]>([])
+        let conflicts = Atomic<Int>(0)
+        await onThreads(racers.count) { index in
+            let gen = UInt8(20 + index)
+            do {
+                try racers[index].prepare(keyId: keyA, share: keyshare(gen: gen, seed: gen, digest: gen), party: "node")
+                prepared.withLock { $0.append(gen) }
+            } catch let error as NodeStoreError where error == .preparedConflict(keyId: keyA) {
+                conflicts.add(1, ordering: .sequentiallyConsistent)
+            } catch {}
+        }
+        let winners = prepared.withLock { $0 }
+        #expect(winners.count == 1)
+        #expect(conflicts.load(ordering: .sequentiallyConsistent) == racers.count - 1)
+        let gen = try #require(winners.first)
+        #expect(try store.share(keyId: keyA, slot: .prepared) == keyshare(gen: gen, seed: gen, digest: gen))
+        try racers[0].commit(keyId: keyA, gen: bytes32(gen), digest: bytes32(gen), party: "app")
+        #expect(try store.share(keyId: keyA) == keyshare(gen: gen, seed: gen, digest: gen))
+    }
+
+    @Test("lease contention: of many instances asking for one key's lease at once, exactly one gets it",
+          arguments: StoreBackend.allCases)
+    func leaseContention(_ backend: StoreBackend) async throws {
+        let location = try scratchLocation(backend)
+        let store = try NodeShareStore(location: location, masterKey: .random())
+        let racers = try instances(16, location, store.masterKey)
+        let holders = Mutex<[Int]>([])
+        let failures = Mutex<[String]>([])
+        await onThreads(racers.count) { index in
+            do {
+                try racers[index].acquireLease(keyId: keyA, holder: bytes32(UInt8(index + 1)), seconds: 60)
+                holders.withLock { $0.append(index) }
+            } catch let error as NodeStoreError where error == .keyBusy(keyId: keyA) {
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let winner = try #require(holders.withLock { $0 }.first)
+        #expect(holders.withLock { $0.count } == 1)
+        // The lease is the winner's: anyone else is refused until it is released.
+        #expect(nodeError { try store.acquireLease(keyId: keyA, holder: bytes32(0xEE), seconds: 60) } == .keyBusy(keyId: keyA))
+        try racers[winner].releaseLease(keyId: keyA, holder: bytes32(UInt8(winner + 1)))
+        try store.acquireLease(keyId: keyA, holder: bytes32(0xEE), seconds: 60)
+    }
+
+    @Test("replay insert race: one session id recorded by many instances at once succeeds exactly once",
+          arguments: StoreBackend.allCases)
+    func replayRace(_ backend: StoreBackend) async throws {
+        let location = try scratchLocation(backend)
+        let store = try NodeShareStore(location: location, masterKey: .random())
+        let racers = try instances(16, location, store.masterKey)
+        let accepted = Atomic<Int>(0)
+        let replays = Atomic<Int>(0)
+        await onThreads(racers.count) { index in
+            do {
+                try racers[index].recordSessionInstance(bytes32(0x5A), nowMilliseconds: 1_000, retentionMilliseconds: 60_000)
+                accepted.add(1, ordering: .sequentiallyConsistent)
+            } catch let error as NodeStoreError where error == .replay {
+                replays.add(1, ordering: .sequentiallyConsistent)
+            } catch {}
+        }
+        #expect(accepted.load(ordering: .sequentiallyConsistent) == 1)
+        #expect(replays.load(ordering: .sequentiallyConsistent) == racers.count - 1)
+        // Expired ids are forgotten: the same id after its retention is accepted again, once.
+        try store.recordSessionInstance(bytes32(0x5A), nowMilliseconds: 61_000, retentionMilliseconds: 60_000)
+        #expect(nodeError { try store.recordSessionInstance(bytes32(0x5A), nowMilliseconds: 61_001, retentionMilliseconds: 1) } == .replay)
+    }
+
+    @Test("the presignature quota holds when many instances store for one key at once", arguments: StoreBackend.allCases)
+    func quotaUnderConcurrency(_ backend: StoreBackend) async throws {
+        let location = try scratchLocation(backend)
+        let store = try storeWithCommittedKey(location, presignatureLimit: 5)
+        let racers = try instances(12, location, store.masterKey, presignatureLimit: 5)
+        let stored = Atomic<Int>(0)
+        await onThreads(racers.count) { index in
+            let presignature = NodePresignature(id: bytes32(UInt8(100 + index)), keyId: keyA, gen: bytes32(1), party: 1,
+                                                deviceKey: device, expiresAt: Date().addingTimeInterval(600),
+                                                secret: secretShare(UInt8(index), count: 64))
+            if (try? racers[index].storePresignature(presignature)) != nil { stored.add(1, ordering: .sequentiallyConsistent) }
+        }
+        #expect(stored.load(ordering: .sequentiallyConsistent) == 5)
+        #expect(try store.presignatureCount(keyId: keyA) == 5)
+    }
+
+    @Test("migrations: instances opening a fresh database at once apply each migration exactly once",
+          arguments: StoreBackend.allCases)
+    func concurrentMigrations(_ backend: StoreBackend) async throws {
+        let location = try scratchLocation(backend)
+        let masterKey = NodeMasterKey.random()
+        let opened = Mutex<[NodeShareStore]>([])
+        let failures = Mutex<[String]>([])
+        await onThreads(8) { _ in
+            do {
+                let store = try NodeShareStore(location: location, masterKey: masterKey)
+                opened.withLock { $0.append(store) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let stores = opened.withLock { $0 }
+        #expect(stores.count == 8)
+        let first = try #require(stores.first)
+        let versions = try first.reading { db throws(NodeStoreError) in
+            try db.query("SELECT version FROM schema_migrations ORDER BY version", []).map { row throws(NodeStoreError) in try row.integer(0) }
+        }
+        #expect(versions == NodeStoreMigrations.all.map { Int64($0.version) })
+        let checks = try first.reading { db throws(NodeStoreError) in
+            try db.first("SELECT count(*) FROM meta WHERE name = 'key_check'", [])?.integer(0)
+        }
+        #expect(checks == 1)
+        // Every instance works on the same schema.
+        try first.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
+        for store in stores { #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1)) }
+    }
+
+    @Test("a database migrated by a newer build is refused", arguments: StoreBackend.allCases)
+    func schemaTooNew(_ backend: StoreBackend) throws {
+        let location = try scratchLocation(backend)
+        _ = try NodeShareStore(location: location, masterKey: .random())
+        let insert = "INSERT INTO schema_migrations (version, applied_at) VALUES (999, 0)"
+        try rawExecute(location, sqlite: insert, postgres: insert)
+        #expect(nodeError { try NodeShareStore(location: location, masterKey: .random()) } == .schemaTooNew(version: 999))
+    }
+}

@@ -1,0 +1,74 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import CloudNode
+import SilentShardCore
+
+@Suite("Node share store: schema migrations and locations")
+struct MigrationTests {
+    @Test("a SQLite file from before migrations (no schema_migrations table) opens, keeps its rows, is recorded at version 1")
+    func legacySQLiteFileOpens() throws {
+        let path = scratchPath()
+        let masterKey = NodeMasterKey.random()
+        let store = try storeWithCommittedKey(path: path, masterKey: masterKey)
+        try store.storePresignature(NodePresignature(id: bytes32(3), keyId: keyA, gen: bytes32(1), party: 1, deviceKey: device,
+                                                     expiresAt: Date().addingTimeInterval(600), secret: secretShare(3, count: 64)))
+        // Make it look like a file written by the SQLite-only releases.
+        try SQLiteConnection(path: path).execute("DROP TABLE schema_migrations")
+        let reopened = try NodeShareStore(path: path, masterKey: masterKey)
+        #expect(try reopened.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
+        #expect(try reopened.presignatureCount(keyId: keyA) == 1)
+        let versions = try reopened.reading { db throws(NodeStoreError) in
+            try db.query("SELECT version FROM schema_migrations", []).map { row throws(NodeStoreError) in try row.integer(0) }
+        }
+        #expect(versions == [1])
+    }
+
+    @Test("locations: postgres URLs are PostgreSQL, anything else a SQLite path; passwords never shown")
+    func locations() {
+        guard case .postgres = NodeStoreLocation("postgres://u:secret@db:5432/node") else {
+            Issue.record("postgres:// not recognized")
+            return
+        }
+        guard case .postgres = NodeStoreLocation("postgresql://db/node"), case .sqlite(let path) = NodeStoreLocation("/var/lib/node.sqlite")
+        else {
+            Issue.record("location parsing")
+            return
+        }
+        #expect(path == "/var/lib/node.sqlite")
+        let redacted = [
+            NodeStoreLocation("postgres://u:s3cr3t@db:5432/node?sslmode=require").redactedDescription,
+            NodeStoreLocation("postgresql://u@db/node?password=s3cr3t&sslmode=require").redactedDescription,
+            PostgresURL.redacted("host=db password=s3cr3t user=u"),
+        ]
+        #expect(redacted[0] == "postgres://u:***@db:5432/node?sslmode=require")
+        #expect(redacted[1] == "postgresql://u@db/node?password=***&sslmode=require")
+        #expect(redacted[2] == "host=db password=*** user=u")
+        #expect(redacted.allSatisfy { !$0.contains("s3cr3t") })
+    }
+
+    @Test("PostgreSQL errors carry the SQLSTATE, not the values bound")
+    func postgresErrorsCarryNoValues() throws {
+        let location = try scratchLocation(.postgres)
+        guard case .postgres(let url) = location else { return }
+        let connection = try PostgresConnection(conninfo: url)
+        try connection.execute("CREATE TABLE t (k BYTEA PRIMARY KEY)")
+        let secret = secretShare(9, count: 32)
+        try connection.query("INSERT INTO t (k) VALUES ($1)", [.blob(secret)])
+        do {
+            try connection.query("INSERT INTO t (k) VALUES ($1)", [.blob(secret)])
+            Issue.record("duplicate key accepted")
+        } catch {
+            #expect(error.sqlState == PostgresError.uniqueViolation)
+            #expect(!"\(error)".lowercased().contains(hex(Array(secret.prefix(6)))))
+        }
+        // Integers and text read back with their types; a wrong type is `corrupt`, never a trap.
+        let rows = try connection.query("SELECT 7::int2, 8::int4, -9::int8, 'x'::text, NULL::bytea", []).rows
+        #expect(rows == [[.integer(7), .integer(8), .integer(-9), .text("x"), .null]])
+        #expect(throws: PostgresError.self) { try connection.query("SELECT 1.5::float8", []) }
+        // An unreachable server is a typed connection error.
+        #expect(throws: NodeStoreError.self) {
+            try NodeShareStore(location: .postgres(url: "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"), masterKey: .random())
+        }
+    }
+}
