@@ -175,6 +175,90 @@ struct ConcurrencyTests {
         for store in stores { #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1)) }
     }
 
+    @Test("one instance, many threads (PostgreSQL: a connection pool): one presignature, exactly one finish",
+          arguments: StoreBackend.allCases)
+    func oneInstanceManyThreads(_ backend: StoreBackend) async throws {
+        let store = try storeWithCommittedKey(scratchLocation(backend))
+        try store.storePresignature(NodePresignature(id: bytes32(0x44), keyId: keyA, gen: bytes32(1), party: 1, deviceKey: device,
+                                                     expiresAt: Date().addingTimeInterval(600), secret: secretShare(4, count: 64)))
+        let finished = Atomic<Int>(0)
+        let consumed = Atomic<Int>(0)
+        await onThreads(24) { index in
+            do {
+                let result = try store.consumePresignature(id: bytes32(0x44), requestHash: bytes32(UInt8(index))) { _, _ in [1] }
+                if case .finished = result { finished.add(1, ordering: .sequentiallyConsistent) }
+            } catch let error as NodeStoreError where error == .presignatureConsumed {
+                consumed.add(1, ordering: .sequentiallyConsistent)
+            } catch {}
+        }
+        #expect(finished.load(ordering: .sequentiallyConsistent) == 1)
+        #expect(consumed.load(ordering: .sequentiallyConsistent) == 23)
+    }
+
+    @Test("PostgreSQL: a connection the server dropped is re-established on its next use")
+    func reconnectsAfterTheServerDropsTheConnection() throws {
+        let location = try scratchLocation(.postgres)
+        guard case .postgres(let url) = location else { return }
+        let store = try storeWithCommittedKey(location)
+        let admin = try PostgresConnection(conninfo: url)
+        // The server terminates the store's connections (its application_name is the test's schema).
+        let terminate = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+            + "AND application_name = current_schema()"
+        #expect(try admin.query(terminate, []).rows.count == 2)  // the store's connection and its replay connection
+        #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
+        #expect(try admin.query(terminate, []).rows.count >= 1)  // the reconnected store connection
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app")
+        #expect(try admin.query(terminate, []).rows.count >= 1)
+        try store.recordSessionInstance(bytes32(9), nowMilliseconds: 1, retentionMilliseconds: 1000)
+        #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2))
+    }
+
+    @Test("PostgreSQL: a real deadlock between two transactions is retried when the body is retryable, not otherwise")
+    func deadlockRetry() async throws {
+        let location = try scratchLocation(.postgres)
+        guard case .postgres(let url) = location else { return }
+        _ = try NodeShareStore(location: location, masterKey: .random())  // the schema
+        let setup = try PostgresConnection(conninfo: url)
+        try setup.execute("CREATE TABLE pair (k BIGINT PRIMARY KEY, v BIGINT NOT NULL); INSERT INTO pair VALUES (1, 0), (2, 0)")
+        let first = try PostgresStoreDatabase(url: url), second = try PostgresStoreDatabase(url: url)
+        // Each locks one row, waits until the other has locked its row, then wants the other's: a
+        // deadlock the server breaks by failing one of them with 40P01; the retried one then succeeds.
+        let bothLocked = DispatchGroup()
+        bothLocked.enter()
+        bothLocked.enter()
+        let attempts = Mutex<[Int]>([0, 0])
+        let results = Mutex<[String]>([])
+        await onThreads(2) { index in
+            let database = index == 0 ? first : second
+            let (mine, theirs): (Int64, Int64) = index == 0 ? (1, 2) : (2, 1)
+            do {
+                try database.transaction(retryable: index == 0) { db throws(NodeStoreError) in
+                    let attempt = attempts.withLock { $0[index] += 1; return $0[index] }
+                    try db.run("UPDATE pair SET v = v + 1 WHERE k = ?", [.integer(mine)])
+                    if attempt == 1 {
+                        bothLocked.leave()
+                        bothLocked.wait()
+                    }
+                    try db.run("UPDATE pair SET v = v + 1 WHERE k = ?", [.integer(theirs)])
+                }
+                results.withLock { $0.append("\(index) committed") }
+            } catch {
+                results.withLock { $0.append("\(index) \(error)") }
+            }
+        }
+        let outcome = results.withLock { $0 }
+        let counts = attempts.withLock { $0 }
+        // Exactly one was chosen as the deadlock victim. If it was the retryable one (0) it ran twice and
+        // both committed; if it was the other (1) that one failed with 40P01 after one attempt.
+        if counts[0] == 2 {
+            #expect(outcome.sorted() == ["0 committed", "1 committed"], "\(outcome)")
+        } else {
+            #expect(counts == [1, 1])
+            #expect(outcome.contains("0 committed"))
+            #expect(outcome.contains { $0.hasPrefix("1 ") && $0.contains("40P01") }, "\(outcome)")
+        }
+    }
+
     @Test("a database migrated by a newer build is refused", arguments: StoreBackend.allCases)
     func schemaTooNew(_ backend: StoreBackend) throws {
         let location = try scratchLocation(backend)

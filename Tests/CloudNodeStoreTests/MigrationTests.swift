@@ -45,6 +45,21 @@ struct MigrationTests {
         #expect(redacted[1] == "postgresql://u@db/node?password=***&sslmode=require")
         #expect(redacted[2] == "host=db password=*** user=u")
         #expect(redacted.allSatisfy { !$0.contains("s3cr3t") })
+        #expect(PostgresURL.scrub("failed for \"p%41ss\" and pAss", conninfo: "postgres://u:p%41ss@h/d") == "failed for \"***\" and ***")
+    }
+
+    @Test("a malformed or unreachable PostgreSQL URL is a typed error that never shows the password")
+    func badURLsHideThePassword() {
+        for url in ["postgres://u:hunter%zz@127.0.0.1:1/db", "postgresql://u:hunter2@127.0.0.1:1/db?connect_timeout=2",
+                    "postgresql://u:hunter2@127.0.0.1:1/db?bogus_option=1", "host=127.0.0.1 port=x password=hunter2"] {
+            do {
+                _ = try PostgresConnection(conninfo: url)
+                Issue.record("connected to \(PostgresURL.redacted(url))")
+            } catch {
+                #expect(error.sqlState == "08001")
+                #expect(!"\(error)".contains("hunter"), "\(error)")
+            }
+        }
     }
 
     @Test("PostgreSQL errors carry the SQLSTATE, not the values bound")

@@ -68,6 +68,32 @@ struct NodeShareTests {
         #expect(try store.share(keyId: keyA, slot: .prepared)?.bytes == secretShare(2))
     }
 
+    @Test("PostgreSQL: no table row holds a plaintext share or presignature secret")
+    func encryptedAtRestOnPostgres() throws {
+        let location = try scratchLocation(.postgres)
+        guard case .postgres(let url) = location else { return }
+        let store = try storeWithCommittedKey(location)
+        try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "node 1")
+        let presigSecret = secretShare(77, count: 200)
+        try store.storePresignature(NodePresignature(id: bytes32(0x77), keyId: keyA, gen: bytes32(1), party: 1, deviceKey: device,
+                                                     expiresAt: Date().addingTimeInterval(3600), secret: presigSecret))
+        // Every row of every table as text (bytea as hex).
+        let raw = try PostgresConnection(conninfo: url)
+        var dump = ""
+        for table in ["meta", "keyshares", "decisions", "presignatures", "finish_records", "bans", "seen_instances",
+                      "key_owners", "leases", "audit_log", "schema_migrations"] {
+            for row in try raw.query("SELECT t::text FROM \(table) t", []).rows {
+                if case .text(let text) = row.first { dump += text + "\n" }
+            }
+        }
+        #expect(dump.contains(hex(bytes32(1))))  // public columns are there (gen)
+        for secret in [secretShare(1), secretShare(2), presigSecret] {
+            #expect(!dump.contains(hex(Array(secret.prefix(16)))))
+            #expect(!dump.contains(hex(Array(secret.suffix(16)))))
+        }
+        #expect(try store.share(keyId: keyA, slot: .prepared)?.bytes == secretShare(2))
+    }
+
     @Test("rows swapped between key ids, slots or generations fail authentication")
     func rowSwap() throws {
         let path = scratchPath()

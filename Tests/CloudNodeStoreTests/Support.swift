@@ -93,7 +93,8 @@ func scratchLocation(_ backend: StoreBackend) throws -> NodeStoreLocation {
         guard let url = postgresTestURL else { try Test.cancel(Comment(rawValue: postgresSkipReason)) }
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try PostgresConnection(conninfo: url).execute("CREATE SCHEMA \(schema)")
-        return .postgres(url: url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)")
+        // application_name lets a test find its own connections (pg_stat_activity).
+        return .postgres(url: url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)&application_name=\(schema)")
     }
 }
 

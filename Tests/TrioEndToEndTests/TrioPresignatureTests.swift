@@ -83,10 +83,15 @@ struct TrioPresignatureTests {
     /// 50 concurrent preSignatureFinal calls with one presignature: exactly one signature, 49
     /// `presignatureConsumed` (at the app). Then at the node: 50 distinct valid FINAL_REQUESTs for one
     /// presignature POSTed concurrently: exactly one FINAL_RESPONSE (a valid signature), 49
-    /// PRESIG_CONSUMED; a replay of the winning request returns the same response bytes.
-    @Test(arguments: [TrioSigner.nodeA, .nodeB])
-    func fiftyConcurrentFinalsGiveOneSignature(signer: TrioSigner) async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+    /// PRESIG_CONSUMED; a replay of the winning request returns the same response bytes. With the
+    /// nodes' stores on SQLite and on PostgreSQL (issue 10: "in both stores").
+    @Test(arguments: [TrioSigner.nodeA, .nodeB], [false, true])
+    func fiftyConcurrentFinalsGiveOneSignature(signer: TrioSigner, onPostgres: Bool) async throws {
+        let databases = onPostgres
+            ? (a: NodeStoreLocation.postgres(url: try NodeCommandPostgresTests.scratchDatabase()),
+               b: NodeStoreLocation.postgres(url: try NodeCommandPostgresTests.scratchDatabase()))
+            : nil
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t", databases: databases)
         let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
         let key = try Self.derivedKey(keyshare, path: "m")

@@ -50,7 +50,7 @@ public enum DuoStepReport: Sendable, Equatable {
 /// (ECDSA/DKLs23 and EdDSA/FROST), over an abstract `NodeStepConnection`.
 ///
 /// * SETUP validation: `SetupValidator` (steps 1–8), then key state from the `NodeShareStore`.
-/// * MPC rounds run on `DuoCompute`'s dedicated queue; `NodeShareStore` calls (synchronous SQLite)
+/// * MPC rounds run on `DuoCompute`'s dedicated queue; `NodeShareStore` calls (synchronous SQLite or PostgreSQL)
 ///   run on this runner's own serial queue — neither blocks Swift's cooperative pool.
 /// * Duo commit (§7.2 rule 2): the result is held in memory until the app's COMMIT(D) arrives, then
 ///   stored CURRENT in one transaction (`commitDirectly`), then OUTCOME(committed) is sent.

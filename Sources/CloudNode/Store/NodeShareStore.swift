@@ -33,11 +33,12 @@ public enum NodeStoreLocation: Sendable {
 /// PREPARED per key id, sealed with the node master key), the commit decision log, presignatures with
 /// single-use consumption, finish records, device bans, per-key leases and an audit log.
 ///
-/// * One instance owns one connection (plus one for the replay store). SQLite: WAL mode,
+/// * SQLite: one instance owns one connection (plus one for the replay store): WAL mode,
 ///   `synchronous = FULL`, `secure_delete` so freed pages of consumed presignatures are zeroed, 10 s
 ///   busy timeout; several instances (threads, processes) may open the same file and writes serialize
-///   on SQLite's lock. PostgreSQL: READ COMMITTED with per-key advisory locks and row locks
-///   (`PostgresStoreDatabase` explains the choice); any number of processes may share the database.
+///   on SQLite's lock. PostgreSQL: up to 4 connections per instance (plus 2 for the replay
+///   store), READ COMMITTED with per-key advisory locks and row locks (`PostgresStoreDatabase`
+///   explains the choice); any number of processes may share the database.
 /// * Every state change is one transaction that includes its audit line; nothing is held across an
 ///   `await` (the API is synchronous and blocking: call it off the network thread and off Swift's
 ///   cooperative pool).
@@ -83,7 +84,8 @@ public final class NodeShareStore: Sendable {
             (database, replayDatabase) = try Self.openSQLite(path)
         case .postgres(let url):
             database = try PostgresStoreDatabase(url: url)
-            replayDatabase = try PostgresStoreDatabase(url: url, settings: ["SET synchronous_commit = off"])
+            replayDatabase = try PostgresStoreDatabase(url: url, settings: ["SET synchronous_commit = off"],
+                                                       maximumConnections: 2)
         }
         let now = self.now
         try transaction { db throws(NodeStoreError) in

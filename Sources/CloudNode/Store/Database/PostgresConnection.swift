@@ -19,14 +19,6 @@ struct PostgresError: Error, Sendable, Equatable {
     var isRetryable: Bool { sqlState == Self.serializationFailure || sqlState == Self.deadlockDetected }
 }
 
-/// A value bound to a parameter (binary format, typed: int8, bytea, text) or read from a column.
-enum StoreValue: Sendable, Equatable {
-    case integer(Int64)
-    case blob([UInt8])
-    case text(String)
-    case null
-}
-
 /// One libpq connection. Not thread-safe: `PostgresStoreDatabase` serializes its use under a lock.
 /// Every statement goes through `PQexecParams` with binary parameters and binary results, so values
 /// never pass through SQL text.
@@ -34,12 +26,20 @@ final class PostgresConnection {
     private var handle: OpaquePointer
 
     /// Connects with a libpq connection string or `postgres://` / `postgresql://` URL.
+    /// A string libpq cannot parse is refused without libpq's message (which may quote part of it,
+    /// the password included); connection failures carry libpq's message with the password removed.
     init(conninfo: String) throws(PostgresError) {
+        var parseError: UnsafeMutablePointer<CChar>?
+        guard let parsed = PQconninfoParse(conninfo, &parseError) else {
+            if let parseError { PQfreemem(parseError) }
+            throw PostgresError(sqlState: "08001", message: "invalid connection string")
+        }
+        PQconninfoFree(parsed)
         guard let connection = PQconnectdb(conninfo) else {
             throw PostgresError(sqlState: "08000", message: "out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.text(PQerrorMessage(connection))
+            let message = PostgresURL.scrub(Self.text(PQerrorMessage(connection)), conninfo: conninfo)
             PQfinish(connection)
             throw PostgresError(sqlState: "08001", message: "cannot connect: \(message)")
         }
@@ -145,7 +145,7 @@ final class PostgresConnection {
     }
 
     /// Decodes one binary-format column by its type: int2/int4/int8 → integer, bytea → blob,
-    /// text/varchar/name → text, void → null. Any other type or a malformed length is an error (`XX001`).
+    /// text/varchar/name → text, bool → integer 0/1, void → null. Any other type or a malformed length is an error (`XX001`).
     private static func value(_ result: OpaquePointer, _ row: Int32, _ column: Int32) throws(PostgresError) -> StoreValue {
         if PQgetisnull(result, row, column) != 0 { return .null }
         let length = Int(PQgetlength(result, row, column))
@@ -166,6 +166,9 @@ final class PostgresConnection {
             return .blob(Array(bytes))
         case 25, 1043, 19:
             return .text(String(decoding: bytes, as: UTF8.self))
+        case 16:  // bool
+            guard length == 1 else { throw PostgresError(sqlState: "XX001", message: "bool column \(column) has \(length) bytes") }
+            return .integer(bytes[0] == 0 ? 0 : 1)
         case 2278:  // void (e.g. pg_advisory_xact_lock)
             return .null
         default:
@@ -176,35 +179,5 @@ final class PostgresConnection {
     private static func text(_ pointer: UnsafePointer<CChar>?) -> String {
         guard let pointer else { return "" }
         return String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-}
-
-/// Connection strings as they may appear in logs and errors: the password (URL user-info or a
-/// `password=` parameter) replaced by `***`.
-enum PostgresURL {
-    /// True for `postgres://` and `postgresql://` URLs (the node's `--database` switch).
-    static func isPostgres(_ location: String) -> Bool {
-        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
-    }
-
-    static func redacted(_ url: String) -> String {
-        var text = url
-        if let scheme = text.range(of: "://") {
-            let rest = text[scheme.upperBound...]
-            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@"),
-               let colon = rest[..<at].firstIndex(of: ":") {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-            }
-        }
-        // key=value forms (URL query or keyword/value conninfo).
-        var parts: [String] = []
-        var remaining = Substring(text)
-        while let range = remaining.range(of: "password=", options: .caseInsensitive) {
-            parts.append(String(remaining[..<range.upperBound]) + "***")
-            let after = remaining[range.upperBound...]
-            remaining = after[(after.firstIndex(where: { $0 == "&" || $0 == " " }) ?? after.endIndex)...]
-        }
-        return parts.joined() + remaining
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The node store on PostgreSQL: one libpq connection per instance, used under a lock (so one
-/// `NodeShareStore` is one connection, like one process of a cluster).
+/// The node store on PostgreSQL: a small pool of libpq connections per instance (opened on demand,
+/// up to `maximumConnections`; a caller waits when all are busy), so one node process runs several
+/// store transactions at once, and a lost connection is re-established on its next use.
 ///
 /// Isolation: READ COMMITTED plus explicit locks, chosen over SERIALIZABLE-and-retry because
 /// `consumePresignature` runs the caller's `finish` (the MPC computation) inside its transaction and
@@ -9,44 +10,102 @@ import Foundation
 /// * every write of one key id first takes `pg_advisory_xact_lock` on that key id
 ///   (`StoreLockScope.key`), bans and presignature stores also on the device — so the
 ///   read-check-write sequences (CAS commits, leases, quotas, stale-generation checks) of one key run
-///   one at a time across every process, while different keys proceed in parallel (no global lock);
-///   the lock order is always key, then device;
+///   one at a time across every connection of every process, while different keys proceed in
+///   parallel (no global lock); the lock order is always key, then device;
 /// * a presignature is consumed by `DELETE … RETURNING` first: the row lock makes concurrent finals
 ///   wait, and once the winner commits the others' `DELETE` matches nothing and they read its finish
 ///   record (READ COMMITTED takes a new snapshot per statement); if the winner rolls back, the next one
 ///   gets the row;
-/// * replay ids are a unique-key `INSERT … ON CONFLICT DO NOTHING`: one of concurrent inserts wins.
+/// * replay ids are a unique-key `INSERT … ON CONFLICT DO NOTHING`: one of concurrent inserts wins;
+/// * schema migrations run under one advisory lock (`StoreLockScope.migrations`).
 /// Transactions marked retryable are run again (up to 5 times) after a deadlock or serialization
 /// failure, which the lock order makes rare (e.g. a commit and a ban deleting the same presignature
-/// rows in different orders).
+/// rows in different orders); a retried body has no effect outside the database.
 final class PostgresStoreDatabase: StoreDatabase, @unchecked Sendable {
-    private let lock = NSLock()
-    private let connection: PostgresConnection
+    private let url: String
+    private let settings: [String]
+    private let maximumConnections: Int
+    private let condition = NSCondition()
+    private var idle: [PostgresConnection] = []
+    private var opened = 0
     var dialect: StoreDialect { .postgres }
     private static let attempts = 5
 
-    /// Connects to `url`; `settings` (e.g. `SET synchronous_commit = off`) run after every (re)connect.
-    init(url: String, settings: [String] = []) throws(NodeStoreError) {
-        do throws(PostgresError) {
-            connection = try PostgresConnection(conninfo: url)
-            for setting in ["SET client_min_messages = warning"] + settings { try connection.execute(setting) }
-        } catch {
-            throw NodeStoreError(error)
-        }
-        self.settings = settings
+    /// Connects to `url` (once now, so a bad URL fails at open); `settings` (e.g. `SET
+    /// synchronous_commit = off`) run on every connection after each (re)connect.
+    init(url: String, settings: [String] = [], maximumConnections: Int = 4) throws(NodeStoreError) {
+        self.url = url
+        self.settings = ["SET client_min_messages = warning"] + settings
+        self.maximumConnections = max(1, maximumConnections)
+        idle = [try Self.connect(url, self.settings)]
+        opened = 1
     }
 
-    private let settings: [String]
+    private static func connect(_ url: String, _ settings: [String]) throws(NodeStoreError) -> PostgresConnection {
+        try postgres { () throws(PostgresError) -> PostgresConnection in
+            let connection = try PostgresConnection(conninfo: url)
+            for setting in settings { try connection.execute(setting) }
+            return connection
+        }
+    }
+
+    /// An idle connection, a new one while under the maximum, or the next one released.
+    private func acquire() throws(NodeStoreError) -> PostgresConnection {
+        condition.lock()
+        while idle.isEmpty && opened >= maximumConnections { condition.wait() }
+        if let connection = idle.popLast() {
+            condition.unlock()
+            guard !connection.isConnected else { return connection }
+            do throws(NodeStoreError) {
+                try reconnect(connection)
+            } catch {
+                release(connection)
+                throw error
+            }
+            return connection
+        }
+        opened += 1
+        condition.unlock()
+        do throws(NodeStoreError) {
+            return try Self.connect(url, settings)
+        } catch {
+            condition.lock()
+            opened -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    private func reconnect(_ connection: PostgresConnection) throws(NodeStoreError) {
+        try postgres { () throws(PostgresError) in
+            try connection.reset()
+            for setting in settings { try connection.execute(setting) }
+        }
+    }
+
+    private func release(_ connection: PostgresConnection) {
+        condition.lock()
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
+    }
 
     func transaction<T>(retryable: Bool, _ body: (any StoreSQL) throws(NodeStoreError) -> T) throws(NodeStoreError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        try reconnectIfNeeded()
+        let connection = try acquire()
+        defer { release(connection) }
         let session = PostgresStoreSQL(connection)
         var attempt = 1
         while true {
             do throws(NodeStoreError) {
-                try postgres { () throws(PostgresError) in try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED") }
+                do throws(NodeStoreError) {
+                    try postgres { () throws(PostgresError) in try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED") }
+                } catch where !connection.isConnected {
+                    // The server closed this idle connection (restart, failover, idle timeout): nothing
+                    // ran yet, so reconnect once and begin again.
+                    try reconnect(connection)
+                    try postgres { () throws(PostgresError) in try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED") }
+                }
                 let result = try body(session)
                 try postgres { () throws(PostgresError) in try connection.execute("COMMIT") }
                 return result
@@ -63,17 +122,13 @@ final class PostgresStoreDatabase: StoreDatabase, @unchecked Sendable {
     }
 
     func read<T>(_ body: (any StoreSQL) throws(NodeStoreError) -> T) throws(NodeStoreError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        try reconnectIfNeeded()
-        return try body(PostgresStoreSQL(connection))
-    }
-
-    private func reconnectIfNeeded() throws(NodeStoreError) {
-        guard !connection.isConnected else { return }
-        try postgres { () throws(PostgresError) in
-            try connection.reset()
-            for setting in ["SET client_min_messages = warning"] + settings { try connection.execute(setting) }
+        let connection = try acquire()
+        defer { release(connection) }
+        do throws(NodeStoreError) {
+            return try body(PostgresStoreSQL(connection))
+        } catch where !connection.isConnected {
+            try reconnect(connection)  // reads are safe to run again
+            return try body(PostgresStoreSQL(connection))
         }
     }
 }

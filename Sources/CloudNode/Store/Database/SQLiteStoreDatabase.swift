@@ -4,7 +4,7 @@ import SilentShardCore
 
 /// The node store on SQLite: one connection under a lock; every transaction is `BEGIN IMMEDIATE`, so
 /// writers across threads and processes serialize on SQLite's database lock (locks by scope are no-ops).
-final class SQLiteStoreDatabase: StoreDatabase, @unchecked Sendable {
+final class SQLiteStoreDatabase: StoreDatabase, Sendable {
     private let connection: LockedSQLiteConnection
     var dialect: StoreDialect { .sqlite }
 

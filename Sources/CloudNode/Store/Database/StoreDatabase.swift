@@ -8,6 +8,15 @@ enum StoreDialect: Sendable {
     case postgres
 }
 
+/// A value bound to a parameter or read from a column (PostgreSQL: int8, bytea, text; SQLite: its
+/// storage classes).
+enum StoreValue: Sendable, Equatable {
+    case integer(Int64)
+    case blob([UInt8])
+    case text(String)
+    case null
+}
+
 /// What a per-transaction lock protects (PostgreSQL: `pg_advisory_xact_lock`; SQLite: nothing, its
 /// single writer lock already serializes every transaction).
 enum StoreLockScope {
