@@ -10,10 +10,10 @@ import SilentShardCore
 @Suite("Node share store: races between instances sharing one database (SQLite and PostgreSQL)")
 struct ConcurrencyTests {
     /// `count` instances on `location`, all with `masterKey`.
-    func instances(_ count: Int, _ location: NodeStoreLocation, _ masterKey: NodeMasterKey,
-                   presignatureLimit: Int = 100) throws -> [NodeShareStore] {
+    func instances(_ count: Int, _ location: NodeStoreLocation, _ masterKey: NodeMasterKey, presignatureLimit: Int = 100,
+                   clock: @escaping @Sendable () -> Date = { Date() }) throws -> [NodeShareStore] {
         try (0..<count).map { _ in
-            try NodeShareStore(location: location, masterKey: masterKey, presignatureLimit: presignatureLimit)
+            try NodeShareStore(location: location, masterKey: masterKey, presignatureLimit: presignatureLimit, clock: clock)
         }
     }
 
@@ -82,8 +82,10 @@ struct ConcurrencyTests {
           arguments: StoreBackend.allCases)
     func leaseContention(_ backend: StoreBackend) async throws {
         let location = try scratchLocation(backend)
-        let store = try NodeShareStore(location: location, masterKey: .random())
-        let racers = try instances(16, location, store.masterKey)
+        // A fixed clock: the lease must not expire however slowly the machine runs the race.
+        let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: 2_000_000_000) }
+        let store = try NodeShareStore(location: location, masterKey: .random(), clock: clock)
+        let racers = try instances(16, location, store.masterKey, clock: clock)
         let holders = Mutex<[Int]>([])
         let failures = Mutex<[String]>([])
         await onThreads(racers.count) { index in
@@ -135,7 +137,7 @@ struct ConcurrencyTests {
         let stored = Atomic<Int>(0)
         await onThreads(racers.count) { index in
             let presignature = NodePresignature(id: bytes32(UInt8(100 + index)), keyId: keyA, gen: bytes32(1), party: 1,
-                                                deviceKey: device, expiresAt: Date().addingTimeInterval(600),
+                                                deviceKey: device, expiresAt: Date().addingTimeInterval(86_400),
                                                 secret: secretShare(UInt8(index), count: 64))
             if (try? racers[index].storePresignature(presignature)) != nil { stored.add(1, ordering: .sequentiallyConsistent) }
         }
@@ -180,7 +182,7 @@ struct ConcurrencyTests {
     func oneInstanceManyThreads(_ backend: StoreBackend) async throws {
         let store = try storeWithCommittedKey(scratchLocation(backend))
         try store.storePresignature(NodePresignature(id: bytes32(0x44), keyId: keyA, gen: bytes32(1), party: 1, deviceKey: device,
-                                                     expiresAt: Date().addingTimeInterval(600), secret: secretShare(4, count: 64)))
+                                                     expiresAt: Date().addingTimeInterval(86_400), secret: secretShare(4, count: 64)))
         let finished = Atomic<Int>(0)
         let consumed = Atomic<Int>(0)
         await onThreads(24) { index in
