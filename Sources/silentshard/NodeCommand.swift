@@ -117,7 +117,7 @@ enum NodeCommand {
         if let database = options["--database"] {
             guard let masterKeyPath = options["--master-key"] else { throw Failure("--database needs --master-key") }
             let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
-            let store = try NodeShareStore(location: NodeStoreLocation(database), masterKey: masterKey)
+            let store = try openStore(database: database, masterKey: masterKey)
             switch options["--role"] ?? "duo" {
             case "duo":
                 let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
@@ -150,6 +150,11 @@ enum NodeCommand {
             config.maximumConnections = value
         }
         return NodeServer(configuration: config)
+    }
+
+    /// The share store at `--database`: a SQLite file path or a PostgreSQL URL (`NodeStoreLocation`).
+    static func openStore(database: String, masterKey: NodeMasterKey) throws -> NodeShareStore {
+        try NodeShareStore(location: NodeStoreLocation(database), masterKey: masterKey)
     }
 
     /// A trio node's runner: its certificate must be for this node key and role, valid under the

@@ -15,6 +15,8 @@ let usage = """
                   [--json] machine-readable runs only; [--path m/…] soft path to sign under;
                   [--message HEX] the 32-byte hash (ECDSA) / the message (EdDSA)
       node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
+      load        load driver for a node or cluster: concurrent duo keygen + sign sessions with
+                  retries, sessions/s, post-run checks (silentshard load --help)
       bench       latency, bytes and node throughput against the goals (silentshard bench --help)
       node-cert   trio operator: create a cluster key, issue a node certificate (node-cert --help)
       selfcheck   check the cryptographic primitives against known answers
@@ -72,6 +74,8 @@ case "demo":
     }
 case "node":
     exit(await NodeCommand.main(Array(CommandLine.arguments.dropFirst(2))))
+case "load":
+    exit(await LoadCommand.main(Array(CommandLine.arguments.dropFirst(2))))
 case "bench":
     exit(await BenchCommand.main(Array(CommandLine.arguments.dropFirst(2))))
 case "node-cert":
