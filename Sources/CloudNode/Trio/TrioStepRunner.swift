@@ -320,6 +320,7 @@ public final class TrioStepRunner: Sendable {
             }
             return .failed(.serviceUnavailable(retryAfter: nil))
         }
+        await TestPause.reach(.prepared)
         do {
             try await send([try channel.control(.ready, payload: ReadyPayload(keyID: keyID, gen: gen, digest: digest).encoded,
                                                 to: other)])
@@ -358,6 +359,7 @@ public final class TrioStepRunner: Sendable {
         } catch {
             return .inDoubt(keyId: keyId, gen: gen)
         }
+        await TestPause.reach(.committed)
         let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen)
         if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
         return .committed(keyId: keyId, gen: gen)
