@@ -5,9 +5,9 @@ import Synchronization
 /// test can kill the process exactly there (issue 10: "kill the node between stage and commit").
 ///
 /// **Inert unless the process environment has `SILENTSHARD_TEST_PAUSE`** (read once at first use;
-/// nothing else can set it). Format: `SILENTSHARD_TEST_PAUSE=<point>:<marker path>`. The first
-/// session that reaches `<point>` creates the file at `<marker path>` and then waits (a suspended
-/// task: no thread is blocked) until the process is killed; later arrivals pass. Points:
+/// nothing else can set it). Format: `SILENTSHARD_TEST_PAUSE=<point>[@<n>]:<marker path>`. The n-th
+/// arrival at `<point>` (default the first) creates the file at `<marker path>` and then waits (a
+/// suspended task: no thread is blocked) until the process is killed; other arrivals pass. Points:
 /// * `prepared` — trio: after the PREPARED transaction, before READY is sent;
 /// * `committed` — trio and duo: after the commit transaction, before OUTCOME is sent;
 /// * `commit-received` — duo: after the app's matching COMMIT, before the commit transaction.
@@ -21,19 +21,23 @@ public enum TestPause {
         case commitReceived = "commit-received"
     }
 
-    private static let configuration: (point: String, marker: String)? = {
+    private static let configuration: (point: String, arrival: Int, marker: String)? = {
         guard let value = ProcessInfo.processInfo.environment["SILENTSHARD_TEST_PAUSE"],
               let colon = value.firstIndex(of: ":")
         else { return nil }
         let marker = String(value[value.index(after: colon)...])
-        return marker.isEmpty ? nil : (String(value[..<colon]), marker)
+        let parts = value[..<colon].split(separator: "@", maxSplits: 1)
+        guard !marker.isEmpty, let point = parts.first else { return nil }
+        let arrival = parts.count == 2 ? Int(parts[1]) : 1
+        guard let arrival, arrival >= 1 else { return nil }
+        return (String(point), arrival, marker)
     }()
-    private static let fired = Mutex(false)
+    private static let arrivals = Mutex(0)
 
-    /// Parks the caller when the hook is configured for `point` and has not fired yet.
+    /// Parks the caller when the hook is configured for `point` and this is the chosen arrival.
     static func reach(_ point: Point) async {
         guard let configuration, configuration.point == point.rawValue,
-              fired.withLock({ done in defer { done = true }; return !done })
+              arrivals.withLock({ count in count += 1; return count == configuration.arrival })
         else { return }
         FileManager.default.createFile(atPath: configuration.marker, contents: Data(point.rawValue.utf8))
         // Until the test kills the process (a day is "forever" for a test; cancellation ends it too).

@@ -2,26 +2,32 @@ import Foundation
 import SilentShardCore
 
 /// Per-key leases (session.md §7.2): at most one share-changing session (refresh, import, reconcile)
-/// runs on a key at a time. The lease is a database row carrying its expiry, so every process that
-/// opens the same database agrees, and a lease left by a crashed process ends at its expiry.
+/// runs on a key at a time. The lease is a database row carrying its expiry and the process that
+/// took it, so every process that opens the same database agrees; a lease left by a crashed process
+/// ends at its expiry, or at once when that process is known dead (`LeaseProcess`): a node restarted
+/// after a crash can reconcile the key the crash interrupted without waiting out the lease.
 extension NodeShareStore {
     /// Takes the lease on `keyId` for `holder` (an opaque session id, e.g. the instance id) until
     /// `seconds` from now. Taking a lease one already holds extends it. An unexpired lease held by
-    /// another session is `keyBusy`.
+    /// another session of a live process is `keyBusy`.
     public func acquireLease(keyId: String, holder: [UInt8], seconds: Int64) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         guard !holder.isEmpty, seconds > 0 else { throw .invalidArgument("lease holder and duration") }
         try transaction { db throws(NodeStoreError) in
             let now = self.now
-            let existing = try sql { () throws(SQLiteError) -> (holder: [UInt8], expiresAt: Int64)? in
-                let select = try db.prepare("SELECT holder, expires_at FROM leases WHERE key_id = ?")
+            let existing = try sql { () throws(SQLiteError) -> (holder: [UInt8], expiresAt: Int64, process: String?)? in
+                let select = try db.prepare("SELECT holder, expires_at, process FROM leases WHERE key_id = ?")
                 try select.bind([.text(id)])
-                return try select.step() ? (try select.blob(0), try select.integer(1)) : nil
+                guard try select.step() else { return nil }
+                return (try select.blob(0), try select.integer(1), select.isNull(2) ? nil : try select.text(2))
             }
-            if let existing, existing.holder != holder, existing.expiresAt > now { throw .keyBusy(keyId: id) }
+            if let existing, existing.holder != holder, existing.expiresAt > now,
+               !(existing.process.map(LeaseProcess.isDead) ?? false) {
+                throw .keyBusy(keyId: id)
+            }
             try sql { () throws(SQLiteError) in
-                try db.run("INSERT OR REPLACE INTO leases (key_id, holder, expires_at) VALUES (?, ?, ?)",
-                           [.text(id), .blob(holder), .integer(now + seconds)])
+                try db.run("INSERT OR REPLACE INTO leases (key_id, holder, expires_at, process) VALUES (?, ?, ?, ?)",
+                           [.text(id), .blob(holder), .integer(now + seconds), .text(LeaseProcess.current)])
             }
         }
     }
@@ -34,5 +40,43 @@ extension NodeShareStore {
                 try db.run("DELETE FROM leases WHERE key_id = ? AND holder = ?", [.text(id), .blob(holder)])
             }
         }
+    }
+}
+
+/// Names the process holding a lease: `boot id ‖ pid ‖ start time` (Linux `/proc`). A lease whose
+/// process is gone on this boot (no such pid, or a pid reused by a later process) is void. A SQLite
+/// store lives on one host (SQLite's own rule for network file systems), so another boot id means
+/// the holder ran before a reboot: void too. Without `/proc` nothing is ever judged dead (the expiry
+/// alone ends such leases, as before).
+enum LeaseProcess {
+    static let current: String = {
+        guard let boot = bootID, let start = startTime(pid: getpid()) else { return "" }
+        return "\(boot):\(getpid()):\(start)"
+    }()
+
+    private static let bootID: String? = {
+        guard let data = FileManager.default.contents(atPath: "/proc/sys/kernel/random/boot_id") else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }()
+
+    /// Field 22 of `/proc/<pid>/stat` (start time in clock ticks after boot).
+    static func startTime(pid: Int32) -> String? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After ')': field 3 is fields[0], so field 22 is fields[19].
+        return fields.count > 19 ? String(fields[19]) : nil
+    }
+
+    /// True only when `tag` names a process known to have ended.
+    static func isDead(_ tag: String) -> Bool {
+        let parts = tag.split(separator: ":")
+        guard parts.count == 3, let boot = bootID, !current.isEmpty, let pid = Int32(parts[1]) else { return false }
+        if parts[0] != boot { return true }
+        guard let start = startTime(pid: pid) else { return true }
+        return start != parts[2]
     }
 }

@@ -102,6 +102,9 @@ public final class NodeShareStore: Sendable {
                     key_id TEXT, party TEXT, outcome TEXT NOT NULL);
                 CREATE INDEX IF NOT EXISTS audit_log_by_key ON audit_log (key_id);
                 """)
+            // Added after the first release: the process holding a lease (see `acquireLease`).
+            let columns = try db.prepare("SELECT 1 FROM pragma_table_info('leases') WHERE name = 'process'")
+            if try !columns.step() { try db.execute("ALTER TABLE leases ADD COLUMN process TEXT") }
         }
     }
 
