@@ -23,10 +23,17 @@ struct NodeKillTests {
     }
 
     /// Which node is killed, at which hook point.
+    /// `bRunning`: B restarted mid-protocol, before anything is staged (issue 10, "B restarted mid-operation").
     enum TrioCase: String, CaseIterable, Sendable {
-        case bPrepared, aPrepared, bCommitted, aCommitted
-        var killsB: Bool { self == .bPrepared || self == .bCommitted }
-        var point: String { self == .bPrepared || self == .aPrepared ? "prepared" : "committed" }
+        case bRunning, bPrepared, aPrepared, bCommitted, aCommitted
+        var killsB: Bool { self == .bPrepared || self == .bCommitted || self == .bRunning }
+        var point: String {
+            switch self {
+            case .bRunning: "running"
+            case .bPrepared, .aPrepared: "prepared"
+            case .bCommitted, .aCommitted: "committed"
+            }
+        }
     }
 
     @Test(arguments: TrioCase.allCases)
@@ -88,6 +95,13 @@ struct NodeKillTests {
             return
         }
         if case .success(let refreshed) = first { #expect(settled == refreshed) }
+        if scenario == .bRunning {
+            // Nothing was staged anywhere: a typed error (B unavailable), the old share stays.
+            if case .failure(let error) = first { #expect(error as? SilentShardError == .peerUnavailable(party: .node(1)), "\(error)") } else {
+                Issue.record("the refresh succeeded without B")
+            }
+            #expect(settled == keyshare)
+        }
         #expect(try await storage.read(keyId: keyshare.keyId)?.staged == nil)
         #expect(settled.publicKey == keyshare.publicKey)
         let verifying = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))

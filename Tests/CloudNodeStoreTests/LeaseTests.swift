@@ -60,3 +60,34 @@ struct LeaseTests {
         #expect(try store.share(keyId: keyB) == keyshare(gen: 4, seed: 4))
     }
 }
+
+@Suite("Node share store: a re-derivable share (hard-derived child) after a failed attempt")
+struct RederivablePrepareTests {
+    @Test("an orphan PREPARED of the same gen is replaced, an aborted gen reopened; committed and other gens still refused")
+    func rederivedChildIsNotBlocked() throws {
+        let store = try NodeShareStore(path: scratchPath(), masterKey: .random())
+        try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD1), party: "first attempt")
+        // Without the flag: a conflict, as for any other operation.
+        #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD2), party: "retry") }
+                == .preparedConflict(keyId: keyA))
+        try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD2), party: "retry", rederivable: true)
+        #expect(try store.status(keyId: keyA).preparedDigest == bytes32(0xD2))
+        // The first attempt's COMMIT can no longer commit.
+        #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD1), party: "late") }
+                == .preparedMismatch(keyId: keyA))
+        // Aborted, then derived again.
+        try store.abort(keyId: keyA, gen: bytes32(1), party: "rollback")
+        #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD3), party: "again") }
+                == .alreadyDecided(keyId: keyA))
+        try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD3), party: "again", rederivable: true)
+        #expect(try store.decision(keyId: keyA, gen: bytes32(1)) == nil)
+        // Another gen is still a conflict.
+        #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 1, digest: 0xD4), party: "x", rederivable: true) }
+                == .preparedConflict(keyId: keyA))
+        try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD3), party: "app")
+        #expect(try store.share(keyId: keyA)?.gen == bytes32(1))
+        // A committed gen is never reopened.
+        #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD5), party: "y", rederivable: true) }
+                == .alreadyDecided(keyId: keyA))
+    }
+}

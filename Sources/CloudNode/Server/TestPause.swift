@@ -8,6 +8,7 @@ import Synchronization
 /// nothing else can set it). Format: `SILENTSHARD_TEST_PAUSE=<point>[@<n>]:<marker path>`. The n-th
 /// arrival at `<point>` (default the first) creates the file at `<marker path>` and then waits (a
 /// suspended task: no thread is blocked) until the process is killed; other arrivals pass. Points:
+/// * `running` — trio: a participating node after the ACCEPTs, before its first protocol round;
 /// * `prepared` — trio: after the PREPARED transaction, before READY is sent;
 /// * `committed` — trio and duo: after the commit transaction, before OUTCOME is sent;
 /// * `commit-received` — duo: after the app's matching COMMIT, before the commit transaction.
@@ -17,7 +18,7 @@ import Synchronization
 public enum TestPause {
     /// A point of the commit path.
     public enum Point: String, Sendable {
-        case prepared, committed
+        case running, prepared, committed
         case commitReceived = "commit-received"
     }
 

@@ -303,10 +303,11 @@ public final class TrioStepRunner: Sendable {
                                  digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         let keyId = keyshare.keyId
+        let rederivable = setup.operation == .hardDerivation
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 do throws(NodeStoreError) {
-                    try store.prepare(keyId: keyId, share: share, party: party)
+                    try store.prepare(keyId: keyId, share: share, party: party, rederivable: rederivable)
                 } catch .alreadyDecided(let id) {
                     // The same generation is already CURRENT (a hard child derived again: the child is a
                     // deterministic function of the parent share and path): nothing new to stage; the
@@ -378,6 +379,7 @@ public final class TrioStepRunner: Sendable {
     func participate(setup: ValidatedSetup, machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
                      relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
+        await TestPause.reach(.running)
         let result: DuoProtocolResult
         do {
             let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading, send: send,
