@@ -32,6 +32,7 @@ struct PipeConnection: NodeStepConnection {
             throw NetworkError.connectionLost
         }
         if let delay = cutter?.delay(direction) { try? await Task.sleep(for: delay) }
+        let data = cutter?.rewrite(direction, data) ?? data
         if let dieAfter, index >= dieAfter {
             try? await other?.send(text: "died")
             try? await other?.disconnect()
@@ -83,6 +84,18 @@ final class LinkCutter: Sendable {
             s.fired = true
             return true
         }
+    }
+
+    private let rewriter = Mutex<(@Sendable (LinkDirection, Int, Data) -> Data)?>(nil)
+
+    /// Sees (and may replace) every message after it is counted: `(direction, index, bytes)`.
+    func setRewrite(_ rewrite: (@Sendable (LinkDirection, Int, Data) -> Data)?) { rewriter.withLock { $0 = rewrite } }
+
+    /// The message just counted in `direction`, as the rewrite hook returns it.
+    func rewrite(_ direction: LinkDirection, _ data: Data) -> Data {
+        guard let rewrite = rewriter.withLock({ $0 }) else { return data }
+        let index = state.withLock { $0.counts[direction, default: 1] - 1 }
+        return rewrite(direction, index, data)
     }
 
     /// The delay before the message just counted, if it is the slow one.
@@ -199,6 +212,7 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
             await LinkCutter.cut(app, state.withLock { $0.nodeEnd })
             throw NetworkError.connectionLost
         }
+        let bytes = cutter.rewrite(.appToA, bytes)
         if let failSend = failSend.withLock({ $0 }), failSend(bytes) { throw NetworkError.connectionLost }
         let rewritten = rewriteSend.withLock({ $0 }).map { $0(bytes) } ?? bytes
         try await app.send(bytes: rewritten)

@@ -106,9 +106,10 @@ struct TrioOperationRunner {
     /// the app's current generation is CURRENT at both nodes, nothing is left staged or PREPARED, no node
     /// holds a CURRENT generation of a key the app does not hold; every settled key signs (both signer
     /// sets, verified). Returns the settled share of each key.
-    func settleAndCheck(_ context: String) async throws -> [String: Keyshare] {
+    /// - Parameter ignoring: keys of other sessions (with their own storage) on the same nodes.
+    func settleAndCheck(_ context: String, ignoring: Set<String> = []) async throws -> [String: Keyshare] {
         var settled: [String: Keyshare] = [:]
-        for keyId in try touchedKeyIds() {
+        for keyId in try touchedKeyIds().subtracting(ignoring) {
             let record = try await storage.read(keyId: keyId)
             var share: Keyshare?
             if record != nil {
