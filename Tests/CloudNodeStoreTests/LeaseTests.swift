@@ -28,18 +28,20 @@ struct LeaseTests {
         #expect(nodeError { try store.acquireLease(keyId: "not hex", holder: bytes32(3), seconds: 60) } == .invalidKeyId)
     }
 
-    @Test("a lease's process: this one and pid 1 are alive; a gone pid, a reused pid or another boot are dead")
+    @Test("a lease's process: this one and pid 1 are alive; a gone or reused pid is dead; another boot or pid namespace is not judged")
     func leaseProcessLiveness() throws {
         let current = LeaseProcess.current
         try #require(!current.isEmpty, "Linux /proc")
         #expect(!LeaseProcess.isDead(current))
         let parts = current.split(separator: ":").map(String.init)
-        let boot = parts[0]
+        try #require(parts.count == 4)
+        let (boot, namespace) = (parts[0], parts[1])
         let initStart = try #require(LeaseProcess.startTime(pid: 1))
-        #expect(!LeaseProcess.isDead("\(boot):1:\(initStart)"))
-        #expect(LeaseProcess.isDead("\(boot):1:\(initStart)0"), "pid reused by another process")
-        #expect(LeaseProcess.isDead("\(boot):2147483646:1"), "no such process")
-        #expect(LeaseProcess.isDead("00000000-0000-0000-0000-000000000000:\(parts[1]):\(parts[2])"), "another boot")
+        #expect(!LeaseProcess.isDead("\(boot):\(namespace):1:\(initStart)"))
+        #expect(LeaseProcess.isDead("\(boot):\(namespace):1:\(initStart)0"), "pid reused by another process")
+        #expect(LeaseProcess.isDead("\(boot):\(namespace):2147483646:1"), "no such process")
+        #expect(!LeaseProcess.isDead("00000000-0000-0000-0000-000000000000:\(namespace):2147483646:1"), "another boot or host")
+        #expect(!LeaseProcess.isDead("\(boot):1:2147483646:1"), "another pid namespace")
         #expect(!LeaseProcess.isDead("garbage"))
         #expect(!LeaseProcess.isDead(""))
     }

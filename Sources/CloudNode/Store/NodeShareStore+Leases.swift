@@ -43,26 +43,34 @@ extension NodeShareStore {
     }
 }
 
-/// Names the process holding a lease: `boot id ‖ pid ‖ start time` (Linux `/proc`). A lease whose
-/// process is gone on this boot (no such pid, or a pid reused by a later process) is void. A SQLite
-/// store lives on one host (SQLite's own rule for network file systems), so another boot id means
-/// the holder ran before a reboot: void too. Without `/proc` nothing is ever judged dead (the expiry
-/// alone ends such leases, as before).
+/// Names the process holding a lease: `boot id:pid namespace:pid:start time` (Linux `/proc`). A lease
+/// whose process is gone (no such pid, or a pid reused by a later process) is void — but only when
+/// this process can see it: same boot and same pid namespace. A holder in another pid namespace (a
+/// container sharing the database file) or on another boot of another host is never judged dead (its
+/// lease ends at its expiry, as before); after a reboot of this host (another boot id, same namespace
+/// inode cannot be compared) the lease also just expires. Without `/proc` nothing is judged dead.
 enum LeaseProcess {
     static let current: String = {
-        guard let boot = bootID, let start = startTime(pid: getpid()) else { return "" }
-        return "\(boot):\(getpid()):\(start)"
+        guard let boot = bootID, let namespace = pidNamespace, let start = startTime(pid: getpid()) else { return "" }
+        return "\(boot):\(namespace):\(getpid()):\(start)"
     }()
 
     private static let bootID: String? = {
         guard let data = FileManager.default.contents(atPath: "/proc/sys/kernel/random/boot_id") else { return nil }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : text
+        return text.isEmpty || text.contains(":") ? nil : text
+    }()
+
+    /// The pid namespace's inode, e.g. "4026531836" from `pid:[4026531836]`.
+    private static let pidNamespace: String? = {
+        guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/pid") else { return nil }
+        let digits = link.filter(\.isNumber)
+        return digits.isEmpty ? nil : digits
     }()
 
     /// Field 22 of `/proc/<pid>/stat` (start time in clock ticks after boot).
     static func startTime(pid: Int32) -> String? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        guard pid > 0, let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
         guard let close = text.lastIndex(of: ")") else { return nil }
@@ -71,12 +79,13 @@ enum LeaseProcess {
         return fields.count > 19 ? String(fields[19]) : nil
     }
 
-    /// True only when `tag` names a process known to have ended.
+    /// True only when `tag` names a process of this boot and pid namespace that has ended.
     static func isDead(_ tag: String) -> Bool {
-        let parts = tag.split(separator: ":")
-        guard parts.count == 3, let boot = bootID, !current.isEmpty, let pid = Int32(parts[1]) else { return false }
-        if parts[0] != boot { return true }
+        let parts = tag.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 4, !current.isEmpty, let boot = bootID, let namespace = pidNamespace,
+              parts[0] == boot, parts[1] == namespace, let pid = Int32(parts[2])
+        else { return false }
         guard let start = startTime(pid: pid) else { return true }
-        return start != parts[2]
+        return start != parts[3]
     }
 }
