@@ -250,15 +250,14 @@ struct ConcurrencyTests {
         }
         let outcome = results.withLock { $0 }
         let counts = attempts.withLock { $0 }
-        // Exactly one was chosen as the deadlock victim. If it was the retryable one (0) it ran twice and
-        // both committed; if it was the other (1) that one failed with 40P01 after one attempt.
-        if counts[0] == 2 {
-            #expect(outcome.sorted() == ["0 committed", "1 committed"], "\(outcome)")
-        } else {
-            #expect(counts == [1, 1])
-            #expect(outcome.contains("0 committed"))
-            #expect(outcome.contains { $0.hasPrefix("1 ") && $0.contains("40P01") }, "\(outcome)")
-        }
+        // The retryable transaction (0) always ends committed: when it is the deadlock victim it runs
+        // again. The other (1) commits, or fails with 40P01 after one attempt when it is a victim — also
+        // possible after 0's retry, if 0 re-locked its row before 1 was woken (a second deadlock).
+        #expect(outcome.contains("0 committed"), "\(outcome)")
+        #expect(counts[0] >= 1 && counts[1] == 1, "\(counts)")
+        #expect(outcome.contains("1 committed") || outcome.contains { $0.hasPrefix("1 ") && $0.contains("40P01") }, "\(outcome)")
+        #expect(counts[0] >= 2 || outcome.contains { $0.hasPrefix("1 ") && $0.contains("40P01") },
+                "someone was the deadlock victim: \(outcome) \(counts)")
     }
 
     @Test("a database migrated by a newer build is refused", arguments: StoreBackend.allCases)

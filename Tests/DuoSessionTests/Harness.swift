@@ -136,9 +136,15 @@ enum CutPoint: Sendable, Equatable {
 final class RecordingStorage: StorageClient {
     let inner = InMemoryStorageClient()
     private let log = Mutex<[KeyshareRecord]>([])
+    /// Makes this many of the next promote writes (a record with a current share and nothing staged) fail.
+    let failPromotes = Mutex(0)
     var writes: [KeyshareRecord] { log.withLock { $0 } }
     func read(keyId: String) async throws -> KeyshareRecord? { try await inner.read(keyId: keyId) }
     func write(_ record: KeyshareRecord) async throws {
+        if record.staged == nil, record.current != nil,
+           failPromotes.withLock({ count in defer { count = max(0, count - 1) }; return count > 0 }) {
+            throw StorageError.io(operation: "write", errno: 5)
+        }
         log.withLock { $0.append(record) }
         try await inner.write(record)
     }

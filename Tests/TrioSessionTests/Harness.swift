@@ -15,6 +15,9 @@ struct PipeConnection: NodeStepConnection {
     var dieAfter: Int?
     var other: InMemoryNetworkClient?
     let sent = Counter()
+    /// Counts this end's sends in `direction` and cuts the link where the plan says.
+    var cutter: LinkCutter?
+    var direction: LinkDirection = .aToApp
 
     func read() async throws -> Data {
         switch try await end.readMessage() {
@@ -24,6 +27,12 @@ struct PipeConnection: NodeStepConnection {
     }
     func send(_ data: Data) async throws {
         let index = sent.next()
+        if let cutter, cutter.shouldCut(direction) {
+            await LinkCutter.cut(end, other)
+            throw NetworkError.connectionLost
+        }
+        if let delay = cutter?.delay(direction) { try? await Task.sleep(for: delay) }
+        let data = cutter?.rewrite(direction, data) ?? data
         if let dieAfter, index >= dieAfter {
             try? await other?.send(text: "died")
             try? await other?.disconnect()
@@ -37,6 +46,72 @@ struct PipeConnection: NodeStepConnection {
     func close(code: UInt16, reason: String) async {
         try? await end.send(text: "close \(code)")
         try? await end.disconnect()
+    }
+}
+
+/// One direction of one trio link, named by its sender.
+enum LinkDirection: String, CaseIterable, Sendable {
+    case appToA, aToApp, aToB, bToA
+}
+
+/// Counts every message sent per direction (over all connections) and, when armed, cuts the link
+/// before the n-th message of one direction (once): both ends are closed, as a lost TCP connection
+/// reaches both sides; what was sent before stays readable. May also delay one message (a slow peer).
+final class LinkCutter: Sendable {
+    private struct State {
+        var counts: [LinkDirection: Int] = [:]
+        var target: (LinkDirection, Int)?
+        var fired = false
+        var slow: (LinkDirection, Int, Duration)?
+    }
+    private let state = Mutex(State())
+
+    /// Messages sent per direction since the last `reset`.
+    var counts: [LinkDirection: Int] { state.withLock { $0.counts } }
+    var fired: Bool { state.withLock { $0.fired } }
+
+    /// Zeroes the counters and arms (or, with nil, disarms) a cut before message `index` of `direction`.
+    func reset(cut target: (LinkDirection, Int)? = nil, slow: (LinkDirection, Int, Duration)? = nil) {
+        state.withLock { $0 = State(counts: [:], target: target, fired: false, slow: slow) }
+    }
+
+    /// Counts one message of `direction`; true when the link must be cut instead of sending it.
+    func shouldCut(_ direction: LinkDirection) -> Bool {
+        state.withLock { s in
+            let index = s.counts[direction, default: 0]
+            s.counts[direction] = index + 1
+            guard !s.fired, let target = s.target, target.0 == direction, target.1 == index else { return false }
+            s.fired = true
+            return true
+        }
+    }
+
+    private let rewriter = Mutex<(@Sendable (LinkDirection, Int, Data) -> Data)?>(nil)
+
+    /// Sees (and may replace) every message after it is counted: `(direction, index, bytes)`.
+    func setRewrite(_ rewrite: (@Sendable (LinkDirection, Int, Data) -> Data)?) { rewriter.withLock { $0 = rewrite } }
+
+    /// The message just counted in `direction`, as the rewrite hook returns it.
+    func rewrite(_ direction: LinkDirection, _ data: Data) -> Data {
+        guard let rewrite = rewriter.withLock({ $0 }) else { return data }
+        let index = state.withLock { $0.counts[direction, default: 1] - 1 }
+        return rewrite(direction, index, data)
+    }
+
+    /// The delay before the message just counted, if it is the slow one.
+    func delay(_ direction: LinkDirection) -> Duration? {
+        state.withLock { s in
+            guard let slow = s.slow, slow.0 == direction, s.counts[direction, default: 0] - 1 == slow.1 else { return nil }
+            return slow.2
+        }
+    }
+
+    /// Closes both ends of a pipe: each side's pending and later reads end after what was already sent.
+    static func cut(_ end: InMemoryNetworkClient, _ other: InMemoryNetworkClient?) async {
+        try? await end.send(text: "cut")
+        try? await other?.send(text: "cut")
+        try? await end.disconnect()
+        try? await other?.disconnect()
     }
 }
 
@@ -61,6 +136,8 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
 
     /// Rewrites messages B sends A on the link.
     let tamperToA: @Sendable (Int, Data) -> Data
+    /// Cuts (or delays) the link before a chosen message.
+    let cutter = LinkCutter()
 
     init(tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 }, tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
         self.tamperToB = tamperToB
@@ -76,10 +153,12 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
             // B accepts the connection but never answers (hung process).
             silentEnds.withLock { $0.append(b) }
         } else {
-            let task = Task { [tamperToA] in await runner.serveLink(connection: PipeConnection(end: b, tamper: tamperToA)) }
+            let toA = PipeConnection(end: b, tamper: tamperToA, other: a, cutter: cutter, direction: .bToA)
+            let task = Task { await runner.serveLink(connection: toA) }
             tasks.withLock { $0.append(task) }
         }
-        return PipeConnection(end: a, tamper: tamperToB, dieAfter: dieAfter.withLock { $0 }, other: b)
+        return PipeConnection(end: a, tamper: tamperToB, dieAfter: dieAfter.withLock { $0 }, other: b, cutter: cutter,
+                              direction: .aToB)
     }
 
     /// B's reports of every link served so far (waits for running ones).
@@ -99,11 +178,15 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
     let failSend = Mutex<(@Sendable (Data) -> Bool)?>(nil)
     /// Rewrites an outgoing message (a misbehaving app or a path attacker).
     let rewriteSend = Mutex<(@Sendable (Data) -> Data)?>(nil)
+    /// Cuts the app's link before a chosen message of the app or of A (share it with the peer's to
+    /// count every link in one place).
+    let cutter: LinkCutter
     private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<TrioStepReport, Never>?,
                               reads: Int, reports: [TrioStepReport])>((nil, nil, nil, 0, []))
 
-    init(runner: TrioStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+    init(runner: TrioStepRunner, cutter: LinkCutter = LinkCutter(), tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
         self.runner = runner
+        self.cutter = cutter
         self.tamper = tamper
     }
 
@@ -118,12 +201,18 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
         let operation = TrioStepHandler.operation(action.action) ?? .keygen
         let route = DuoNodeRoute(algorithm: algorithm, operation: operation, params: params)
         let runner = self.runner
-        let task = Task { await runner.run(connection: PipeConnection(end: node), route: route) }
+        let nodeSide = PipeConnection(end: node, other: app, cutter: cutter, direction: .aToApp)
+        let task = Task { await runner.run(connection: nodeSide, route: route) }
         state.withLock { $0 = (app, node, task, 0, $0.reports) }
     }
 
     func send(bytes: Data) async throws {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        if cutter.shouldCut(.appToA) {
+            await LinkCutter.cut(app, state.withLock { $0.nodeEnd })
+            throw NetworkError.connectionLost
+        }
+        let bytes = cutter.rewrite(.appToA, bytes)
         if let failSend = failSend.withLock({ $0 }), failSend(bytes) { throw NetworkError.connectionLost }
         let rewritten = rewriteSend.withLock({ $0 }).map { $0(bytes) } ?? bytes
         try await app.send(bytes: rewritten)
@@ -142,6 +231,15 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
             return s.reads
         }
         return tamper(index, data)
+    }
+
+    /// preSignFinal over "HTTP": node A's answer to the body (B's through A's purpose-2 link).
+    func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
+        let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
+        guard let answer = await runner.preSignFinal(body: [UInt8](body), token: nil, algorithm: algorithm) else {
+            throw NetworkError.httpStatus(400)
+        }
+        return Data(answer)
     }
 
     func disconnect() async throws {
@@ -167,10 +265,17 @@ final class RecordingStorage: StorageClient {
     private let log = Mutex<[KeyshareRecord]>([])
     /// Makes every write fail (a full disk).
     let failWrites = Mutex(false)
+    /// Makes this many of the next promote writes (staged → current: a record with a current share and
+    /// nothing staged) fail.
+    let failPromotes = Mutex(0)
     var writes: [KeyshareRecord] { log.withLock { $0 } }
     func read(keyId: String) async throws -> KeyshareRecord? { try await inner.read(keyId: keyId) }
     func write(_ record: KeyshareRecord) async throws {
         if failWrites.withLock({ $0 }) { throw StorageError.io(operation: "write", errno: 28) }
+        if record.staged == nil, record.current != nil,
+           failPromotes.withLock({ count in defer { count = max(0, count - 1) }; return count > 0 }) {
+            throw StorageError.io(operation: "write", errno: 5)
+        }
         log.withLock { $0.append(record) }
         try await inner.write(record)
     }
@@ -230,7 +335,7 @@ struct TrioFixture {
                                  frameTimeout: frameTimeout)
         runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
                                  frameTimeout: frameTimeout)
-        client = LoopbackTrioClient(runner: runnerA, tamper: tamperAppReads)
+        client = LoopbackTrioClient(runner: runnerA, cutter: peer.cutter, tamper: tamperAppReads)
         let b = runnerB
         peer.runner.withLock { $0 = b }
         let cloudKey = cloudKeyOverride ?? Hex.encode(clusterKey.verifyingKey.bytes)

@@ -260,6 +260,7 @@ public final class DuoStepRunner: Sendable {
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         // The generation this session replaces: refresh starts from SETUP's gen; keygen and import create the key.
         let replacing = setup.operation == .refresh ? setup.payload.gen : nil
+        await TestPause.reach(.commitReceived)
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 try store.commitDirectly(keyId: keyshare.keyId, share: share, replacing: replacing, party: party, owner: owner)
@@ -274,6 +275,7 @@ public final class DuoStepRunner: Sendable {
             }
             return .failed(.serviceUnavailable(retryAfter: nil))
         }
+        await TestPause.reach(.committed)
         // The commit is durable: release the key's lease before answering, so the app's next
         // share-changing step does not meet this session's lease (`run` releases it again, a no-op).
         let holder = setup.instanceID

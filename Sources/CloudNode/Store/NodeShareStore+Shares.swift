@@ -6,7 +6,14 @@ extension NodeShareStore {
     /// Stages `share` as PREPARED for `keyId` (§7.2 rule 1: before sending READY). Idempotent for the
     /// same gen and digest; another PREPARED share is `preparedConflict`; a decided (key id, gen) is
     /// `alreadyDecided`. The CURRENT share is untouched.
-    public func prepare(keyId: String, share: NodeKeyshare, party: String) throws(NodeStoreError) {
+    ///
+    /// `rederivable`: the share is a deterministic function of its inputs (a hard-derived child:
+    /// the same parent share and path always give the same key id, gen and share), so a failed earlier
+    /// attempt must not block the next: a PREPARED share of the *same* gen under another digest is
+    /// replaced, and an *aborted* decision for this gen is reopened (the tombstone's purpose — that the
+    /// aborted session can never commit — still holds: its COMMIT names its own digest, which no longer
+    /// matches the PREPARED one). A committed gen stays `alreadyDecided`; another gen stays a conflict.
+    public func prepare(keyId: String, share: NodeKeyshare, party: String, rederivable: Bool = false) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(share.gen, "gen")
         guard let digest = share.digest else { throw .invalidArgument("a prepared share needs its digest") }
@@ -14,10 +21,20 @@ extension NodeShareStore {
         try transaction { db throws(NodeStoreError) in
             try db.lock(.key(id))
             if let existing = try slotInfo(db, id, .prepared) {
-                guard existing.gen == share.gen, existing.digest == digest else { throw .preparedConflict(keyId: id) }
+                if existing.gen == share.gen, existing.digest == digest { return }
+                guard rederivable, existing.gen == share.gen else { throw .preparedConflict(keyId: id) }
+                try db.run("DELETE FROM keyshares WHERE key_id = ? AND slot = ? AND gen = ?",
+                           [.text(id), .integer(Int64(NodeShareSlot.prepared.rawValue)), .blob(share.gen)])
+                try insertShare(db, id, .prepared, share)
+                try audit(db, "prepare", keyId: id, party: party, outcome: "re-prepared")
                 return
             }
-            guard try decision(db, id, share.gen) == nil else { throw .alreadyDecided(keyId: id) }
+            switch try decision(db, id, share.gen) {
+            case nil: break
+            case .aborted? where rederivable:
+                try db.run("DELETE FROM decisions WHERE key_id = ? AND gen = ?", [.text(id), .blob(share.gen)])
+            default: throw .alreadyDecided(keyId: id)
+            }
             try insertShare(db, id, .prepared, share)
             try audit(db, "prepare", keyId: id, party: party, outcome: "prepared")
         }

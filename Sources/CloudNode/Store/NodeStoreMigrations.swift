@@ -83,6 +83,9 @@ enum NodeStoreMigrations {
                 key_id TEXT, party TEXT, outcome TEXT NOT NULL);
             CREATE INDEX audit_log_by_key ON audit_log (key_id);
             """),
+        // 2: the process holding a lease (NodeShareStore+Leases, LeaseProcess).
+        Migration(version: 2, sqlite: "ALTER TABLE leases ADD COLUMN process TEXT",
+                  postgres: "ALTER TABLE leases ADD COLUMN process TEXT"),
     ]
 
     /// The highest migration this build knows.

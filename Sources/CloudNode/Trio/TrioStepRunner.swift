@@ -305,10 +305,11 @@ public final class TrioStepRunner: Sendable {
                                  digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         let keyId = keyshare.keyId
+        let rederivable = setup.operation == .hardDerivation
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 do throws(NodeStoreError) {
-                    try store.prepare(keyId: keyId, share: share, party: party)
+                    try store.prepare(keyId: keyId, share: share, party: party, rederivable: rederivable)
                 } catch .alreadyDecided(let id) {
                     // The same generation is already CURRENT (a hard child derived again: the child is a
                     // deterministic function of the parent share and path): nothing new to stage; the
@@ -322,6 +323,7 @@ public final class TrioStepRunner: Sendable {
             }
             return .failed(.serviceUnavailable(retryAfter: nil))
         }
+        await TestPause.reach(.prepared)
         do {
             try await send([try channel.control(.ready, payload: ReadyPayload(keyID: keyID, gen: gen, digest: digest).encoded,
                                                 to: other)])
@@ -360,6 +362,7 @@ public final class TrioStepRunner: Sendable {
         } catch {
             return .inDoubt(keyId: keyId, gen: gen)
         }
+        await TestPause.reach(.committed)
         let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen)
         if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
         return .committed(keyId: keyId, gen: gen)
@@ -378,6 +381,7 @@ public final class TrioStepRunner: Sendable {
     func participate(setup: ValidatedSetup, machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
                      relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
+        await TestPause.reach(.running)
         let result: DuoProtocolResult
         do {
             let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading, send: send,

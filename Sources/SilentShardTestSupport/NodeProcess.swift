@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `silentshard node` child process for fault tests: started with extra environment (e.g. the
+/// node's `SILENTSHARD_TEST_PAUSE` hook), its port read from its first stdout lines, killed with
+/// SIGKILL (a crash: no shutdown path runs) and restarted on the same port and database.
+public final class NodeProcess: @unchecked Sendable {
+    public let process: Process
+    public let port: Int
+    /// The node's verifying key (hex), from its startup lines.
+    public let verifyingKey: String
+
+    private init(process: Process, port: Int, verifyingKey: String) {
+        self.process = process
+        self.port = port
+        self.verifyingKey = verifyingKey
+    }
+
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// `.build/debug/silentshard` of this checkout.
+    public static var binary: URL { PythonPeer.repositoryRoot.appendingPathComponent(".build/debug/silentshard") }
+
+    /// Starts `silentshard node --listen 127.0.0.1:<port or 0> <arguments>` with `environment` added
+    /// to this process's, and waits (off the cooperative pool) for its "listening" line.
+    public static func start(arguments: [String], port: Int = 0, environment: [String: String] = [:]) async throws -> NodeProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try startBlocking(arguments: arguments, port: port, environment: environment) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func startBlocking(arguments: [String], port: Int, environment: [String: String]) throws -> NodeProcess {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["node", "--listen", "127.0.0.1:\(port)"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reader = output.fileHandleForReading
+        var text = ""
+        while !text.contains("verifying key") {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let lines = text.split(separator: "\n")
+        guard let port = lines.first(where: { $0.hasPrefix("silentshard node listening on port ") })
+                .flatMap({ Int($0.split(separator: " ").last ?? "") }),
+              let key = lines.first(where: { $0.hasPrefix("node verifying key") })?.split(separator: " ").last
+        else {
+            if process.isRunning { process.terminate() }
+            throw StartFailure(description: "node did not start: \(text)")
+        }
+        return NodeProcess(process: process, port: port, verifyingKey: String(key))
+    }
+
+    /// SIGKILL, then waits for the exit.
+    public func kill() async {
+        let process = self.process
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+                process.waitForExit(timeout: 30)
+                continuation.resume()
+            }
+            thread.start()
+        }
+    }
+
+    /// Waits (polling, on the caller's task) until `path` exists; false after `timeout` seconds.
+    public static func waitForFile(_ path: String, timeout: TimeInterval = 300) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !FileManager.default.fileExists(atPath: path) {
+            if Date() > deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+    }
+}
