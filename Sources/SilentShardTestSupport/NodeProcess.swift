@@ -26,24 +26,34 @@ public final class NodeProcess: @unchecked Sendable {
     public static var binary: URL { PythonPeer.repositoryRoot.appendingPathComponent(".build/debug/silentshard") }
 
     /// Starts `silentshard node --listen 127.0.0.1:<port or 0> <arguments>` with `environment` added
-    /// to this process's, and waits (off the cooperative pool) for its "listening" line.
-    public static func start(arguments: [String], port: Int = 0, environment: [String: String] = [:]) async throws -> NodeProcess {
+    /// to this process's, and waits (off the cooperative pool) for its "listening" line. `logPath`:
+    /// where its stderr (the node log) goes (default: discarded).
+    public static func start(arguments: [String], port: Int = 0, environment: [String: String] = [:],
+                             logPath: String? = nil) async throws -> NodeProcess {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try startBlocking(arguments: arguments, port: port, environment: environment) })
+                continuation.resume(with: Result {
+                    try startBlocking(arguments: arguments, port: port, environment: environment, logPath: logPath)
+                })
             }
             thread.start()
         }
     }
 
-    private static func startBlocking(arguments: [String], port: Int, environment: [String: String]) throws -> NodeProcess {
+    private static func startBlocking(arguments: [String], port: Int, environment: [String: String],
+                                      logPath: String?) throws -> NodeProcess {
         let process = Process()
         process.executableURL = binary
         process.arguments = ["node", "--listen", "127.0.0.1:\(port)"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let logPath, FileManager.default.createFile(atPath: logPath, contents: nil),
+           let log = FileHandle(forWritingAtPath: logPath) {
+            process.standardError = log
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         let reader = output.fileHandleForReading
         var text = ""

@@ -61,7 +61,8 @@ struct NodeKillTests {
         let pause = ["SILENTSHARD_TEST_PAUSE": "\(scenario.point)@2:\(marker)"]
         var nodeB = try await NodeProcess.start(arguments: arguments("b"), environment: scenario.killsB ? pause : [:])
         let peer = ["--peer", "ws://127.0.0.1:\(nodeB.port)"]
-        var nodeA = try await NodeProcess.start(arguments: arguments("a") + peer, environment: scenario.killsB ? [:] : pause)
+        var nodeA = try await NodeProcess.start(arguments: arguments("a") + peer, environment: scenario.killsB ? [:] : pause,
+                                                logPath: directory.path("a.log"))
         let storage = InMemoryStorageClient()
         let session = SilentShard.EdDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: clusterHex,
                                                       websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(nodeA.port)"),
@@ -96,8 +97,15 @@ struct NodeKillTests {
         }
         if case .success(let refreshed) = first { #expect(settled == refreshed) }
         if scenario == .bRunning {
-            // Nothing was staged anywhere: a typed error (B unavailable), the old share stays.
-            if case .failure(let error) = first { #expect(error as? SilentShardError == .peerUnavailable(party: .node(1)), "\(error)") } else {
+            // Nothing was staged anywhere: a typed error, the old share stays. A answers REJECT(PEER_UNAVAILABLE)
+            // and closes; an app whose own send meets that close first reports the close (known gap, see
+            // docs/trio-notes.md "rel" findings) — both are typed.
+            if case .failure(let error) = first {
+                let typed = error as? SilentShardError
+                var expected = typed == .peerUnavailable(party: .node(1))
+                if case .network(.closedByPeer)? = typed { expected = true }
+                #expect(expected, "\(error)")
+            } else {
                 Issue.record("the refresh succeeded without B")
             }
             #expect(settled == keyshare)

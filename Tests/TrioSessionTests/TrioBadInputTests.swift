@@ -62,7 +62,7 @@ struct TrioBadInputTests {
     @Test(arguments: cases)
     func mutateEveryMessage(algorithm: Keyshare.Algorithm, operation: TrioOperation) async throws {
         // Message counts per direction, from an honest run.
-        let honest = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(5))
+        let honest = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(30))
         let measured = try await TrioOperationRunner(fixture: honest, algorithm: algorithm, operation: operation)
         honest.peer.cutter.reset()
         try await measured.run()
@@ -87,7 +87,7 @@ struct TrioBadInputTests {
     func mutateOnce(algorithm: Keyshare.Algorithm, operation: TrioOperation, direction: LinkDirection, index: Int,
                     mutation: Mutation) async throws -> Bool {
         let context = "\(algorithm) \(operation) \(mutation) \(direction)#\(index)"
-        let fixture = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(5))
+        let fixture = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(30))
         let runner = try await TrioOperationRunner(fixture: fixture, algorithm: algorithm, operation: operation)
         // Another key, signed with concurrently through its own connection to the same node A.
         let probeClient = LoopbackTrioClient(runner: fixture.runnerA)

@@ -31,7 +31,7 @@ struct TrioCutEverywhereTests {
     @Test(arguments: cases)
     func cutEveryLinkBeforeEveryMessage(algorithm: Keyshare.Algorithm, operation: TrioOperation) async throws {
         // An honest run counts the operation's messages per direction.
-        let honest = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(5))
+        let honest = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(30))
         let measured = try await TrioOperationRunner(fixture: honest, algorithm: algorithm, operation: operation)
         honest.peer.cutter.reset()
         try await measured.run()
@@ -51,7 +51,7 @@ struct TrioCutEverywhereTests {
 
     func cutOnce(algorithm: Keyshare.Algorithm, operation: TrioOperation, direction: LinkDirection, index: Int) async throws {
         let context = "\(algorithm) \(operation) cut \(direction)#\(index)"
-        let fixture = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(5))
+        let fixture = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(30))
         let runner = try await TrioOperationRunner(fixture: fixture, algorithm: algorithm, operation: operation)
         fixture.peer.cutter.reset(cut: (direction, index))
         let firstError = await failure { () throws(SilentShardError) in try await runner.run() }

@@ -58,6 +58,24 @@ struct TrioFaultTests {
     /// B answers one message later than the nodes' frame deadline (A gives up: PEER_UNAVAILABLE, T7),
     /// at a protocol message and at its commit messages: a typed error at the app, no partial
     /// promotion after reconcile, and the retry (B on time again) succeeds.
+    /// B's link dies when A sends its ACCEPT (A's 3rd message on the link: LINK_OPEN, SETUP, ACCEPT):
+    /// A must still answer REJECT(PEER_UNAVAILABLE) (§6.1 rule 4) — it used to close the app's connection
+    /// without a frame on this path — and nothing is staged.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func nodeBDiesAtAsAccept(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try TrioFixture(algorithm: algorithm)
+        let keyshare = try await fixture.session.keygen()
+        fixture.peer.dieAfter.withLock { $0 = 2 }
+        let error = await failure { () throws(SilentShardError) in _ = try await fixture.session.keyRefresh(keyshare: keyshare) }
+        #expect(error == .peerUnavailable(party: .node(1)), "\(String(describing: error))")
+        #expect(try await fixture.storage.read(keyId: keyshare.keyId)?.staged == nil)
+        fixture.peer.dieAfter.withLock { $0 = nil }
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        let message = testMessage(algorithm, "after B died at A's ACCEPT")
+        #expect(try verify(try await fixture.session.signature(keyshare: refreshed, message: message, signer: .nodeB),
+                           message: message, keyshare: refreshed))
+    }
+
     static let slowCases: [(Keyshare.Algorithm, TrioOperation)] = longTests
         ? [(.ecdsa, .refresh), (.ecdsa, .signB), (.eddsa, .refresh), (.eddsa, .signB)]
         : [(.ecdsa, .refresh), (.eddsa, .signB)]

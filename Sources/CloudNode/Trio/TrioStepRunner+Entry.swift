@@ -142,22 +142,27 @@ extension TrioStepRunner {
                                              nodeKey: identity.nodeKey)
             // A's ACCEPT with B's to the app; to B on the link (before any P2P between the nodes, §4.4).
             let leading = [(accept, accept.header.receiver)] + toApp.map { ($0, PartyIndex(0)) }
+            // §6.1 rule 4 already here: B lost while A sends its ACCEPT or the app's early frames is
+            // REJECT(PEER_UNAVAILABLE) too (found by NodeKillTests.bRunning: a bare close before).
+            func failed(_ error: SilentShardError) async -> TrioStepReport {
+                if Self.isLinkFailure(error) {
+                    let frame = rejectFrame(SetupRejection(.peerUnavailable), instanceID: setup.instanceID, setupHash: setup.setupHash)
+                    try? await connection.send(Data(frame.encoded()))
+                }
+                await closeAll(connection, link)
+                return .failed(error)
+            }
             do {
                 try await Self.route(leading, app: connection, link: link, withB: withB)
             } catch {
-                await closeAll(connection, link)
-                return .failed(error)
+                return await failed(error)
             }
             // The app's early frames behind its SETUP (§4.2: first-round broadcasts) pass §3.5 here
             // and go on to B like any later frame.
             let early = channel.ingest(frames: validated.rest, link: [0])
-            if let failure = early.failure {
-                await closeAll(connection, link)
-                return .failed(failure)
-            }
+            if let failure = early.failure { return await failed(failure) }
             do { try await relay(early.forwards) } catch {
-                await closeAll(connection, link)
-                return .failed(error)
+                return await failed(error)
             }
             if let machine {
                 report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
