@@ -12,7 +12,7 @@ import trio
 /// attacker), and the check that fails is the protocol's own, in the party that receives them.
 @Suite("Trio bans after AbortAndBan", .serialized)
 struct TrioBanTests {
-    static let message = Data(SHA256.hash(Array("trio ban".utf8)))
+    static var message: Data { Data(SHA256.hash(Array("trio ban".utf8))) }
 
     /// DKLs23 keyshare layout (spec §11), app = party 0 of 3: 230 header bytes, 98 per party, then per
     /// peer (ascending; peer 1 first): zero seed (32), KOS receiver seeds k0 (256 × 32) and k1 (256 × 32),
