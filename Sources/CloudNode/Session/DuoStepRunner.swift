@@ -588,13 +588,7 @@ public final class DuoStepRunner: Sendable {
     }
 
     func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
-        let result: Result<T, NodeStoreError> = await withCheckedContinuation { continuation in
-            storeQueue.async {
-                do throws(NodeStoreError) { continuation.resume(returning: .success(try body())) }
-                catch { continuation.resume(returning: .failure(error)) }
-            }
-        }
-        return try result.get()
+        try await storeQueue.run(body)
     }
 }
 

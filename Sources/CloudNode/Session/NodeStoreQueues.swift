@@ -14,9 +14,12 @@ final class NodeStoreQueues: Sendable {
         queues = (0..<max(1, width)).map { DispatchQueue(label: "\(label).\($0)") }
     }
 
-    /// Runs `work` on the next queue.
-    func async(execute work: @escaping @Sendable () -> Void) {
+    /// Runs `body` on the next queue and returns its result or rethrows its error.
+    func run<T: Sendable, Failure: Error>(_ body: @escaping @Sendable () throws(Failure) -> T) async throws(Failure) -> T {
         let index = Int(turn.wrappingAdd(1, ordering: .relaxed).oldValue % UInt64(queues.count))
-        queues[index].async(execute: work)
+        let result: Result<T, Failure> = await withCheckedContinuation { continuation in
+            queues[index].async { continuation.resume(returning: Result { () throws(Failure) -> T in try body() }) }
+        }
+        return try result.get()
     }
 }

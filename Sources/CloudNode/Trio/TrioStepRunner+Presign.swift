@@ -206,12 +206,7 @@ extension TrioStepRunner {
 
     /// Runs `body` on the store queue (any error).
     func onStoreQueueAny<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
-            storeQueue.async {
-                do { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
-            }
-        }
-        return try result.get()
+        try await storeQueue.run(body)
     }
 }
 
