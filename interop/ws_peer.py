@@ -42,6 +42,7 @@ import http.server
 import json
 import os
 import shutil
+import socket
 import ssl
 import sys
 import tempfile
@@ -252,7 +253,12 @@ async def raw_handler(reader, writer):
             writer.write(bytes([0x82, 0x01, 0x2A]))
         await writer.drain()
         if mode == "noread":
-            await asyncio.sleep(30)
+            # A small fixed receive buffer (no autotuning): the client's sends back up after a few
+            # hundred kilobytes whatever the host's tcp_rmem, and stay blocked for the whole test.
+            sock = writer.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+            await asyncio.sleep(600)
             return
         await reader.read()  # until the client closes
     except (ConnectionError, asyncio.IncompleteReadError):

@@ -1,5 +1,6 @@
 import Foundation
 import SilentShardTestSupport
+import Synchronization
 import Testing
 @testable import SilentShardCore
 
@@ -89,14 +90,36 @@ struct MisbehavingPeerTests {
     @Test func cancellingABlockedSendDropsTheConnectionPromptly() async throws {
         let peer = try await PythonPeer.shared()
         let url = try NetworkRoute.url(base: peer.raw, segments: ["trio", "sign"], params: "noread", websocket: true)
-        let settings = WebSocketSettings(WebsocketConfig(url: peer.raw, readTimeout: .seconds(30), maximumMessageSize: 64 << 20))
+        let settings = WebSocketSettings(WebsocketConfig(url: peer.raw, readTimeout: .seconds(300), maximumMessageSize: 64 << 20))
         let connection = try await WebSocketTransport.connect(url: url, subprotocol: "trio", settings: settings)
         // Send until one blocks (the peer never reads); that one is then in the I/O thread's hands.
+        // Unbounded, so no host's socket buffers can absorb the whole run and end it without an error.
+        let progress = SendProgress()
         let sender = Task {
-            let chunk = Data(count: 4 << 20)
-            for _ in 0..<64 { try await connection.send(.binary(chunk)) }
+            let chunk = Data(count: 1 << 20)
+            while true {
+                progress.started()
+                try await connection.send(.binary(chunk))
+                progress.completed()
+            }
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Wait until a send has been in flight, without progress, for a while (a scheduling pause
+        // between two sends must not be mistaken for a blocked send).
+        var stalledSince: ContinuousClock.Instant?
+        var last = progress.snapshot
+        let giveUp = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < giveUp {
+            try await Task.sleep(for: .milliseconds(50))
+            let now = progress.snapshot
+            if now == last, now.started > now.completed {
+                if let since = stalledSince, ContinuousClock.now - since >= .milliseconds(500) { break }
+                stalledSince = stalledSince ?? .now
+            } else {
+                stalledSince = nil
+            }
+            last = now
+        }
+        #expect(last.completed >= 1 && last.started == last.completed + 1, "no send ever blocked: \(last)")
         let start = ContinuousClock.now
         sender.cancel()
         let result = await sender.result
@@ -106,4 +129,17 @@ struct MisbehavingPeerTests {
         await #expect(throws: NetworkError.connectionLost) { try await connection.send(.binary(Data([1]))) }
         await connection.close()
     }
+}
+
+/// Counts a sender's started and completed sends (read by the test while the sender runs).
+private final class SendProgress: Sendable {
+    struct Snapshot: Equatable, CustomStringConvertible {
+        var started = 0
+        var completed = 0
+        var description: String { "started \(started), completed \(completed)" }
+    }
+    private let state = Mutex(Snapshot())
+    var snapshot: Snapshot { state.withLock { $0 } }
+    func started() { state.withLock { $0.started += 1 } }
+    func completed() { state.withLock { $0.completed += 1 } }
 }
