@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
-        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore"]),
+        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore", "MPCCrypto"]),
 
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "duo", "trio",
@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
                                                             "SilentShardTestSupport"]),
         .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
-        .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]),
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
         .testTarget(name: "ExamplesTests", dependencies: ["ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",
                                                         "SilentShardTestSupport"]),

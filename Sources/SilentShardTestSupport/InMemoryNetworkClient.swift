@@ -1,3 +1,4 @@
+import MPCCrypto
 import Foundation
 import SilentShardCore
 

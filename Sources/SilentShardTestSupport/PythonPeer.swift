@@ -1,3 +1,4 @@
+import MPCCrypto
 import Foundation
 
 /// The independent peer of the transport tests: `interop/ws_peer.py` (Python `websockets`), one
@@ -75,10 +76,3 @@ public struct PythonPeer: Sendable {
     enum PeerError: Error { case didNotStart }
 }
 
-/// A value behind a lock (test support only).
-final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
-}

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 
 /// One duo export request (`specs/session.md` §9.3), made by ``DuoSession/exportRequest(keyshare:chainPath:)``
 /// and consumed by ``DuoSession/exportCombine(request:response:)``.
@@ -34,7 +33,7 @@ public final class DuoExportRequest: Sendable, SecretRedacting {
     /// Hs("setup"; header ‖ payload) of the SETUP in `body`.
     let setupHash: [UInt8]
     /// The one-time X25519 private key; nil once a combine took it.
-    private let oneTimeKey: Mutex<X25519.PrivateKey?>
+    private let oneTimeKey: LockedValue<X25519.PrivateKey?>
 
     init(keyshare: Keyshare, chainPath: String, body: Data, instanceID: [UInt8], setupHash: [UInt8],
          oneTimeKey: X25519.PrivateKey) {
@@ -46,7 +45,7 @@ public final class DuoExportRequest: Sendable, SecretRedacting {
         self.instanceID = Data(instanceID)
         self.keyshare = keyshare
         self.setupHash = setupHash
-        self.oneTimeKey = Mutex(oneTimeKey)
+        self.oneTimeKey = LockedValue(oneTimeKey)
     }
 
     /// The route's `params` (hex key id, §2.1). The node accepts the export POST with or without it,

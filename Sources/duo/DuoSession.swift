@@ -2,7 +2,6 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
-import Synchronization
 
 /// The app's side of duo (app + one cloud node, 2-of-2) for one algorithm. Each operation is one step
 /// (`specs/session.md` §2.1, §5.3): connect → SETUP → ACCEPT (verified under `cloudVerifyingKey`) →
@@ -20,7 +19,7 @@ public final class DuoSession: Sendable {
     private let gate = StepGate()
     /// Milliseconds to add to the device clock: set from the node's time in an authenticated
     /// STALE_TIMESTAMP REJECT (§5.3, §9.6), so a phone with a wrong clock still works.
-    private let clockOffset = Mutex<Int64>(0)
+    private let clockOffset = LockedValue<Int64>(0)
 
     /// The session's transport. `NetworkClient` is not `Sendable` (seed contract); the box is safe
     /// because every use happens inside a step that holds `gate`, so the client is never used from

@@ -2,7 +2,6 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import Synchronization
 import duo
 
 /// The duo demo over the network (then the trio demo, `TrioDemo`): an embedded node (libwebsockets on a loopback port, a temporary
@@ -10,7 +9,7 @@ import duo
 enum NetworkedDemo {
     /// The seed's second transport style: a `DuoNetworkClient` subclass, here counting bytes sent.
     final class CountingClient: DuoNetworkClient, @unchecked Sendable {
-        private let counter = Mutex(0)
+        private let counter = LockedValue(0)
         var bytesSent: Int { counter.withLock { $0 } }
         func reset() { counter.withLock { $0 = 0 } }
         /// Counts bytes the app sent some other way (the export request its backend posts).

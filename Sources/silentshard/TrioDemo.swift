@@ -2,7 +2,6 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import Synchronization
 import trio
 
 /// The trio demo over the network: embedded nodes A and B (each its own libwebsockets server on a
@@ -11,7 +10,7 @@ import trio
 enum TrioDemo {
     /// A `TrioNetworkClient` subclass counting the bytes the app sends.
     final class CountingClient: TrioNetworkClient, @unchecked Sendable {
-        private let counter = Mutex(0)
+        private let counter = LockedValue(0)
         var bytesSent: Int { counter.withLock { $0 } }
         func reset() { counter.withLock { $0 = 0 } }
 

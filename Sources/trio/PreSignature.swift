@@ -2,7 +2,6 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
-import Synchronization
 
 /// The app's half of a trio presignature (`specs/session.md` §8): made by
 /// `TrioSession.preSignature(keyshare:chainPath:)` with one node X (ECDSA: DKLs23 rounds 1–2; EdDSA:
@@ -56,8 +55,8 @@ public final class PreSignature: Sendable {
         case consumed
     }
 
-    private let secrets: Mutex<Secrets?>
-    private let pending = Mutex<Pending?>(nil)
+    private let secrets: LockedValue<Secrets?>
+    private let pending = LockedValue<Pending?>(nil)
 
     init(id: [UInt8], keyId: String, generation: [UInt8], signer: TrioSigner, chainPath: String, derivedPublicKey: [UInt8],
          expiresAt: Date, algorithm: Keyshare.Algorithm, secrets: Secrets) {
@@ -69,7 +68,7 @@ public final class PreSignature: Sendable {
         self.derivedPublicKey = Data(derivedPublicKey)
         self.expiresAt = expiresAt
         self.algorithm = algorithm
-        self.secrets = Mutex(secrets)
+        self.secrets = LockedValue(secrets)
     }
 
     /// Whether it was used (or handed to a `preSignatureFinal` call).

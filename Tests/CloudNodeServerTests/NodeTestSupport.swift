@@ -3,7 +3,6 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
-import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -11,7 +10,7 @@ import FoundationNetworking
 
 /// Collects the server's log lines (tests assert on kinds of lines, and that no secret appears).
 final class LogCollector: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = LockedValue<[String]>([])
     var logger: NodeLogger { NodeLogger { [self] line in lines.withLock { $0.append(line) } } }
     var all: [String] { lines.withLock { $0 } }
     func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }

@@ -1,3 +1,4 @@
+import MPCCrypto
 import Foundation
 import Synchronization
 import Testing
@@ -23,7 +24,7 @@ struct ConcurrencyTests {
         let location = try scratchLocation(backend)
         let store = try storeWithCommittedKey(location)  // CURRENT gen 1
         let racers = try instances(8, location, store.masterKey)
-        let outcomes = Mutex<[Int: String]>([:])
+        let outcomes = LockedValue<[Int: String]>([:])
         await onThreads(racers.count) { index in
             let outcome: String
             do {
@@ -58,7 +59,7 @@ struct ConcurrencyTests {
         let location = try scratchLocation(backend)
         let store = try storeWithCommittedKey(location)
         let racers = try instances(6, location, store.masterKey)
-        let prepared = Mutex<[UInt8]>([])
+        let prepared = LockedValue<[UInt8]>([])
         let conflicts = Atomic<Int>(0)
         await onThreads(racers.count) { index in
             let gen = UInt8(20 + index)
@@ -86,8 +87,8 @@ struct ConcurrencyTests {
         let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: 2_000_000_000) }
         let store = try NodeShareStore(location: location, masterKey: .random(), clock: clock)
         let racers = try instances(16, location, store.masterKey, clock: clock)
-        let holders = Mutex<[Int]>([])
-        let failures = Mutex<[String]>([])
+        let holders = LockedValue<[Int]>([])
+        let failures = LockedValue<[String]>([])
         await onThreads(racers.count) { index in
             do {
                 try racers[index].acquireLease(keyId: keyA, holder: bytes32(UInt8(index + 1)), seconds: 60)
@@ -150,8 +151,8 @@ struct ConcurrencyTests {
     func concurrentMigrations(_ backend: StoreBackend) async throws {
         let location = try scratchLocation(backend)
         let masterKey = NodeMasterKey.random()
-        let opened = Mutex<[NodeShareStore]>([])
-        let failures = Mutex<[String]>([])
+        let opened = LockedValue<[NodeShareStore]>([])
+        let failures = LockedValue<[String]>([])
         await onThreads(8) { _ in
             do {
                 let store = try NodeShareStore(location: location, masterKey: masterKey)
@@ -228,8 +229,8 @@ struct ConcurrencyTests {
         let bothLocked = DispatchGroup()
         bothLocked.enter()
         bothLocked.enter()
-        let attempts = Mutex<[Int]>([0, 0])
-        let results = Mutex<[String]>([])
+        let attempts = LockedValue<[Int]>([0, 0])
+        let results = LockedValue<[String]>([])
         await onThreads(2) { index in
             let database = index == 0 ? first : second
             let (mine, theirs): (Int64, Int64) = index == 0 ? (1, 2) : (2, 1)

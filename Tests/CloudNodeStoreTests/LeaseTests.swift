@@ -1,7 +1,7 @@
+import MPCCrypto
 import Foundation
 @testable import CloudNode
 import SilentShardCore
-import Synchronization
 import Testing
 
 @Suite("Node share store: per-key leases and compare-and-swap commits")
@@ -10,7 +10,7 @@ struct LeaseTests {
           arguments: StoreBackend.allCases)
     func leaseExcludesOthers(_ backend: StoreBackend) throws {
         let location = try scratchLocation(backend)
-        let seconds = Mutex<TimeInterval>(1_000_000)
+        let seconds = LockedValue<TimeInterval>(1_000_000)
         let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: seconds.withLock { $0 }) }
         let store = try NodeShareStore(location: location, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)
         let other = try NodeShareStore(location: location, masterKey: NodeMasterKey(bytes: bytes32(7)), clock: clock)

@@ -47,7 +47,7 @@ struct PresignatureTests {
 
     @Test("expired, stale-generation, over-quota and tampered presignatures are refused", arguments: StoreBackend.allCases)
     func refusals(_ backend: StoreBackend) throws {
-        let clock = Mutex(Date())
+        let clock = LockedValue(Date())
         let store = try storeWithCommittedKey(scratchLocation(backend), clock: { clock.withLock { $0 } })
         try store.storePresignature(presignature(4, expiresIn: 60))
         clock.withLock { $0 = $0.addingTimeInterval(120) }
@@ -94,7 +94,7 @@ struct PresignatureTests {
         let finishes = Atomic<Int>(0)
 
         // Real threads (the cooperative pool has only as many threads as cores), released together.
-        let outcomes = Mutex<[String]>([])
+        let outcomes = LockedValue<[String]>([])
         let start = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         for (index, consumer) in consumers.enumerated() {

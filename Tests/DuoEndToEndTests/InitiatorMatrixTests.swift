@@ -3,14 +3,13 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
-import Synchronization
 import Testing
 import duo
 
 /// A `DuoNetworkClient` subclass as the seed shows it: hooks `connect` to log the route (never
 /// content) and counts what it sends.
 final class LoggingDuoClient: DuoNetworkClient, @unchecked Sendable {
-    private let log = Mutex<[String]>([])
+    private let log = LockedValue<[String]>([])
     var routes: [String] { log.withLock { $0 } }
 
     override func connect(websocketAction: DuoNetworkAction, params: String?) async throws {

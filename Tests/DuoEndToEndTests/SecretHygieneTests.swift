@@ -3,7 +3,6 @@ import Foundation
 import MPCCrypto
 @testable import MPCProtocols
 @testable import SilentShardCore
-import Synchronization
 import Testing
 import duo
 
@@ -28,7 +27,7 @@ struct SecretHygieneTests {
     }
 
     @Test func aFullRunLeaksNoSecret() async throws {
-        let lines = Mutex<[String]>([])
+        let lines = LockedValue<[String]>([])
         let nodeKey = Ed25519.SigningKey(), masterKeyBytes = SecureRandom.bytes(count: 32)
         let directory = NSTemporaryDirectory() + "silentshard-hygiene-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -2,7 +2,6 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 import Testing
 import duo
 
@@ -77,9 +76,9 @@ struct BadInputTests {
     /// `index` of one direction (the app's sends, or what the app reads) mutated once; then checks.
     func exercise(algorithm: Keyshare.Algorithm, operation: Operation, mutation: Mutation, index: Int,
                   appSends: Bool) async throws {
-        let armed = Mutex(false), fired = Mutex(false)
-        let earlier = Mutex<[Int: Data]>([:])   // the previous connection's messages by index
-        let current = Mutex<[Int: Data]>([:])
+        let armed = LockedValue(false), fired = LockedValue(false)
+        let earlier = LockedValue<[Int: Data]>([:])   // the previous connection's messages by index
+        let current = LockedValue<[Int: Data]>([:])
         let hook: @Sendable (Int, Data) -> Data = { messageIndex, data in
             if messageIndex == 0 {
                 // A new connection: what the last one carried becomes "an earlier session".

@@ -4,7 +4,6 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 import SilentShardTestSupport
-import Synchronization
 import duo
 
 /// A cheating party for ban tests: runs a duo protocol like `DuoDriver.runProtocol`, but rewrites its
@@ -50,7 +49,7 @@ func flipping(tag: UInt16, offset: Int) -> @Sendable (ProtocolMessage) -> Protoc
 /// test's making) on the other end.
 final class ScriptedNodeClient: NetworkClient, @unchecked Sendable {
     private let serve: @Sendable (PipeNodeConnection) async -> Void
-    private let state = Mutex<(app: InMemoryNetworkClient?, node: Task<Void, Never>?)>((nil, nil))
+    private let state = LockedValue<(app: InMemoryNetworkClient?, node: Task<Void, Never>?)>((nil, nil))
 
     init(serve: @escaping @Sendable (PipeNodeConnection) async -> Void) { self.serve = serve }
 

@@ -2,7 +2,6 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 import Testing
 import duo
 
@@ -30,7 +29,7 @@ struct CutEverywhereTests {
         let message = algorithm == .ecdsa ? Data(repeating: 0x5C, count: 32) : Data("cut".utf8)
         let writesBefore = fixture.storage.writes.count
 
-        let fired = Mutex(false)
+        let fired = LockedValue(false)
         fixture.client.armCut { candidate in
             candidate == point && fired.withLock { done in defer { done = true }; return !done }
         }

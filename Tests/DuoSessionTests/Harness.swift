@@ -3,7 +3,6 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
-import Synchronization
 import duo
 
 /// The node side of an in-memory pipe as a `NodeStepConnection`.
@@ -29,17 +28,17 @@ struct PipeNodeConnection: NodeStepConnection {
 /// n-th message the app reads (0-based). Reports of finished node steps are collected.
 final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     let runner: DuoStepRunner
-    private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<DuoStepReport, Never>?, reads: Int,
+    private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<DuoStepReport, Never>?, reads: Int,
                               reports: [DuoStepReport])>((nil, nil, nil, 0, []))
     let tamper: @Sendable (Int, Data) -> Data
     let tamperSend: @Sendable (Int, Data) -> Data
-    private let cutRule = Mutex<(@Sendable (CutPoint) -> Bool)?>(nil)
+    private let cutRule = LockedValue<(@Sendable (CutPoint) -> Bool)?>(nil)
     /// Cuts the connection (both ends closed, the call throws `connectionLost`) before the app's send
     /// or read with this per-connection index, when `rule` returns true. nil disarms.
     func armCut(_ rule: (@Sendable (CutPoint) -> Bool)?) { cutRule.withLock { $0 = rule } }
     private func cut(_ point: CutPoint) -> Bool { cutRule.withLock { $0 }?(point) ?? false }
-    private let sends = Mutex(0)
-    private let sentLog = Mutex<[Data]>([])
+    private let sends = LockedValue(0)
+    private let sentLog = LockedValue<[Data]>([])
     /// Every message the app sent, oldest first.
     var sentMessages: [Data] { sentLog.withLock { $0 } }
 
@@ -135,9 +134,9 @@ enum CutPoint: Sendable, Equatable {
 /// A storage client that records every write (to check staged → current).
 final class RecordingStorage: StorageClient {
     let inner = InMemoryStorageClient()
-    private let log = Mutex<[KeyshareRecord]>([])
+    private let log = LockedValue<[KeyshareRecord]>([])
     /// Makes this many of the next promote writes (a record with a current share and nothing staged) fail.
-    let failPromotes = Mutex(0)
+    let failPromotes = LockedValue(0)
     var writes: [KeyshareRecord] { log.withLock { $0 } }
     func read(keyId: String) async throws -> KeyshareRecord? { try await inner.read(keyId: keyId) }
     func write(_ record: KeyshareRecord) async throws {

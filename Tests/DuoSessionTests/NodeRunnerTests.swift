@@ -3,7 +3,6 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
-import Synchronization
 import Testing
 import duo
 
@@ -11,8 +10,8 @@ import duo
 /// what the node sends.
 final class ScriptedConnection: NodeStepConnection {
     private let pipe = InMemoryNetworkClient.pair()
-    private let sent = Mutex<[Data]>([])
-    private let closed = Mutex<UInt16?>(nil)
+    private let sent = LockedValue<[Data]>([])
+    private let closed = LockedValue<UInt16?>(nil)
 
     init(messages: [Data]) async throws {
         try await pipe.0.connect(action: DuoAction.ECDSA.Keygen(), params: nil)

@@ -1,6 +1,6 @@
+import MPCCrypto
 import Foundation
 import SilentShardTestSupport
-import Synchronization
 import Testing
 @testable import SilentShardCore
 
@@ -138,7 +138,7 @@ private final class SendProgress: Sendable {
         var completed = 0
         var description: String { "started \(started), completed \(completed)" }
     }
-    private let state = Mutex(Snapshot())
+    private let state = LockedValue(Snapshot())
     var snapshot: Snapshot { state.withLock { $0 } }
     func started() { state.withLock { $0.started += 1 } }
     func completed() { state.withLock { $0.completed += 1 } }

@@ -3,7 +3,6 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
-import Synchronization
 import trio
 
 /// A node's side of an in-memory pipe as a `NodeStepConnection`. `tamper` may rewrite the n-th
@@ -64,7 +63,7 @@ final class LinkCutter: Sendable {
         var fired = false
         var slow: (LinkDirection, Int, Duration)?
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Messages sent per direction since the last `reset`.
     var counts: [LinkDirection: Int] { state.withLock { $0.counts } }
@@ -86,7 +85,7 @@ final class LinkCutter: Sendable {
         }
     }
 
-    private let rewriter = Mutex<(@Sendable (LinkDirection, Int, Data) -> Data)?>(nil)
+    private let rewriter = LockedValue<(@Sendable (LinkDirection, Int, Data) -> Data)?>(nil)
 
     /// Sees (and may replace) every message after it is counted: `(direction, index, bytes)`.
     func setRewrite(_ rewrite: (@Sendable (LinkDirection, Int, Data) -> Data)?) { rewriter.withLock { $0 = rewrite } }
@@ -116,7 +115,7 @@ final class LinkCutter: Sendable {
 }
 
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = LockedValue(0)
     func next() -> Int { value.withLock { v in defer { v += 1 }; return v } }
 }
 
@@ -124,15 +123,15 @@ final class Counter: Sendable {
 /// `down` makes every open fail (B unreachable); `tamperToB` rewrites messages A sends on the link
 /// (a misbehaving relay); `dropAfter` closes the link after A sent that many messages (B dies).
 final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
-    let runner: Mutex<TrioStepRunner?> = Mutex(nil)
-    let down = Mutex(false)
+    let runner: LockedValue<TrioStepRunner?> = LockedValue(nil)
+    let down = LockedValue(false)
     /// B's end of the link is open but nobody answers.
-    let silent = Mutex(false)
-    private let silentEnds = Mutex<[InMemoryNetworkClient]>([])
+    let silent = LockedValue(false)
+    private let silentEnds = LockedValue<[InMemoryNetworkClient]>([])
     /// The link dies after A sent this many messages on it (B crashes mid-session).
-    let dieAfter = Mutex<Int?>(nil)
+    let dieAfter = LockedValue<Int?>(nil)
     let tamperToB: @Sendable (Int, Data) -> Data
-    private let tasks = Mutex<[Task<TrioStepReport, Never>]>([])
+    private let tasks = LockedValue<[Task<TrioStepReport, Never>]>([])
 
     /// Rewrites messages B sends A on the link.
     let tamperToA: @Sendable (Int, Data) -> Data
@@ -175,13 +174,13 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
     let runner: TrioStepRunner
     let tamper: @Sendable (Int, Data) -> Data
     /// Makes a send fail (the connection drops) when it returns true for the outgoing message.
-    let failSend = Mutex<(@Sendable (Data) -> Bool)?>(nil)
+    let failSend = LockedValue<(@Sendable (Data) -> Bool)?>(nil)
     /// Rewrites an outgoing message (a misbehaving app or a path attacker).
-    let rewriteSend = Mutex<(@Sendable (Data) -> Data)?>(nil)
+    let rewriteSend = LockedValue<(@Sendable (Data) -> Data)?>(nil)
     /// Cuts the app's link before a chosen message of the app or of A (share it with the peer's to
     /// count every link in one place).
     let cutter: LinkCutter
-    private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<TrioStepReport, Never>?,
+    private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<TrioStepReport, Never>?,
                               reads: Int, reports: [TrioStepReport])>((nil, nil, nil, 0, []))
 
     init(runner: TrioStepRunner, cutter: LinkCutter = LinkCutter(), tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
@@ -262,12 +261,12 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
 /// A storage client that records every write (to check staged → current).
 final class RecordingStorage: StorageClient {
     let inner = InMemoryStorageClient()
-    private let log = Mutex<[KeyshareRecord]>([])
+    private let log = LockedValue<[KeyshareRecord]>([])
     /// Makes every write fail (a full disk).
-    let failWrites = Mutex(false)
+    let failWrites = LockedValue(false)
     /// Makes this many of the next promote writes (staged → current: a record with a current share and
     /// nothing staged) fail.
-    let failPromotes = Mutex(0)
+    let failPromotes = LockedValue(0)
     var writes: [KeyshareRecord] { log.withLock { $0 } }
     func read(keyId: String) async throws -> KeyshareRecord? { try await inner.read(keyId: keyId) }
     func write(_ record: KeyshareRecord) async throws {

@@ -3,7 +3,6 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 import Testing
 import trio
 
@@ -100,7 +99,7 @@ struct TrioBadInputTests {
         let probeKey = try await probeSession.keygen()
 
         // The previous session: an honest run whose messages are the replay source.
-        let earlier = Mutex<[String: Data]>([:])
+        let earlier = LockedValue<[String: Data]>([:])
         fixture.peer.cutter.setRewrite { direction, i, data in
             earlier.withLock { $0["\(direction)#\(i)"] = data }
             return data
@@ -109,7 +108,7 @@ struct TrioBadInputTests {
         try await runner.run()
         let reportsBefore = (fixture.client.reports.count, await fixture.peer.reports().count)
 
-        let fired = Mutex(false), isFault = Mutex(true)
+        let fired = LockedValue(false), isFault = LockedValue(true)
         fixture.peer.cutter.setRewrite { d, i, data in
             guard d == direction, i == index, fired.withLock({ done in defer { done = true }; return !done }) else { return data }
             if mutation == .reorder { isFault.withLock { $0 = TrioBadInputTests.reorderIsAFault(data) } }

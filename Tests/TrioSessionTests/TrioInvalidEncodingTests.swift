@@ -2,7 +2,6 @@
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 import Testing
 
 /// Issue 10: invalid points and scalars in protocol messages. The trio party machines
@@ -187,7 +186,7 @@ struct TrioInvalidEncodingTests {
             for (e, (name, bad)) in encodings.enumerated() where longTests || e == f % encodings.count {
                 cases += 1
                 let context = "\(run) tag 0x\(String(field.tag, radix: 16)) offset \(field.offset): \(name)"
-                let hit = Mutex(false)
+                let hit = LockedValue(false)
                 let result = try Self.drive(try Self.machines(run)) { message in
                     guard message.tag == field.tag else { return message }
                     if let length = field.expectedLength, message.payload.count != length {

@@ -3,7 +3,6 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 import Testing
 import trio
 
@@ -253,7 +252,7 @@ struct TrioSessionTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func tamperedRelayedFrame(algorithm: Keyshare.Algorithm) async throws {
         // The first protocol frame of the app's that A forwards to B gets its authenticator flipped.
-        let tampered = Mutex(false)
+        let tampered = LockedValue(false)
         let fixture = try TrioFixture(algorithm: algorithm, tamperToB: { _, data in
             guard !tampered.withLock({ v in v }), let frames = try? Frame.parseBundle([UInt8](data)),
                   let index = frames.firstIndex(where: {
@@ -296,12 +295,12 @@ struct TrioSessionTests {
     /// §6.1 rule 2: a frame arriving on the app's link that claims to come from B is refused by A
     /// (UNEXPECTED, never forwarded): every frame A puts on the link to B is the app's or A's own.
     @Test func relayRefusesAFrameWhoseSenderDoesNotMatchItsLink() async throws {
-        let toB = Mutex<[PartyIndex]>([])
+        let toB = LockedValue<[PartyIndex]>([])
         let fixture = try TrioFixture(algorithm: .ecdsa, tamperToB: { _, data in
             if let frames = try? Frame.parseBundle([UInt8](data)) { toB.withLock { $0 += frames.map(\.header.sender) } }
             return data
         })
-        let forged = Mutex(false)
+        let forged = LockedValue(false)
         fixture.client.rewriteSend.withLock { hook in
             hook = { data in
                 guard !forged.withLock({ v in v }), var bytes = Optional([UInt8](data)),
@@ -330,7 +329,7 @@ struct TrioSessionTests {
     /// (messageAuthenticationFailed), the app aborts, nothing is promoted.
     @Test func tamperedFrameFromBAtTheApp() async throws {
         // The app's reads: 0 = ACCEPTs of A and B, 1.. protocol traffic (B's R1 arrives relayed).
-        let tampered = Mutex(false)
+        let tampered = LockedValue(false)
         let fixture = try TrioFixture(algorithm: .ecdsa, tamperAppReads: { _, data in
             guard let frames = try? Frame.parseBundle([UInt8](data)),
                   let index = frames.firstIndex(where: { $0.header.kind == .pointToPoint && $0.header.sender == 2 }),
@@ -384,7 +383,7 @@ struct TrioSessionTests {
     /// one reconcile at once, finds both nodes CURRENT at the new generation, sends DONE and promotes.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func lostOutcomesAreSettledByReconcile(algorithm: Keyshare.Algorithm) async throws {
-        let garbled = Mutex(false)
+        let garbled = LockedValue(false)
         let fixture = try TrioFixture(algorithm: algorithm, tamperAppReads: { _, data in
             guard !garbled.withLock({ v in v }), let frames = try? Frame.parseBundle([UInt8](data)),
                   frames.contains(where: { $0.header.kind == .outcome })
@@ -408,7 +407,7 @@ struct TrioSessionTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func lostCommitRollsForwardFromPrepared(algorithm: Keyshare.Algorithm) async throws {
         let fixture = try TrioFixture(algorithm: algorithm)
-        let dropped = Mutex(false)
+        let dropped = LockedValue(false)
         let (storeA, storeB) = (fixture.storeA, fixture.storeB)
         fixture.client.failSend.withLock { hook in
             hook = { data in
@@ -444,7 +443,7 @@ struct TrioSessionTests {
     /// a keygen has no result (`abortedKeyshare`).
     @Test func reconcileRollsBackWhenANodeLacksTheGeneration() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)
-        let failures = Mutex(0)
+        let failures = LockedValue(0)
         fixture.client.failSend.withLock { hook in
             hook = { data in
                 guard let frames = try? Frame.parseBundle([UInt8](data)),

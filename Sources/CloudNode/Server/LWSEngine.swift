@@ -1,6 +1,6 @@
+import MPCCrypto
 import CWebSockets
 import Foundation
-import Synchronization
 
 /// The libwebsockets side: one context, one service thread. Only `post` (lock + `lws_cancel_service`)
 /// is called from other threads; every other member is touched on the service thread alone, which is
@@ -33,11 +33,11 @@ final class LWSEngine: @unchecked Sendable {
     private let delegate: Delegate
     private let metrics: NodeMetrics
     private let logger: NodeLogger
-    private let commands = Mutex<[@Sendable () -> Void]>([])
-    private let running = Mutex(true)
+    private let commands = LockedValue<[@Sendable () -> Void]>([])
+    private let running = LockedValue(true)
     /// `done`: posts are refused (set before the context is destroyed, so no thread calls
     /// `lws_cancel_service` on a destroyed context); `exited`: the service thread has finished.
-    private let finished = Mutex<(done: Bool, exited: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
+    private let finished = LockedValue<(done: Bool, exited: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
 
     // Service thread state.
     private var context: OpaquePointer?

@@ -1,5 +1,5 @@
+import MPCCrypto
 import Foundation
-import Synchronization
 
 /// One WebSocket connection as the Swift side sees it. Thread-safe; every libwebsockets call it
 /// causes is queued to the service thread.
@@ -32,7 +32,7 @@ public final class NodeConnection: Sendable {
     /// The `params` query value, if any (untrusted).
     public let params: String?
     private let engine: LWSEngine
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// How long `read()` waits for a message (the per-step idle timeout); nil: forever.
     let idleTimeout: Duration?
 

@@ -1,4 +1,4 @@
-import Synchronization
+import MPCCrypto
 
 /// Counters for `GET /metrics` (Prometheus text format). Labels are route names only: no tokens,
 /// principals or addresses.
@@ -16,7 +16,7 @@ final class NodeMetrics: Sendable {
         var steps: [String: Int] = [:]
     }
 
-    private let counters = Mutex(Counters())
+    private let counters = LockedValue(Counters())
 
     func connectionOpened() { counters.withLock { $0.connectionsOpen += 1; $0.connectionsTotal += 1 } }
     func connectionClosed() { counters.withLock { $0.connectionsOpen -= 1 } }

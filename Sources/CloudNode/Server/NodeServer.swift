@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 
 /// The cloud node's server: HTTP and WebSocket on one port (libwebsockets, one service thread),
 /// authenticating each step's token before its handler runs. Embeddable: `start()` returns the
@@ -9,9 +8,9 @@ import Synchronization
 public final class NodeServer: Sendable {
     public let configuration: NodeServerConfiguration
     private let metrics = NodeMetrics()
-    private let engine: Mutex<LWSEngine?> = Mutex(nil)
-    private let boundPort = Mutex(0)
-    private let sessions = Mutex<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
+    private let engine: LockedValue<LWSEngine?> = LockedValue(nil)
+    private let boundPort = LockedValue(0)
+    private let sessions = LockedValue<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
 
     public init(configuration: NodeServerConfiguration) {
         self.configuration = configuration

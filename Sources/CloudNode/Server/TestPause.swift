@@ -1,5 +1,5 @@
+import MPCCrypto
 import Foundation
-import Synchronization
 
 /// A test hook that parks one session of a node process at a named point of the commit path, so a
 /// test can kill the process exactly there (issue 10: "kill the node between stage and commit").
@@ -33,7 +33,7 @@ public enum TestPause {
         guard let arrival, arrival >= 1 else { return nil }
         return (String(point), arrival, marker)
     }()
-    private static let arrivals = Mutex(0)
+    private static let arrivals = LockedValue(0)
 
     /// Parks the caller when the hook is configured for `point` and this is the chosen arrival.
     static func reach(_ point: Point) async {

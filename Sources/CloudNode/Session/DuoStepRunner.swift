@@ -2,7 +2,6 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
-import Synchronization
 
 /// One accepted client connection of a duo step, as the server hands it to the session layer: binary
 /// messages in and out, then a close. The WebSocket server implements it; tests use an in-memory pipe.
@@ -59,7 +58,7 @@ public final class DuoStepRunner: Sendable {
     // replay window and clock of the runner (DuoExportPostHandler).
     let nodeKey: Ed25519.SigningKey
     let store: NodeShareStore
-    let replay: Mutex<ReplayWindow>
+    let replay: LockedValue<ReplayWindow>
     let replayRetentionMilliseconds: UInt64
     private let storeQueue = NodeStoreQueues(label: "silentshard.node.store")
     let clock: @Sendable () -> UInt64
@@ -88,7 +87,7 @@ public final class DuoStepRunner: Sendable {
         leaseSeconds = max(1, leaseDuration.components.seconds)
         self.nodeKey = nodeKey
         self.store = store
-        replay = Mutex(replayWindow)
+        replay = LockedValue(replayWindow)
         replayRetentionMilliseconds = replayWindow.retentionMilliseconds
         self.clock = clock
     }
@@ -627,7 +626,7 @@ public struct DuoNodeShareBlob: Sendable, SecretRedacting {
 
 /// Set once when a step's timer fires (shared by the reader and timer tasks of one read).
 private final class TimeoutFlag: Sendable {
-    private let value = Mutex(false)
+    private let value = LockedValue(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
 }

@@ -1,6 +1,6 @@
+import MPCCrypto
 import Foundation
 import SilentShardCore
-import Synchronization
 
 /// The messages of one trio node session from all its connections (node A: the app's and the link
 /// to B; node B: the link from A), merged into one queue in arrival order, each read with a
@@ -26,7 +26,7 @@ final class TrioInbox: Sendable {
         var readers: [Task<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Starts reading `connection` until it fails or closes.
     func attach(_ connection: any NodeStepConnection, as source: Source) {
@@ -65,7 +65,7 @@ final class TrioInbox: Sendable {
             return s.closed.map { .closed($0) }
         }) { return ready }
         let token = UUID()
-        let timer = Mutex<Task<Void, Never>?>(nil)
+        let timer = LockedValue<Task<Void, Never>?>(nil)
         defer { timer.withLock { $0?.cancel() } }
         return await withCheckedContinuation { continuation in
             let immediate: Event? = state.withLock { s in

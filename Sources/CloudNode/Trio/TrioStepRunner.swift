@@ -2,7 +2,6 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
-import Synchronization
 
 /// How a trio node step ended (for logs, metrics and tests; no secrets).
 public enum TrioStepReport: Sendable, Equatable {
@@ -51,7 +50,7 @@ public final class TrioStepRunner: Sendable {
     public let identity: TrioNodeIdentity
     let store: NodeShareStore
     let peer: (any TrioPeerConnector)?
-    let replay: Mutex<ReplayWindow>
+    let replay: LockedValue<ReplayWindow>
     let storeQueue = NodeStoreQueues(label: "silentshard.node.trio.store")
     let clock: @Sendable () -> UInt64
     let setupTimeout: Duration
@@ -88,7 +87,7 @@ public final class TrioStepRunner: Sendable {
         self.identity = identity
         self.store = store
         self.peer = peer
-        replay = Mutex(replayWindow)
+        replay = LockedValue(replayWindow)
         if let tokenVerifier {
             tokenCheck = { token in
                 do {

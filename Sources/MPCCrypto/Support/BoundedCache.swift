@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A small thread-safe memo table for pure functions on hot paths (validated public-key encodings,
 /// Lagrange coefficients, decoded keyshares at a node). At most `capacity` entries; the oldest entry
@@ -15,7 +14,7 @@ package final class BoundedCache<Key: Hashable & Sendable, Value: Sendable>: Sen
         var head = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = LockedValue(Storage())
     /// The most entries kept.
     package let capacity: Int
 

@@ -1,4 +1,4 @@
-import Synchronization
+import MPCCrypto
 
 /// A flag shared by every copy of a round state: the round function that holds the state's secrets
 /// may run once. A second run would reuse the round's secrets with fresh randomness (DKLs23 round 2:
@@ -8,7 +8,7 @@ import Synchronization
 /// Rounds consume their state only after the complete set of messages has been collected (an
 /// incomplete set — `missingMessages` — leaves the state usable).
 final class ConsumeOnce: Sendable {
-    private let consumed = Mutex(false)
+    private let consumed = LockedValue(false)
 
     init() {}
 

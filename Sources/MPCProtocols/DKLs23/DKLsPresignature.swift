@@ -1,5 +1,4 @@
 import MPCCrypto
-import Synchronization
 
 /// A party's presignature (spec §13.4 step 9): bound to the key (key id, generation), the signer set,
 /// the derivation path and the nonce R; the finish needs only the message hash.
@@ -28,7 +27,7 @@ public final class DKLsPresignature: Sendable {
         let y: Secp256k1.Scalar
     }
 
-    private let secrets: Mutex<Secrets?>
+    private let secrets: LockedValue<Secrets?>
 
     init(keyId: [UInt8], generation: [UInt8], fsid: [UInt8], signers: [PartyIndex], partyIndex: PartyIndex,
          pathBytes: [UInt8], derivedKey: Secp256k1.Point, nonce: Secp256k1.Point, secrets: Secrets) {
@@ -40,7 +39,7 @@ public final class DKLsPresignature: Sendable {
         self.pathBytes = pathBytes
         self.derivedKey = derivedKey
         self.nonce = nonce
-        self.secrets = Mutex(secrets)
+        self.secrets = LockedValue(secrets)
     }
 
     /// The secrets, if not consumed (for serialization; does not consume).

@@ -1,9 +1,9 @@
-import Synchronization
+import MPCCrypto
 
 /// Records kept in process memory: for tests and ephemeral sessions. Nothing survives the process,
 /// so a real wallet needs a durable store (a lost staged share cannot be reconciled).
 public final class InMemoryStorageClient: StorageClient {
-    private let records = Mutex<[String: KeyshareRecord]>([:])
+    private let records = LockedValue<[String: KeyshareRecord]>([:])
 
     public init() {}
 

@@ -1,5 +1,5 @@
+import MPCCrypto
 import Foundation
-import Synchronization
 #if canImport(Darwin)
 import Darwin
 #else
@@ -13,7 +13,7 @@ import Glibc
 ///
 /// Like the file store it checks integrity but does not encrypt: keep the file in protected storage.
 public final class SQLiteStorageClient: StorageClient {
-    private let connection: Mutex<SQLiteConnection>
+    private let connection: LockedValue<SQLiteConnection>
 
     /// Opens or creates the database at `path`.
     public init(path: String) throws(StorageError) {
@@ -34,7 +34,7 @@ public final class SQLiteStorageClient: StorageClient {
                     record BLOB NOT NULL
                 ) WITHOUT ROWID;
                 """)
-            connection = Mutex(db)
+            connection = LockedValue(db)
         } catch {
             throw StorageError(error)
         }

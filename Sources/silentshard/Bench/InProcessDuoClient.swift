@@ -1,16 +1,16 @@
+import MPCCrypto
 import CloudNode
 import Foundation
 import SilentShardCore
 import SilentShardTestSupport
-import Synchronization
 
 /// The bench's in-memory transport: each `connect` opens an in-process pipe and serves the step with
 /// a `DuoStepRunner` on the other end — the whole SDK and node path (session layer, SQLite store)
 /// without sockets, so the figure is compute plus storage.
 final class InProcessDuoClient: NetworkClient, @unchecked Sendable {
     private let runner: DuoStepRunner
-    private let state = Mutex<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?)>((nil, nil))
-    private let sent = Mutex(0)
+    private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?)>((nil, nil))
+    private let sent = LockedValue(0)
 
     init(runner: DuoStepRunner) { self.runner = runner }
 

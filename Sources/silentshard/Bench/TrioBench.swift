@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 import trio
 
 /// Times trio operations through a `TrioSession` over loopback WebSocket against node processes A and
@@ -12,7 +11,7 @@ enum TrioBench {
 
     /// Counts what the app sends, WebSocket messages and POST bodies (preSignFinal).
     final class CountingClient: TrioNetworkClient, @unchecked Sendable {
-        private let counter = Mutex(0)
+        private let counter = LockedValue(0)
         var bytesSent: Int { counter.withLock { $0 } }
         func reset() { counter.withLock { $0 = 0 } }
 

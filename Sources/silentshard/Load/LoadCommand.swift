@@ -2,7 +2,6 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
-import Synchronization
 
 /// `silentshard load`: a load driver for a node or a cluster behind a load balancer. Runs `--sessions`
 /// simulated apps, `--clients` at a time; each is a duo keygen then a sign whose signature is verified,
@@ -174,7 +173,7 @@ enum LoadRun {
 
 /// A shared counter: `take()` returns 0, 1, 2, … across tasks.
 final class LoadCounter: Sendable {
-    private let value = Mutex(0)
+    private let value = LockedValue(0)
 
     func take() -> Int {
         value.withLock { value in
