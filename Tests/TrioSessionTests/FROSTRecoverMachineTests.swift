@@ -13,7 +13,7 @@ struct FROSTRecoverMachineTests {
     /// Runs the three machines; `tamper` rewrites B's 0x4202 message to the app. Returns the app's
     /// error, if any, and every party's result.
     static func run(_ tamper: Tamper) throws -> (error: ProtocolError?, results: [PartyIndex: Keyshare], key: [FROST.Keyshare]) {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         let shares = try FROST.LocalRun.keygen(threshold: 2, parties: 3, using: &rng)
         let instance = SecureRandom.bytes(count: 32)
         var machines: [PartyIndex: SessionProtocolMachine] = [
@@ -79,7 +79,7 @@ struct FROSTRecoverMachineTests {
         #expect(Set(new.map(\.generation)).count == 1 && new[0].generation != old[0].generation)
         #expect(new.allSatisfy { $0.publicKey == old[0].publicKey && $0.chainCode == old[0].chainCode })
         #expect(new[1].secretShare != old[1].secretShare)
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         let message = Array("repaired".utf8)
         let key = try Ed25519.VerifyingKey(bytes: old[0].publicKey.bytes)
         for signers: [PartyIndex] in [[0, 1], [0, 2], [1, 2]] {

@@ -92,11 +92,11 @@ struct TrioInvalidEncodingTests {
     }
 
     static let dklsShares: [DKLsKeyshare] = {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         return try! DKLsInProcess.keygen(partyCount: 3, threshold: 2, using: &rng)
     }()
     static let frostShares: [FROST.Keyshare] = {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         return try! FROST.LocalRun.keygen(threshold: 2, parties: 3, using: &rng)
     }()
 

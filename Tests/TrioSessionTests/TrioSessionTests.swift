@@ -517,7 +517,7 @@ struct TrioSessionTests {
         #expect(a.party == 1 && b.party == 2)
         #expect(a.publicKey == app.publicKey && b.publicKey == app.publicKey)
         guard app.algorithm == .ecdsa else { return }
-        var rng = SystemRandomNumberGenerator()
+        var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         let hash = SHA256.hash(Array("nodes only".utf8))
         let signature = try DKLsInProcess.sign([try a.dklsKeyshare(), try b.dklsKeyshare()], messageHash: hash, using: &rng)
         let key = try Secp256k1.Point(compressed: [UInt8](app.publicKey))
