@@ -28,9 +28,14 @@ final class ResourceTests: XCTestCase {
         // Warm up what the runtime creates lazily (cooperative and dispatch threads, timers).
         for index in 0..<5 { try await cycle(index) }
         try await dropConnected()
-        try await Task.sleep(for: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(50))  // the runtime's timer descriptor, created at the first sleep
+        // The dropped client's I/O thread exits just after its deinit closed the connection (up to 5 s
+        // for slow runs, e.g. under ThreadSanitizer).
+        for _ in 0..<100 where threadNames().contains("SilentShard.WS") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         try await client.connect(action: TrioAction.ECDSA.Signature(), params: nil)
-        XCTAssertEqual(threadNames().filter { $0.hasPrefix("SilentShard") }.count, 1, "the I/O thread is named")
+        XCTAssertEqual(threadNames().filter { $0 == "SilentShard.WS" }.count, 1, "the I/O thread is named")
         try await client.disconnect()
         let threads = try await settledCount("/proc/self/task", atMost: Int.max)
         let descriptors = try await settledCount("/proc/self/fd", atMost: Int.max)
@@ -49,7 +54,10 @@ final class ResourceTests: XCTestCase {
     /// The names (`comm`) of this process's threads.
     private func threadNames() -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.map { (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "" }
+        return tasks.map {
+            let comm = (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .newlines)
+        }
     }
 
     /// Entries in `directory` (for tasks: not counting the runtime's own pools, libdispatch's

@@ -17,12 +17,12 @@ enum POSIXHTTPPost {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
                 let thread = Thread {
+                    nameThisThread("SilentShardPost")
                     blockSIGPIPEOnThisThread()
                     let result = Result { try exchange(endpoint: endpoint, body: body, bearerToken: bearerToken, settings: settings, signal: signal) }
                     signal.close()
                     continuation.resume(with: result)
                 }
-                thread.name = "SilentShard.HTTPPost"
                 thread.start()
             }
         } onCancel: {

@@ -62,8 +62,10 @@ final class POSIXWebSocketConnection: WebSocketConnection, @unchecked Sendable {
         let connection = POSIXWebSocketConnection(endpoint: endpoint, subprotocol: subprotocol, settings: settings, signal: try WakeSignal())
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let thread = Thread { connection.run(connected: continuation) }
-                thread.name = "SilentShard.WebSocket"
+                let thread = Thread {
+                    nameThisThread("SilentShard.WS")
+                    connection.run(connected: continuation)
+                }
                 thread.start()
             }
         } onCancel: {

@@ -60,6 +60,12 @@ func blockSIGPIPEOnThisThread() {
     pthread_sigmask(SIG_BLOCK, &set, nil)
 }
 
+/// Names the calling thread as `ps`, `top` and `/proc/<pid>/task/*/comm` show it (at most 15
+/// bytes on Linux, the rest is cut). `Thread.name` set before `start()` does not reach the kernel there.
+func nameThisThread(_ name: String) {
+    _ = silentshard_name_this_thread(name)
+}
+
 extension ContinuousClock.Instant {
     /// Milliseconds from now until this instant for `poll` (0 when past, rounded up).
     var pollTimeoutFromNow: Int32 {
