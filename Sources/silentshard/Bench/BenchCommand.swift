@@ -21,6 +21,10 @@ enum BenchCommand {
           --warmup N                        untimed runs first (default 3)
           --clients 1,4,16,64               concurrent clients for the throughput runs ("" = none)
           --seconds S                       length of each throughput run (default 5)
+          --pin                             latency runs over WebSocket with this process (the app) on CPU 0
+                                            and node processes on CPU 1 (Linux, ≥ 2 CPUs): the parties compute
+                                            on separate cores, as on separate machines; in-memory and
+                                            throughput runs always use every core
           --json FILE  --markdown FILE  --svg FILE
         """
 
@@ -36,6 +40,7 @@ enum BenchCommand {
         var json: String?
         var markdown: String?
         var svg: String?
+        var pin = false
     }
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -102,6 +107,9 @@ enum BenchCommand {
             case "--json": options.json = try value(argument)
             case "--markdown": options.markdown = try value(argument)
             case "--svg": options.svg = try value(argument)
+            case "--pin":
+                guard CPUPinning.available else { throw BenchError("--pin needs Linux and at least 2 CPUs") }
+                options.pin = true
             default: throw BenchError("unknown option \(argument)")
             }
         }
@@ -109,6 +117,13 @@ enum BenchCommand {
     }
 
     static func run(_ options: Options) async throws -> BenchReport {
+        NodeProcess.pinNodes = options.pin
+        // --pin: the app on CPU 0 while it talks to node processes; every CPU for in-process runs.
+        func pinApp(_ websocket: Bool) throws {
+            guard options.pin else { return }
+            let done = websocket ? CPUPinning.pin(process: 0, toCPU: 0) : CPUPinning.release(process: 0)
+            guard done else { throw BenchError("--pin: could not set this process's CPUs") }
+        }
         let baselines = Self.baselines()
         var results: [BenchResult] = []
         let directory = NSTemporaryDirectory() + "silentshard-bench-" + UUID().uuidString
@@ -116,6 +131,7 @@ enum BenchCommand {
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         for transport in options.transports where options.modes.contains("duo") {
+            try pinApp(transport == "websocket")
             let node = transport == "websocket" ? try duoNode(directory: directory) : nil
             defer { node?.stop() }
             for name in options.algorithms {
@@ -128,6 +144,7 @@ enum BenchCommand {
             }
         }
         if options.modes.contains("trio"), options.transports.contains("websocket") {
+            try pinApp(true)
             let nodes = try TrioNodePair()
             defer { nodes.stop() }
             for name in options.algorithms {
@@ -141,6 +158,9 @@ enum BenchCommand {
             results[index].baselineRatio = results[index].sample.medianMs / baselineMs
         }
         var throughput: [Throughput.Result] = []
+        // Throughput is the node's on the whole machine: never pinned.
+        if !options.clients.isEmpty { try pinApp(false) }
+        NodeProcess.pinNodes = false
         for clients in options.clients {
             FileHandle.standardError.write(Data("bench: throughput with \(clients) concurrent clients…\n".utf8))
             let node = try NodeProcess()   // a fresh process per run, so its peak RSS is this run's
@@ -148,7 +168,8 @@ enum BenchCommand {
             throughput.append(try await Throughput.measure(node: node, clients: clients, seconds: options.seconds))
         }
         return BenchReport(results: results, throughput: throughput, secp256k1SignUs: baselines.secp256k1,
-                           ed25519SignUs: baselines.ed25519, cores: ProcessInfo.processInfo.activeProcessorCount)
+                           ed25519SignUs: baselines.ed25519, cores: ProcessInfo.processInfo.activeProcessorCount,
+                           pinned: options.pin)
     }
 
     /// A duo node process whose token file grants the bench's token every duo scope (export included).

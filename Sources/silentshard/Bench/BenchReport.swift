@@ -7,6 +7,8 @@ struct BenchReport {
     var secp256k1SignUs: Double
     var ed25519SignUs: Double
     var cores: Int
+    /// `--pin`: the app on CPU 0, node processes on CPU 1.
+    var pinned = false
 
     var json: JSONValue {
         .object([
@@ -26,6 +28,7 @@ struct BenchReport {
                          "peakRSSMiB": .number(row.peakRSSMiB), "nodeCPUMsPerSign": .number(row.nodeCPUMsPerSign)])
             }),
             "baselines": .object(["secp256k1SignUs": .number(secp256k1SignUs), "ed25519SignUs": .number(ed25519SignUs)]),
+            "machine": .object(["cores": .number(Double(cores)), "pinned": .bool(pinned)]),
         ])
     }
 
@@ -56,7 +59,8 @@ struct BenchReport {
             }
         }
         lines += ["", "Baselines (single party, this process): libsecp256k1 ECDSA sign \(f(secp256k1SignUs)) µs, "
-                  + "libsodium Ed25519 sign \(f(ed25519SignUs)) µs. Machine: \(cores) cores."]
+                  + "libsodium Ed25519 sign \(f(ed25519SignUs)) µs. Machine: \(cores) cores"
+                  + (pinned ? "; WebSocket runs with the app on CPU 0 and node processes on CPU 1 (--pin)." : "; processes unpinned.")]
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -55,7 +55,11 @@ final class NodeProcess: @unchecked Sendable {
         }
         self.port = port
         verifyingKey = key
+        if Self.pinNodes { CPUPinning.pin(process: process.processIdentifier, toCPU: 1) }
     }
+
+    /// Set once by `bench --pin` before any node starts: node processes then run on CPU 1.
+    nonisolated(unsafe) static var pinNodes = false
 
     /// Peak resident set size (VmHWM) in MiB, from /proc.
     var peakRSSMiB: Double? {
