@@ -1,7 +1,7 @@
 import Foundation
 
 /// A connection usable from any thread: every use runs under one lock, so SQLite sees one caller at a
-/// time. (`Mutex` would do, but its `sending` rules reject generic results built from the connection.)
+/// time. (`LockedValue` would do, but its `sending` rules reject generic results built from the connection.)
 package final class LockedSQLiteConnection: @unchecked Sendable {
     private let lock = NSLock()
     private let connection: SQLiteConnection

@@ -1,7 +1,7 @@
 import CSQLite
 
 /// One SQLite connection. Not thread-safe by itself: owners serialize access (the stores keep it inside
-/// a `Mutex`) and never hold a transaction across an `await`.
+/// a `LockedValue` or a `LockedSQLiteConnection`) and never hold a transaction across an `await`.
 package final class SQLiteConnection {
     private let handle: OpaquePointer
     /// Compiled statements by SQL text, reused by `cachedStatement` (the store runs the same few
