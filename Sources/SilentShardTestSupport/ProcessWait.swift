@@ -19,4 +19,12 @@ extension Process {
         }
         return true
     }
+
+    /// SIGTERM, then waits up to `grace` seconds for the child to exit and SIGKILLs it if it has not:
+    /// a test never leaves a process behind, whatever the child does with SIGTERM. Blocks the caller.
+    public func terminate(grace: TimeInterval) {
+        guard isRunning else { return }
+        terminate()
+        waitForExit(timeout: grace)
+    }
 }

@@ -186,7 +186,7 @@ extension RobustnessTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        defer { if process.isRunning { process.terminate() } }   // never leave the node behind on a failed expectation
+        defer { process.terminate(grace: 5) }   // never leave the node behind on a failed expectation
         let reader = output.fileHandleForReading
         let text = try await offPool { () -> String in
             var text = ""

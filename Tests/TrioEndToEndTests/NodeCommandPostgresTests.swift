@@ -50,9 +50,9 @@ struct NodeCommandPostgresTests {
              "--role", "trio-\(node)", "--cluster-key", clusterKey, "--certificate", path("\(node).cert")]
         }
         let (processB, portB) = try await TrioCommandLineTests.startNode(nodeArguments("b"))
-        defer { if processB.isRunning { processB.terminate() } }
+        defer { processB.terminate(grace: 5) }
         let (processA, portA) = try await TrioCommandLineTests.startNode(nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(portB)"])
-        defer { if processA.isRunning { processA.terminate() } }
+        defer { processA.terminate(grace: 5) }
 
         let session = SilentShard.ECDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: clusterKey,
                                                       websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(portA)"),
@@ -67,8 +67,8 @@ struct NodeCommandPostgresTests {
         let masterA = try NodeMasterKey(bytes: Hex.decode(String(contentsOfFile: path("a.master"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(try NodeShareStore(location: .postgres(url: databases["a"] ?? ""), masterKey: masterA).keyCount() == 1)
-        processA.terminate()
-        processB.terminate()
+        processA.terminate(grace: 5)
+        processB.terminate(grace: 5)
     }
 
     @Test func duoNodeOnPostgresHidesThePasswordAndRotatesItsMasterKey() async throws {

@@ -58,7 +58,7 @@ struct TrioCommandLineTests {
         guard let port = text.split(separator: "\n").first(where: { $0.hasPrefix("silentshard node listening on port ") })
             .flatMap({ Int($0.split(separator: " ").last ?? "") })
         else {
-            process.terminate()
+            process.terminate(grace: 5)
             throw NodeStartFailure()
         }
         return (process, port)
@@ -93,9 +93,9 @@ struct TrioCommandLineTests {
              "--role", "trio-\(node)", "--cluster-key", clusterKey, "--certificate", path("\(node).cert")]
         }
         let (processB, portB) = try await Self.startNode(nodeArguments("b"))
-        defer { if processB.isRunning { processB.terminate() } }
+        defer { processB.terminate(grace: 5) }
         let (processA, portA) = try await Self.startNode(nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(portB)"])
-        defer { if processA.isRunning { processA.terminate() } }
+        defer { processA.terminate(grace: 5) }
 
         let session = SilentShard.EdDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: clusterKey,
                                                       websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(portA)"),
@@ -112,7 +112,7 @@ struct TrioCommandLineTests {
         let wrong = try await Self.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"] + nodeArguments("a")
             .map { $0 == "trio-a" ? "trio-b" : $0 })
         #expect(wrong.status == 2)
-        processA.terminate()
-        processB.terminate()
+        processA.terminate(grace: 5)
+        processB.terminate(grace: 5)
     }
 }
