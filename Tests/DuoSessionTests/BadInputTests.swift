@@ -2,6 +2,7 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestSupport
 import Testing
 import duo
 
@@ -13,9 +14,7 @@ import duo
 /// operation succeeds.
 @Suite("Duo bad input: every app and node message mutated")
 struct BadInputTests {
-    enum Mutation: String, CaseIterable, Sendable {
-        case truncate, flipHeader, flipMiddle, flipLast, duplicate, reorder, replayEarlierSession
-    }
+    typealias Mutation = MessageMutation
     enum Operation: String, CaseIterable, Sendable { case keygen, sign }
 
     static let cases: [(Keyshare.Algorithm, Operation, Mutation, Int)] =
@@ -24,33 +23,6 @@ struct BadInputTests {
                 Mutation.allCases.flatMap { mutation in (0..<4).map { (algorithm, operation, mutation, $0) } }
             }
         }
-
-    /// Every frame of a bundle, as byte ranges.
-    static func frames(_ bundle: [UInt8]) -> [[UInt8]] {
-        var out: [[UInt8]] = []
-        var rest = bundle[...]
-        while !rest.isEmpty, let (_, count) = try? Frame.parse(rest) {
-            out.append(Array(rest.prefix(count)))
-            rest = rest.dropFirst(count)
-        }
-        return out
-    }
-
-    static func mutate(_ data: Data, _ mutation: Mutation, earlier: Data?) -> Data {
-        var bytes = [UInt8](data)
-        switch mutation {
-        case .truncate: return Data(bytes.prefix(bytes.count / 2))
-        case .flipHeader: bytes[min(5, bytes.count - 1)] ^= 0x10
-        case .flipMiddle: bytes[bytes.count / 2] ^= 0x01
-        case .flipLast: bytes[bytes.count - 1] ^= 0x80
-        case .duplicate: return data + data
-        case .reorder:
-            let parts = frames(bytes)
-            return parts.count >= 2 ? Data(parts.reversed().flatMap { $0 }) : data + data
-        case .replayEarlierSession: return earlier ?? data
-        }
-        return Data(bytes)
-    }
 
     @Test(arguments: cases)
     func mutatedMessage(algorithm: Keyshare.Algorithm, operation: Operation, mutation: Mutation, index: Int) async throws {
@@ -89,7 +61,7 @@ struct BadInputTests {
             guard armed.withLock({ $0 }), messageIndex == index,
                   fired.withLock({ done in defer { done = true }; return !done })
             else { return data }
-            return BadInputTests.mutate(data, mutation, earlier: earlier.withLock { $0[messageIndex] })
+            return mutation.apply(to: data, earlier: earlier.withLock { $0[messageIndex] })
         }
         let fixture = appSends ? try DuoFixture(algorithm: algorithm, tamperSend: hook)
                                : try DuoFixture(algorithm: algorithm, tamper: hook)

@@ -3,6 +3,7 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestSupport
 import Testing
 import trio
 
@@ -20,9 +21,7 @@ import trio
 /// operations, every mutation, every message.
 @Suite("Trio bad input: every link, every mutation", .serialized)
 struct TrioBadInputTests {
-    enum Mutation: String, CaseIterable, Sendable {
-        case truncate, flipHeader, flipMiddle, flipLast, duplicate, reorder, replayEarlierSession
-    }
+    typealias Mutation = MessageMutation
 
     static let cases: [(Keyshare.Algorithm, TrioOperation)] = longTests
         ? [(.ecdsa, .keygen), (.ecdsa, .signB), (.eddsa, .keygen), (.eddsa, .signB)]
@@ -30,23 +29,6 @@ struct TrioBadInputTests {
 
     static func mutations(_ algorithm: Keyshare.Algorithm, _ operation: TrioOperation) -> [Mutation] {
         longTests || (algorithm, operation) == (.eddsa, .keygen) ? Mutation.allCases : [.truncate, .flipMiddle, .replayEarlierSession]
-    }
-
-    static func mutate(_ data: Data, _ mutation: Mutation, earlier: Data?) -> Data {
-        var bytes = [UInt8](data)
-        guard !bytes.isEmpty else { return data }
-        switch mutation {
-        case .truncate: return Data(bytes.prefix(bytes.count / 2))
-        case .flipHeader: bytes[min(5, bytes.count - 1)] ^= 0x10
-        case .flipMiddle: bytes[bytes.count / 2] ^= 0x01
-        case .flipLast: bytes[bytes.count - 1] ^= 0x80
-        case .duplicate: return data + data
-        case .reorder:
-            guard let frames = try? Frame.parseBundle(bytes), frames.count >= 2 else { return data + data }
-            return Data(frames.reversed().flatMap { $0.encoded() })
-        case .replayEarlierSession: return earlier ?? data
-        }
-        return Data(bytes)
     }
 
     /// Whether reversing the bundle's frames changes the order within a stream (sender, receiver):
@@ -61,11 +43,7 @@ struct TrioBadInputTests {
     @Test(arguments: cases)
     func mutateEveryMessage(algorithm: Keyshare.Algorithm, operation: TrioOperation) async throws {
         // Message counts per direction, from an honest run.
-        let honest = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(30))
-        let measured = try await TrioOperationRunner(fixture: honest, algorithm: algorithm, operation: operation)
-        honest.peer.cutter.reset()
-        try await measured.run()
-        let counts = honest.peer.cutter.counts
+        let counts = try await TrioOperationRunner.honestMessageCounts(algorithm: algorithm, operation: operation)
         var covered = 0, failed = 0
         for (d, direction) in LinkDirection.allCases.enumerated() {
             let count = counts[direction, default: 0]
@@ -112,7 +90,7 @@ struct TrioBadInputTests {
         fixture.peer.cutter.setRewrite { d, i, data in
             guard d == direction, i == index, fired.withLock({ done in defer { done = true }; return !done }) else { return data }
             if mutation == .reorder { isFault.withLock { $0 = TrioBadInputTests.reorderIsAFault(data) } }
-            return TrioBadInputTests.mutate(data, mutation, earlier: earlier.withLock { $0["\(d)#\(i)"] })
+            return mutation.apply(to: data, earlier: earlier.withLock { $0["\(d)#\(i)"] })
         }
         fixture.peer.cutter.reset()
         let probeMessage = testMessage(algorithm, "probe")

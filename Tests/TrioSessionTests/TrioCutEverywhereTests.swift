@@ -31,11 +31,7 @@ struct TrioCutEverywhereTests {
     @Test(arguments: cases)
     func cutEveryLinkBeforeEveryMessage(algorithm: Keyshare.Algorithm, operation: TrioOperation) async throws {
         // An honest run counts the operation's messages per direction.
-        let honest = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(30))
-        let measured = try await TrioOperationRunner(fixture: honest, algorithm: algorithm, operation: operation)
-        honest.peer.cutter.reset()
-        try await measured.run()
-        let counts = honest.peer.cutter.counts
+        let counts = try await TrioOperationRunner.honestMessageCounts(algorithm: algorithm, operation: operation)
         // The app's link always carries SETUP, a round and an ending; B's link only when B takes part.
         #expect(counts[.appToA, default: 0] >= 2 && counts[.aToApp, default: 0] >= 1, "\(counts)")
         var covered = 0

@@ -32,6 +32,16 @@ struct TrioOperationRunner {
     let chainCode = Data(SecureRandom.bytes(count: 32))
     static let hardPath = "m/44'/0'/3"
 
+    /// Messages per link direction in one honest run of `operation` (on a fixture of its own), for the
+    /// suites that then cut or damage each of them.
+    static func honestMessageCounts(algorithm: Keyshare.Algorithm, operation: TrioOperation) async throws -> [LinkDirection: Int] {
+        let honest = try TrioFixture(algorithm: algorithm)
+        let measured = try await TrioOperationRunner(fixture: honest, algorithm: algorithm, operation: operation)
+        honest.peer.cutter.reset()
+        try await measured.run()
+        return honest.peer.cutter.counts
+    }
+
     init(fixture: TrioFixture, algorithm: Keyshare.Algorithm, operation: TrioOperation) async throws {
         self.fixture = fixture
         self.algorithm = algorithm

@@ -152,14 +152,8 @@ struct TrioInvalidEncodingTests {
             progressed = false
             for party in parties {
                 guard var machine = machines[party], !machine.isFinished else { continue }
-                let needed = machine.awaiting.flatMap { tag in machine.awaitingSenders.map { (tag, $0) } }
-                var taken: [ProtocolMessage] = []
                 var rest = inbox[party] ?? []
-                for (tag, from) in needed {
-                    guard let index = rest.firstIndex(where: { $0.tag == tag && $0.from == from }) else { taken = []; break }
-                    taken.append(rest.remove(at: index))
-                }
-                guard taken.count == needed.count, !needed.isEmpty else { continue }
+                guard let taken = machine.takeAwaited(from: &rest) else { continue }
                 inbox[party] = rest
                 do {
                     deliver(try machine.advance(taken))
