@@ -117,7 +117,6 @@ enum BenchCommand {
     }
 
     static func run(_ options: Options) async throws -> BenchReport {
-        NodeProcess.pinNodes = options.pin
         // --pin: the app on CPU 0 while it talks to node processes; every CPU for in-process runs.
         func pinApp(_ websocket: Bool) throws {
             guard options.pin else { return }
@@ -133,6 +132,7 @@ enum BenchCommand {
         for transport in options.transports where options.modes.contains("duo") {
             try pinApp(transport == "websocket")
             let node = transport == "websocket" ? try duoNode(directory: directory) : nil
+            if options.pin { node?.pin(toCPU: 1) }
             defer { node?.stop() }
             for name in options.algorithms {
                 let algorithm: Keyshare.Algorithm = name == "ecdsa" ? .ecdsa : .eddsa
@@ -146,6 +146,7 @@ enum BenchCommand {
         if options.modes.contains("trio"), options.transports.contains("websocket") {
             try pinApp(true)
             let nodes = try TrioNodePair()
+            if options.pin { nodes.nodeA.pin(toCPU: 1); nodes.nodeB.pin(toCPU: 1) }
             defer { nodes.stop() }
             for name in options.algorithms {
                 FileHandle.standardError.write(Data("bench: trio \(name) over websocket (node processes A and B)…\n".utf8))
@@ -160,7 +161,6 @@ enum BenchCommand {
         var throughput: [Throughput.Result] = []
         // Throughput is the node's on the whole machine: never pinned.
         if !options.clients.isEmpty { try pinApp(false) }
-        NodeProcess.pinNodes = false
         for clients in options.clients {
             FileHandle.standardError.write(Data("bench: throughput with \(clients) concurrent clients…\n".utf8))
             let node = try NodeProcess()   // a fresh process per run, so its peak RSS is this run's

@@ -55,11 +55,11 @@ final class NodeProcess: @unchecked Sendable {
         }
         self.port = port
         verifyingKey = key
-        if Self.pinNodes { CPUPinning.pin(process: process.processIdentifier, toCPU: 1) }
     }
 
-    /// Set once by `bench --pin` before any node starts: node processes then run on CPU 1.
-    nonisolated(unsafe) static var pinNodes = false
+    /// Runs every thread of the node on `cpu` from now on (`bench --pin`).
+    @discardableResult
+    func pin(toCPU cpu: Int) -> Bool { CPUPinning.pin(process: process.processIdentifier, toCPU: cpu) }
 
     /// Peak resident set size (VmHWM) in MiB, from /proc.
     var peakRSSMiB: Double? {
