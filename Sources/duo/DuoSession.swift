@@ -407,6 +407,11 @@ public final class DuoSession: Sendable {
         return try outcome.get()
     }
 
+    /// One protocol step after `connect`. Flight F1 (§5.2) is the SETUP with this party's first-round
+    /// broadcasts when that round is ready without computation (FROST: its round-1 message exists
+    /// from the machine's creation); a DKLs23 first round is computed after the ACCEPT instead, so
+    /// that the node validates the SETUP meanwhile. First-round P2P messages need the node's session
+    /// keys and follow the ACCEPT in any case.
     private func run(_ operation: SessionOperation, channel: inout DuoFrameChannel, setupFrame: Frame,
                      machine: DuoProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> DuoProtocolResult {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
@@ -415,12 +420,25 @@ public final class DuoSession: Sendable {
         func read() async throws(SilentShardError) -> [UInt8] {
             do { return [UInt8](try await client.read()) } catch { throw Self.networkError(error) }
         }
-        try await send([setupFrame])
+        var started = machine
+        var unsent: [ProtocolMessage]?
+        var flight = [setupFrame]
+        if machine.firstRoundIsPrecomputed {
+            let firstRound: [ProtocolMessage]
+            do { firstRound = try started.start() } catch { throw SilentShardError(error) }
+            flight += try channel.frames(for: firstRound.filter { $0.to == nil })
+            unsent = firstRound.filter { $0.to != nil }
+        }
+        try await send(flight)
         let result: DuoProtocolResult
         do {
             // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel); then RUNNING.
             _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
-            result = try await DuoDriver.runProtocol(machine, channel: &channel, send: send, read: read)
+            if let unsent {
+                result = try await DuoDriver.runProtocol(started: started, unsent: unsent, channel: &channel, send: send, read: read)
+            } else {
+                result = try await DuoDriver.runProtocol(machine, channel: &channel, send: send, read: read)
+            }
         } catch {
             // Abort(–) for our own failure (§0): the node learns the session is over (also when its
             // ACCEPT failed verification: it did accept). Not after the node's own ABORT; after a

@@ -127,6 +127,33 @@ struct DuoSessionTests {
     }
 }
 
+@Suite("Duo session: flights (§5.2)", .serialized)
+struct DuoFlightTests {
+    /// Flight F1 is the SETUP with the app's first-round broadcast when that round needs no
+    /// computation (FROST keygen and sign: one round trip less); a DKLs23 first round follows the ACCEPT.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func setupCarriesThePrecomputedFirstRound(algorithm: Keyshare.Algorithm) async throws {
+        let sent = LockedValue<[Data]>([])
+        let fixture = try DuoFixture(algorithm: algorithm, tamperSend: { _, data in
+            sent.withLock { $0.append(data) }
+            return data
+        })
+        let keyshare = try await fixture.session.keygen()
+        let keygenMessages = sent.withLock { $0 }
+        sent.withLock { $0 = [] }
+        let message = algorithm == .ecdsa ? Data(SHA256.hash(Array("flights".utf8))) : Data("flights".utf8)
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
+                                    : try verifyEdDSA(signature, message: message, keyshare: keyshare))
+        for messages in [keygenMessages, sent.withLock { $0 }] {
+            let first = try Frame.parseBundle([UInt8](try #require(messages.first)))
+            let kinds = first.map(\.header.kind)
+            #expect(kinds == (algorithm == .eddsa ? [.setup, .broadcast] : [.setup]))
+            #expect(first.dropFirst().allSatisfy { $0.header.sender == 0 && $0.header.seq == 1 })
+        }
+    }
+}
+
 @Suite("Duo session: authorization and in-doubt commits", .serialized)
 struct DuoSessionCommitTests {
     /// §9.2: a SETUP on an existing key signed by another device key is refused (DEVICE_NOT_REGISTERED).
@@ -171,7 +198,7 @@ struct DuoSessionCommitTests {
 
     /// The app's COMMIT is destroyed in transit: the node never commits; the app, in doubt, reconciles:
     /// the node tombstones the generation (OUTCOME aborted) and the app drops its staged first share.
-    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 4), (.eddsa, 3)])
+    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 4), (.eddsa, 2)])  // FROST: SETUP carries round 1 (§5.2 F1)
     func lostCommitIsRolledBack(algorithm: Keyshare.Algorithm, commitSend: Int) async throws {
         let fixture = try DuoFixture(algorithm: algorithm, tamperSend: { index, data in
             index == commitSend ? Data([0xFF]) : data

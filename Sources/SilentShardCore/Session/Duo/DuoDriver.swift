@@ -10,7 +10,20 @@ public enum DuoDriver {
     public static func runProtocol(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
                                    send: ([Frame]) async throws(SilentShardError) -> Void,
                                    read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> DuoProtocolResult {
-        var (current, out) = try await DuoCompute.step(machine) { (m: inout DuoProtocolMachine) throws(ProtocolError) in try m.start() }
+        let (started, firstRound) = try await DuoCompute.step(machine) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
+            try m.start()
+        }
+        return try await runProtocol(started: started, unsent: firstRound, channel: &channel, leadingFrames: leadingFrames,
+                                     send: send, read: read)
+    }
+
+    /// Runs a machine whose first round already ran (``DuoProtocolMachine/start()``) to its result;
+    /// `unsent` are that round's messages not sent yet (the app's P2P messages, which need the node's ACCEPT).
+    public static func runProtocol(started machine: DuoProtocolMachine, unsent: [ProtocolMessage], channel: inout DuoFrameChannel,
+                                   leadingFrames: [Frame] = [],
+                                   send: ([Frame]) async throws(SilentShardError) -> Void,
+                                   read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> DuoProtocolResult {
+        var (current, out) = (machine, unsent)
         var pending = leadingFrames
         while true {
             pending += try channel.frames(for: out)

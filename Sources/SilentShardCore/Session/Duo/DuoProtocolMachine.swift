@@ -127,6 +127,15 @@ public struct DuoProtocolMachine: Sendable {
         return DuoProtocolMachine(local: keyshare.party, state: .frostSign(session, round: 0), receivable: frostSignTags)
     }
 
+    /// Whether ``start()`` only hands out messages that exist already (FROST: round 1 is computed when
+    /// the machine is made), so a caller may run it before anything else happens.
+    public var firstRoundIsPrecomputed: Bool {
+        switch state {
+        case .frostDKG(_, 0), .frostSign(_, 0): return true
+        default: return false
+        }
+    }
+
     /// The first round's messages.
     public mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
         var rng = SecureRandom()
@@ -212,11 +221,9 @@ public struct DuoProtocolMachine: Sendable {
             return [ProtocolMessage(tag: FROST.MessageTag.signRound2.rawValue, from: local, to: nil, payload: share)]
         case .frostSign(var session, 2):
             try session.receiveRound2(payload(FROST.MessageTag.signRound2.rawValue), from: peer)
+            // `signature()` returns only a signature that libsodium verified (RFC 8032, strict) under
+            // the derived key, so nobody sees an invalid one.
             let signature = try session.signature()
-            // RFC 8032 verification under the derived key (strict, libsodium) before anyone sees it.
-            guard let key = try? Ed25519.VerifyingKey(bytes: session.signingKey.bytes),
-                  key.isValidSignature(signature, for: session.message)
-            else { throw .signingFailed(party: nil, reason: .invalidSignature) }
             finish(.eddsaSignature(signature))
             return []
         default:

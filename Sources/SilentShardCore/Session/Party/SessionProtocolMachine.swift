@@ -528,11 +528,9 @@ public struct SessionProtocolMachine: Sendable {
             return [ProtocolMessage(tag: FROST.MessageTag.signRound2.rawValue, from: local, to: nil, payload: share)]
         case .frostSign(var session, 2):
             for (from, payload) in payloads(FROST.MessageTag.signRound2.rawValue) { try session.receiveRound2(payload, from: from) }
+            // `signature()` returns only a signature that libsodium verified (RFC 8032, strict) under
+            // the derived key, so nobody sees an invalid one.
             let signature = try session.signature()
-            // RFC 8032 verification under the derived key (strict, libsodium) before anyone sees it.
-            guard let key = try? Ed25519.VerifyingKey(bytes: session.signingKey.bytes),
-                  key.isValidSignature(signature, for: session.message)
-            else { throw .signingFailed(party: nil, reason: .invalidSignature) }
             finish(.eddsaSignature(signature))
             return []
         default:
