@@ -162,10 +162,16 @@ public enum DuoCompute {
         }
     }
 
-    /// Runs one machine step on the compute queue; protocol failures become `SilentShardError`.
+    /// Runs one machine step on the compute queue (a short FROST step where the caller is: the hand-over
+    /// to another thread and back would cost about as much as the step); protocol failures become
+    /// `SilentShardError`.
     public static func step(_ machine: DuoProtocolMachine,
                             _ body: @escaping @Sendable (inout DuoProtocolMachine) throws(ProtocolError) -> [ProtocolMessage])
         async throws(SilentShardError) -> (DuoProtocolMachine, [ProtocolMessage]) {
+        if machine.roundsAreShort {
+            var copy = machine
+            do { let out = try body(&copy); return (copy, out) } catch { throw SilentShardError(error) }
+        }
         do {
             return try await run {
                 var copy = machine

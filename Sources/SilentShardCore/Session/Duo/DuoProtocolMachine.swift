@@ -136,6 +136,15 @@ public struct DuoProtocolMachine: Sendable {
         }
     }
 
+    /// Whether every round is a fraction of a millisecond (FROST: a few Ed25519 operations), so a
+    /// caller may run it where it is instead of handing it to a compute thread.
+    public var roundsAreShort: Bool {
+        switch state {
+        case .frostDKG, .frostSign: return true
+        default: return false
+        }
+    }
+
     /// The first round's messages.
     public mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
         var rng = SecureRandom()
