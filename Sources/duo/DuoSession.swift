@@ -408,10 +408,9 @@ public final class DuoSession: Sendable {
     }
 
     /// One protocol step after `connect`. Flight F1 (§5.2) is the SETUP with this party's first-round
-    /// broadcasts when that round is ready without computation (FROST: its round-1 message exists
-    /// from the machine's creation); a DKLs23 first round is computed after the ACCEPT instead, so
-    /// that the node validates the SETUP meanwhile. First-round P2P messages need the node's session
-    /// keys and follow the ACCEPT in any case.
+    /// broadcasts when that round is short (FROST); a DKLs23 first round takes milliseconds and is
+    /// computed after the ACCEPT instead, so that the SETUP never waits for it. First-round P2P messages
+    /// need the node's session keys and follow the ACCEPT in any case.
     private func run(_ operation: SessionOperation, channel: inout DuoFrameChannel, setupFrame: Frame,
                      machine: DuoProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> DuoProtocolResult {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
@@ -420,22 +419,23 @@ public final class DuoSession: Sendable {
         func read() async throws(SilentShardError) -> [UInt8] {
             do { return [UInt8](try await client.read()) } catch { throw Self.networkError(error) }
         }
-        var started = machine
-        var unsent: [ProtocolMessage]?
         var flight = [setupFrame]
-        if machine.firstRoundIsPrecomputed {
-            let firstRound: [ProtocolMessage]
-            do { firstRound = try started.start() } catch { throw SilentShardError(error) }
-            flight += try channel.frames(for: firstRound.filter { $0.to == nil })
-            unsent = firstRound.filter { $0.to != nil }
+        var started: (machine: DuoProtocolMachine, unsent: [ProtocolMessage])?
+        if machine.roundsAreShort {
+            var first = machine
+            let messages: [ProtocolMessage]
+            do { messages = try first.start() } catch { throw SilentShardError(error) }
+            flight += try channel.frames(for: messages.filter { $0.to == nil })
+            started = (first, messages.filter { $0.to != nil })
         }
         try await send(flight)
         let result: DuoProtocolResult
         do {
             // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel); then RUNNING.
             _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
-            if let unsent {
-                result = try await DuoDriver.runProtocol(started: started, unsent: unsent, channel: &channel, send: send, read: read)
+            if let started {
+                result = try await DuoDriver.runProtocol(started: started.machine, unsent: started.unsent, channel: &channel,
+                                                         send: send, read: read)
             } else {
                 result = try await DuoDriver.runProtocol(machine, channel: &channel, send: send, read: read)
             }

@@ -129,8 +129,8 @@ struct DuoSessionTests {
 
 @Suite("Duo session: flights (§5.2)", .serialized)
 struct DuoFlightTests {
-    /// Flight F1 is the SETUP with the app's first-round broadcast when that round needs no
-    /// computation (FROST keygen and sign: one round trip less); a DKLs23 first round follows the ACCEPT.
+    /// Flight F1 is the SETUP with the app's first-round broadcast when that round is short (FROST
+    /// keygen and sign: one round trip less); a DKLs23 first round follows the ACCEPT.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func setupCarriesThePrecomputedFirstRound(algorithm: Keyshare.Algorithm) async throws {
         let sent = LockedValue<[Data]>([])

@@ -127,17 +127,9 @@ public struct DuoProtocolMachine: Sendable {
         return DuoProtocolMachine(local: keyshare.party, state: .frostSign(session, round: 0), receivable: frostSignTags)
     }
 
-    /// Whether ``start()`` only hands out messages that exist already (FROST: round 1 is computed when
-    /// the machine is made), so a caller may run it before anything else happens.
-    public var firstRoundIsPrecomputed: Bool {
-        switch state {
-        case .frostDKG(_, 0), .frostSign(_, 0): return true
-        default: return false
-        }
-    }
-
-    /// Whether every round is a fraction of a millisecond (FROST: a few Ed25519 operations), so a
-    /// caller may run it where it is instead of handing it to a compute thread.
+    /// Whether every step, `start()` included, is a fraction of a millisecond (FROST: a few Ed25519
+    /// operations; its round-1 message exists from the machine's creation). Such steps run where the
+    /// caller is, and the app runs the first one before its SETUP goes out (§5.2 flight F1).
     public var roundsAreShort: Bool {
         switch state {
         case .frostDKG, .frostSign: return true
