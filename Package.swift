@@ -60,6 +60,7 @@ let package = Package(
 
         // Linux headers Glibc does not export (eventfd), for the WebSocket transport.
         .systemLibrary(name: "CSocketShims"),
+        .systemLibrary(name: "CSpawnShims"),
 
         // MARK: Primitives
         .target(
@@ -79,11 +80,13 @@ let package = Package(
         .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
-        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore", "MPCCrypto"]),
+        // Child processes without Foundation's Process (its Linux run() can crash; ChildProcess.swift).
+        .target(name: "ChildProcesses", dependencies: ["MPCCrypto", "CSpawnShims"]),
+        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore", "MPCCrypto", "ChildProcesses"]),
 
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "duo", "trio",
-                                                             "SilentShardTestSupport", "CSocketShims"]),
+                                                             "SilentShardTestSupport", "CSocketShims", "ChildProcesses"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
@@ -119,16 +122,17 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudNodeServerTests",
-            dependencies: ["CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]
+            dependencies: ["CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "ChildProcesses"]
         ),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
-                                                            "SilentShardTestSupport"]),
+                                                            "SilentShardTestSupport", "ChildProcesses"]),
         .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]),
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
         .testTarget(name: "ExamplesTests", dependencies: ["ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",
-                                                        "SilentShardTestSupport"]),
+                                                        "SilentShardTestSupport", "ChildProcesses"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
         .testTarget(

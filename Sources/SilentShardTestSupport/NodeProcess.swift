@@ -1,18 +1,16 @@
+import ChildProcesses
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A `silentshard node` child process for fault tests: started with extra environment (e.g. the
 /// node's `SILENTSHARD_TEST_PAUSE` hook), its port read from its first stdout lines, killed with
 /// SIGKILL (a crash: no shutdown path runs) and restarted on the same port and database.
 public final class NodeProcess: @unchecked Sendable {
-    public let process: Process
+    package let process: ChildProcess
     public let port: Int
     /// The node's verifying key (hex), from its startup lines.
     public let verifyingKey: String
 
-    private init(process: Process, port: Int, verifyingKey: String) {
+    private init(process: ChildProcess, port: Int, verifyingKey: String) {
         self.process = process
         self.port = port
         self.verifyingKey = verifyingKey
@@ -42,19 +40,15 @@ public final class NodeProcess: @unchecked Sendable {
 
     private static func startBlocking(arguments: [String], port: Int, environment: [String: String],
                                       logPath: String?) throws -> NodeProcess {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["node", "--listen", "127.0.0.1:\(port)"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
-        process.standardOutput = output
+        var log = ChildProcess.Stream.null
         if let logPath, FileManager.default.createFile(atPath: logPath, contents: nil),
-           let log = FileHandle(forWritingAtPath: logPath) {
-            process.standardError = log
-        } else {
-            process.standardError = FileHandle.nullDevice
+           let handle = FileHandle(forWritingAtPath: logPath) {
+            log = .file(handle)
         }
-        try process.run()
+        let process = try ChildProcess.run(binary, arguments: ["node", "--listen", "127.0.0.1:\(port)"] + arguments,
+                                           environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                           standardOutput: .pipe(output), standardError: log)
         let reader = output.fileHandleForReading
         var text = ""
         while !text.contains("verifying key") {
@@ -67,7 +61,7 @@ public final class NodeProcess: @unchecked Sendable {
                 .flatMap({ Int($0.split(separator: " ").last ?? "") }),
               let key = lines.first(where: { $0.hasPrefix("node verifying key") })?.split(separator: " ").last
         else {
-            if process.isRunning { process.terminate() }
+            process.terminate()
             throw StartFailure(description: "node did not start: \(text)")
         }
         return NodeProcess(process: process, port: port, verifyingKey: String(key))
@@ -78,7 +72,7 @@ public final class NodeProcess: @unchecked Sendable {
         let process = self.process
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {
-                if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+                process.kill()
                 process.waitForExit(timeout: 30)
                 continuation.resume()
             }
@@ -97,6 +91,6 @@ public final class NodeProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.kill()
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import MPCCrypto
 import Foundation
 
@@ -43,19 +44,14 @@ public struct PythonPeer: Sendable {
 
     private static func start() throws -> PythonPeer {
         let root = repositoryRoot
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/python")
-        process.arguments = [root.appendingPathComponent("interop/ws_peer.py").path]
         let stdin = Pipe()
         let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
         // The peer's log (tracebacks of connections the tests drop on purpose) is noise; set
         // SILENTSHARD_PEER_LOG=1 to see it.
-        if ProcessInfo.processInfo.environment["SILENTSHARD_PEER_LOG"] == nil {
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
+        let log: ChildProcess.Stream = ProcessInfo.processInfo.environment["SILENTSHARD_PEER_LOG"] == nil ? .null : .inherit
+        let process = try ChildProcess.run(root.appendingPathComponent(".venv/bin/python"),
+                                           arguments: [root.appendingPathComponent("interop/ws_peer.py").path],
+                                           standardInput: .pipe(stdin), standardOutput: .pipe(stdout), standardError: log)
         keepAlive.withLock { $0 = [stdin, process] }
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {

@@ -1,3 +1,4 @@
+import ChildProcesses
 import CloudNode
 import Foundation
 import MPCCrypto
@@ -42,10 +43,7 @@ struct TestCertificates: Sendable {
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem -days 2 -extfile ext.cnf 2>/dev/null
             openssl x509 -in ca.pem -outform DER -out ca.der
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        try process.run()
+        let process = try ChildProcess.run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script])
         guard process.waitForExit(), process.terminationStatus == 0 else { throw NodeServerError.startFailed(reason: "openssl failed") }
         return TestCertificates(certificatePath: "\(d)/server.pem", keyPath: "\(d)/server.key",
                                 caDER: try Data(contentsOf: URL(fileURLWithPath: "\(d)/ca.der")))

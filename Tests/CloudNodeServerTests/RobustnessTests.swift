@@ -1,3 +1,4 @@
+import ChildProcesses
 import CloudNode
 import duo
 import Foundation
@@ -12,12 +13,10 @@ import trio
         let limit = 1 << 20
         let node = try TestNode.start(maximumMessageSize: limit)
         let root = PythonPeer.repositoryRoot
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".venv/bin/python")
-        process.arguments = [root.appendingPathComponent("interop/node_raw_client.py").path, "\(node.port)", "\(limit)"]
         let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let process = try ChildProcess.run(root.appendingPathComponent(".venv/bin/python"),
+                                           arguments: [root.appendingPathComponent("interop/node_raw_client.py").path, "\(node.port)", "\(limit)"],
+                                           standardOutput: .pipe(output))
         let reader = output.fileHandleForReading
         let (data, status) = try await offPool { () -> (Data, Int32) in
             let data = reader.readDataToEndOfFile()
@@ -178,14 +177,11 @@ extension RobustnessTests {
         let tokenPath = directory.appendingPathComponent("token").path
         try "cli-token\n".write(toFile: tokenPath, atomically: true, encoding: .utf8)
         let keyPath = directory.appendingPathComponent("node.key").path
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["node", "--listen", "127.0.0.1:0", "--node-key", keyPath, "--generate-key",
-                             "--auth", "token-file:\(tokenPath)", "--max-sessions", "8", "--step-timeout", "30"]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.run(binary, arguments: ["node", "--listen", "127.0.0.1:0", "--node-key", keyPath, "--generate-key",
+                                                               "--auth", "token-file:\(tokenPath)", "--max-sessions", "8",
+                                                               "--step-timeout", "30"],
+                                           standardOutput: .pipe(output), standardError: .null)
         defer { process.terminate(grace: 5) }   // never leave the node behind on a failed expectation
         let reader = output.fileHandleForReading
         let text = try await offPool { () -> String in
@@ -215,18 +211,15 @@ extension RobustnessTests {
         process.terminate()   // SIGTERM
         let (exited, reason, status) = try await offPool { () -> (Bool, Bool, Int32) in
             let exited = process.waitForExit(timeout: 30)
-            return (exited, process.terminationReason == .exit, process.terminationStatus)
+            guard case .exit(let status)? = process.termination else { return (exited, false, process.terminationStatus) }
+            return (exited, true, status)
         }
         #expect(exited, "the node stops on SIGTERM")
         #expect(reason)
         #expect(status == 0)
         // --generate-key refuses to overwrite.
-        let again = Process()
-        again.executableURL = binary
-        again.arguments = ["node", "--node-key", keyPath, "--generate-key", "--auth", "none"]
-        again.standardOutput = FileHandle.nullDevice
-        again.standardError = FileHandle.nullDevice
-        try again.run()
+        let again = try ChildProcess.run(binary, arguments: ["node", "--node-key", keyPath, "--generate-key", "--auth", "none"],
+                                         standardOutput: .null, standardError: .null)
         #expect(try await offPool { _ = again.waitForExit(); return again.terminationStatus } == 2)
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import CloudNode
 import ExampleSupport
 import Foundation
@@ -105,13 +106,9 @@ struct ExamplesTests {
 
     /// Runs an example to completion off the cooperative pool; returns its status and stdout + stderr.
     static func run(_ name: String, _ arguments: [String] = []) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = try binary(name)
-        process.arguments = arguments
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
+        let process = try ChildProcess.run(try binary(name), arguments: arguments, standardOutput: .pipe(pipe),
+                                           standardError: .pipe(pipe))
         let reader = pipe.fileHandleForReading
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {

@@ -1,4 +1,5 @@
 @testable import CloudNode
+import ChildProcesses
 import Foundation
 import MPCCrypto
 import SilentShardCore
@@ -84,13 +85,9 @@ struct NodeCommandPostgresTests {
         let arguments = ["node", "--listen", "127.0.0.1:0", "--auth", "none", "--node-key", nodeKey, "--database", database]
 
         // First start creates the keys and the schema; its output names the store without the password.
-        let process = Process()
-        process.executableURL = TrioCommandLineTests.binary
-        process.arguments = arguments + ["--master-key", oldKey, "--generate-key"]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
+        let process = try ChildProcess.run(TrioCommandLineTests.binary, arguments: arguments + ["--master-key", oldKey, "--generate-key"],
+                                           standardOutput: .pipe(output), standardError: .pipe(output))
         let text = try await offPool { () -> String in
             var text = ""
             while !text.contains("node store:") {

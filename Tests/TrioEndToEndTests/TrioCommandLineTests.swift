@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SilentShardTestSupport
 import MPCCrypto
@@ -22,13 +23,8 @@ struct TrioCommandLineTests {
     static let binary = root.appendingPathComponent(".build/debug/silentshard")
 
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.run(binary, arguments: arguments, standardOutput: .pipe(output), standardError: .null)
         return try await offPool {
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitForExit(timeout: 120)
@@ -37,14 +33,10 @@ struct TrioCommandLineTests {
     }
 
     /// Starts a node process and returns it with its port (from its first stdout line).
-    static func startNode(_ arguments: [String]) async throws -> (Process, Int) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["node", "--listen", "127.0.0.1:0", "--auth", "none"] + arguments
+    static func startNode(_ arguments: [String]) async throws -> (ChildProcess, Int) {
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.run(binary, arguments: ["node", "--listen", "127.0.0.1:0", "--auth", "none"] + arguments,
+                                           standardOutput: .pipe(output), standardError: .null)
         let reader = output.fileHandleForReading
         let text = try await offPool { () -> String in
             var text = ""

@@ -1,5 +1,5 @@
+import ChildProcesses
 import Foundation
-import SilentShardTestSupport
 
 /// A `silentshard node` child process on a loopback port with a temporary database (for the bench:
 /// the node runs in its own process, as in production, so its CPU time and memory can be read).
@@ -7,7 +7,7 @@ final class NodeProcess: @unchecked Sendable {
     let port: Int
     let verifyingKey: String
     let directory: String
-    private let process: Process
+    private let process: ChildProcess
 
     /// Starts `silentshard node` (this executable) with `--auth none` and a fresh key, database and
     /// master key in a temporary directory; returns once it printed its port and key.
@@ -24,16 +24,12 @@ final class NodeProcess: @unchecked Sendable {
     /// `directory` is removed by `stop()`.
     init(directory: String, arguments: [String], environment: [String: String] = [:]) throws {
         self.directory = directory
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["node", "--listen", "127.0.0.1:0"] + arguments
         var env = ProcessInfo.processInfo.environment
         for (name, value) in environment { env[name] = value }
-        process.environment = env
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess.run(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+                                       arguments: ["node", "--listen", "127.0.0.1:0"] + arguments, environment: env,
+                                       standardOutput: .pipe(output), standardError: .null)
         var text = ""
         var port: Int?
         var key: String?
