@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import MPCCrypto
 import Testing
 @testable import SilentShardCore
 
@@ -46,5 +47,45 @@ struct SQLiteStorageClientTests {
         let path = scratchDirectory() + "/garbage.sqlite"
         try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: path))
         #expect(throws: StorageError.self) { _ = try SQLiteStorageClient(path: path) }
+    }
+
+    /// A fresh file is switched to WAL by whichever connection gets there first; SQLite does not wait
+    /// (busy handler) for the others' lock upgrade, so with a plain `PRAGMA journal_mode = WAL` about one
+    /// round in six failed here with "database is locked" (CI saw it as a node store failing to open).
+    @Test("eight connections switching one new file to WAL at once all succeed (30 rounds)")
+    func concurrentSwitchToWAL() async throws {
+        for round in 0..<30 {
+            let path = scratchDirectory() + "/racing-\(round).sqlite"
+            nonisolated(unsafe) let connections = try (0..<8).map { _ in try SQLiteConnection(path: path) }
+            let failures = LockedValue<[String]>([])
+            await Self.onThreads(connections.count) { index in
+                do { try connections[index].enableWriteAheadLog() } catch { failures.withLock { $0.append("\(error)") } }
+            }
+            #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
+            let statement = try SQLiteConnection(path: path).prepare("PRAGMA journal_mode")
+            #expect(try statement.step())
+            #expect(try statement.text(0) == "wal")
+        }
+    }
+
+    /// Runs `body` on `count` threads released together.
+    private static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for index in 0..<count {
+            done.enter()
+            Thread.detachNewThread {
+                start.wait()
+                body(index)
+                done.leave()
+            }
+        }
+        for _ in 0..<count { start.signal() }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                done.wait()
+                continuation.resume()
+            }
+        }
     }
 }

@@ -102,7 +102,8 @@ public final class NodeShareStore: Sendable {
         guard modeChanged else { throw .io(operation: "fchmod", errno: errno) }
         do throws(SQLiteError) {
             let db = try SQLiteConnection(path: path)
-            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
+            try db.enableWriteAheadLog()
+            try db.execute("PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
             let replayDB = try SQLiteConnection(path: path)
             try replayDB.execute("PRAGMA synchronous = NORMAL;")
             return (SQLiteStoreDatabase(db), SQLiteStoreDatabase(replayDB))

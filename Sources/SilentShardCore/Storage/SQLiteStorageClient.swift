@@ -26,8 +26,8 @@ public final class SQLiteStorageClient: StorageClient {
         guard modeChanged else { throw .io(operation: "fchmod", errno: errno) }
         do throws(SQLiteError) {
             let db = try SQLiteConnection(path: path)
+            try db.enableWriteAheadLog()
             try db.execute("""
-                PRAGMA journal_mode = WAL;
                 PRAGMA synchronous = FULL;
                 CREATE TABLE IF NOT EXISTS keyshare_records (
                     key_id TEXT PRIMARY KEY NOT NULL,
