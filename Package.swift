@@ -116,9 +116,11 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
         .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
-        .testTarget(name: "StorageTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]),
+        .testTarget(name: "StorageTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite",
+                                                        "SilentShardTestSupport"]),
         .testTarget(
-            name: "CloudNodeStoreTests", dependencies: ["CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite"]
+            name: "CloudNodeStoreTests", dependencies: ["CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite",
+                                                     "SilentShardTestSupport"]
         ),
         .testTarget(
             name: "CloudNodeServerTests",
@@ -128,7 +130,8 @@ let package = Package(
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
                                                             "SilentShardTestSupport", "ChildProcesses"]),
-        .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
+        .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
+                                                              "SilentShardTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]),
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
         .testTarget(name: "ExamplesTests", dependencies: ["ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",

@@ -5,6 +5,7 @@
 #define SILENTSHARD_CWEBSOCKETS_SHIM_H
 
 #include <libwebsockets.h>
+#include <stdio.h>
 #include <string.h>
 
 /// Headroom lws_write needs in front of the payload.
@@ -61,12 +62,20 @@ static inline int ss_lws_copy_header(struct lws *wsi, enum lws_token_indexes tok
     return lws_hdr_copy(wsi, buffer, length, token);
 }
 
-/// Writes a complete HTTP response head (status, content type, length) into the buffer and sends it.
-/// Returns 0 on success.
+/// Writes a complete HTTP response head (status, content type, length, and `Retry-After` when
+/// `retry_after` >= 0) into the buffer and sends it. Returns 0 on success.
 static inline int ss_lws_write_http_head(struct lws *wsi, unsigned int status, const char *content_type,
-                                         unsigned long content_length, unsigned char *buffer, size_t size) {
+                                         unsigned long content_length, long long retry_after,
+                                         unsigned char *buffer, size_t size) {
     unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + size - 1;
     if (lws_add_http_common_headers(wsi, status, content_type, content_length, &p, end)) return 1;
+    if (retry_after >= 0) {
+        char value[24];
+        int length = snprintf(value, sizeof value, "%lld", retry_after);
+        if (length <= 0 || length >= (int)sizeof value) return 1;
+        if (lws_add_http_header_by_name(wsi, (const unsigned char *)"retry-after:", (const unsigned char *)value,
+                                        length, &p, end)) return 1;
+    }
     if (lws_finalize_write_http_header(wsi, start, &p, end)) return 1;
     return 0;
 }

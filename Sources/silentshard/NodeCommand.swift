@@ -21,6 +21,14 @@ enum NodeCommand {
           --max-message-size BYTES  default 16777216                                               SILENTSHARD_MAX_MESSAGE_SIZE
           --step-timeout SECONDS    whole-step limit, default 120                                  SILENTSHARD_STEP_TIMEOUT
           --max-sessions N          concurrent WebSocket connections, default 1024                 SILENTSHARD_MAX_SESSIONS
+          --rate-limits SPEC        abuse limits (session.md §9.5): standard (default), off, or     SILENTSHARD_RATE_LIMITS
+                                    standard with overrides NAME=N,… (0 = off): connections-per-address
+                                    (64), auth-failures-per-minute (10), block-seconds (600),
+                                    key-creations-per-hour (10, per principal), signing-sessions-per-key
+                                    (8), device-failures-per-minute (5); counted per process
+          --trusted-proxies ADDRS   comma-separated proxy addresses whose X-Forwarded-For names     SILENTSHARD_TRUSTED_PROXIES
+                                    the client (e.g. 127.0.0.1 behind a local nginx); without it
+                                    every client behind a proxy shares the proxy's address limits
           --role ROLE               duo (default) | trio-a | trio-b (trio needs --database)         SILENTSHARD_ROLE
           --cluster-key HEX         trio: the cluster's Ed25519 verifying key (64 hex; the apps'   SILENTSHARD_CLUSTER_KEY
                                     cloudVerifyingKey)
@@ -73,6 +81,7 @@ enum NodeCommand {
         "--max-message-size": "SILENTSHARD_MAX_MESSAGE_SIZE", "--step-timeout": "SILENTSHARD_STEP_TIMEOUT",
         "--max-sessions": "SILENTSHARD_MAX_SESSIONS", "--rotate-master-key": "SILENTSHARD_ROTATE_MASTER_KEY", "--role": "SILENTSHARD_ROLE",
         "--cluster-key": "SILENTSHARD_CLUSTER_KEY", "--certificate": "SILENTSHARD_CERTIFICATE", "--peer": "SILENTSHARD_PEER",
+        "--rate-limits": "SILENTSHARD_RATE_LIMITS", "--trusted-proxies": "SILENTSHARD_TRUSTED_PROXIES",
     ]
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> [String: String] {
@@ -114,17 +123,19 @@ enum NodeCommand {
             }
         }
         var config = NodeServerConfiguration(host: host, port: port, nodeKey: nodeKey, verifier: verifier)
+        let rateLimiter = NodeRateLimiter(limits: try rateLimits(options))
+        config.rateLimiter = rateLimiter
         if let database = options["--database"] {
             guard let masterKeyPath = options["--master-key"] else { throw Failure("--database needs --master-key") }
             let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
             let store = try openStore(database: database, masterKey: masterKey)
             switch options["--role"] ?? "duo" {
             case "duo":
-                let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+                let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)
                 config.stepHandlers = StepHandlerRegistry(fallback: DuoStepHandler(runner: runner))
                 config.postHandler = DuoExportPostHandler(runner: runner)
             case "trio-a", "trio-b":
-                let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier)
+                let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier, rateLimiter: rateLimiter)
                 config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
                 config.postHandler = TrioPostHandler(runner: runner)
                 config.trio = (runner.identity.certificate, runner.identity.clusterKey)
@@ -160,7 +171,7 @@ enum NodeCommand {
     /// A trio node's runner: its certificate must be for this node key and role, valid under the
     /// cluster key; node A links to `--peer`.
     static func trioRunner(_ options: [String: String], nodeKey: Ed25519.SigningKey, store: NodeShareStore,
-                           verifier: any TokenVerifier) throws -> TrioStepRunner {
+                           verifier: any TokenVerifier, rateLimiter: NodeRateLimiter) throws -> TrioStepRunner {
         let role = options["--role"] ?? ""
         guard let clusterHex = options["--cluster-key"], let clusterBytes = try? Hex.decode(clusterHex), clusterBytes.count == 32,
               let clusterKey = try? Ed25519.VerifyingKey(bytes: clusterBytes)
@@ -188,7 +199,20 @@ enum NodeCommand {
         // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3),
         // and authorizes with its principal (scopes, key owner, device binding; §9.1–9.3).
         return TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
-                              tokenVerifier: verifier)
+                              tokenVerifier: verifier, rateLimiter: rateLimiter)
+    }
+
+    /// `--rate-limits` and `--trusted-proxies`.
+    static func rateLimits(_ options: [String: String]) throws -> NodeRateLimits {
+        var limits: NodeRateLimits
+        do { limits = try NodeRateLimits(parsing: options["--rate-limits"] ?? "standard") } catch {
+            throw Failure("--rate-limits: \(error)")
+        }
+        if let proxies = options["--trusted-proxies"] {
+            limits.trustedProxies = Set(proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty })
+        }
+        return limits
     }
 
     static func listenAddress(_ text: String) throws -> (String, Int) {

@@ -178,6 +178,10 @@ extension TrioSession {
             authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
                 && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
         }
+        if payload.retryAfterSeconds > 0 {
+            return SilentShardError(SessionError.retryLater(payload.code, afterSeconds: payload.retryAfterSeconds, by: sender,
+                                                            authenticated: authenticated))
+        }
         return SilentShardError(SessionError.reported(payload.code, by: sender, blamed: nil, authenticated: authenticated))
     }
 

@@ -1,6 +1,7 @@
 import ChildProcesses
 import CloudNode
 import Foundation
+import duo
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
@@ -64,7 +65,8 @@ struct TestNode {
     static func start(
         verifier: any TokenVerifier = NoTokenVerifier(), secure: Bool = false, maximumMessageSize: Int = 16 << 20,
         maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024, tokenTimeout: Duration = .seconds(5),
-        idleTimeout: Duration = .seconds(30), stepHandler: any StepHandler = EchoStepHandler()
+        idleTimeout: Duration = .seconds(30), stepHandler: any StepHandler = EchoStepHandler(),
+        rateLimiter: NodeRateLimiter? = nil
     ) throws -> TestNode {
         let log = LogCollector()
         var certificate: TestCertificates?
@@ -74,7 +76,8 @@ struct TestNode {
             nodeKey: Ed25519.SigningKey(), verifier: verifier, maximumMessageSize: maximumMessageSize,
             maximumPostBodySize: maximumPostBodySize, maximumConnections: maximumConnections,
             tokenTimeout: tokenTimeout, idleTimeout: idleTimeout,
-            stepHandlers: StepHandlerRegistry(fallback: stepHandler), postHandler: EchoPostHandler(), logger: log.logger)
+            stepHandlers: StepHandlerRegistry(fallback: stepHandler), postHandler: EchoPostHandler(), logger: log.logger,
+            rateLimiter: rateLimiter)
         let server = NodeServer(configuration: config)
         try server.start()
         return TestNode(server: server, log: log, secure: secure, caDER: certificate?.caDER)
@@ -92,6 +95,29 @@ struct TestNode {
         let (data, response) = try await URLSession.shared.data(from: url)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
+}
+
+/// `count` duo clients on the echo route, each connected and past one echo (they hold a connection each).
+func openEchoClients(_ node: TestNode, count: Int) async throws -> [DuoNetworkClient] {
+    var open: [DuoNetworkClient] = []
+    for _ in 0..<count {
+        let client = DuoNetworkClient(websocketConfig: node.clientConfig())
+        try await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        try await client.send(bytes: Data([1]))
+        _ = try await client.read()
+        open.append(client)
+    }
+    return open
+}
+
+/// Connects `client` once the node accepts it again (a closed connection is freed on the service
+/// thread a moment later); false after 4 s of refusals.
+func connectOnceAccepted(_ client: DuoNetworkClient) async throws -> Bool {
+    for _ in 0..<200 {
+        if (try? await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil)) != nil { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return false
 }
 
 /// Runs `body` and returns the error it threw (nil if none).

@@ -58,28 +58,13 @@ import trio
 
     @Test func maximumConnectionsRejectsWith503() async throws {
         let node = try TestNode.start(maximumConnections: 2)
-        var open: [DuoNetworkClient] = []
-        for _ in 0..<2 {
-            let client = DuoNetworkClient(websocketConfig: node.clientConfig())
-            try await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
-            try await client.send(bytes: Data([1]))
-            _ = try await client.read()
-            open.append(client)
-        }
+        let open = try await openEchoClients(node, count: 2)
         let extra = DuoNetworkClient(websocketConfig: node.clientConfig())
         #expect(await thrownError { try await extra.connect(action: DuoAction.ECDSA.Keygen(), params: nil) } as? NetworkError
             == .handshakeRejected(status: 503))
         for client in open { try await client.disconnect() }
         // Capacity comes back once the others have gone.
-        var accepted = false
-        for _ in 0..<200 where !accepted {
-            if (try? await extra.connect(action: DuoAction.ECDSA.Keygen(), params: nil)) != nil {
-                accepted = true
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        #expect(accepted)
+        #expect(try await connectOnceAccepted(extra))
         try await extra.disconnect()
         await node.server.stop()
     }

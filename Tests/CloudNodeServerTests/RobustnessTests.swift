@@ -180,7 +180,7 @@ extension RobustnessTests {
         let output = Pipe()
         let process = try ChildProcess.run(binary, arguments: ["node", "--listen", "127.0.0.1:0", "--node-key", keyPath, "--generate-key",
                                                                "--auth", "token-file:\(tokenPath)", "--max-sessions", "8",
-                                                               "--step-timeout", "30"],
+                                                               "--step-timeout", "30", "--rate-limits", "auth-failures-per-minute=2"],
                                            standardOutput: .pipe(output), standardError: .null)
         defer { process.terminate(grace: 5) }   // never leave the node behind on a failed expectation
         let reader = output.fileHandleForReading
@@ -207,6 +207,15 @@ extension RobustnessTests {
         let error = await thrownError { _ = try await client.read() }
         #expect(closeCode(error) == Int(NodeCloseCode.routeNotServed.rawValue), "a node without --database serves no steps")
         try await client.disconnect()
+        // --rate-limits: two refused tokens block this address (§9.5), whatever the next token.
+        for _ in 0..<2 {
+            let bad = DuoNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)", authenticationToken: "wrong"))
+            try await bad.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+            #expect(closeCode(await thrownError { _ = try await bad.read() }) == Int(NodeCloseCode.unauthorized.rawValue))
+            try? await bad.disconnect()
+        }
+        #expect(await thrownError { try await client.connect(action: DuoAction.ECDSA.Keygen(), params: nil) } as? NetworkError
+            == .handshakeRejected(status: 429))
 
         process.terminate()   // SIGTERM
         let (exited, reason, status) = try await offPool { () -> (Bool, Bool, Int32) in
@@ -217,6 +226,11 @@ extension RobustnessTests {
         #expect(exited, "the node stops on SIGTERM")
         #expect(reason)
         #expect(status == 0)
+        // An unknown --rate-limits setting is refused at start.
+        let limits = try ChildProcess.run(binary, arguments: ["node", "--node-key", keyPath, "--auth", "none",
+                                                              "--rate-limits", "launches=3"],
+                                          standardOutput: .null, standardError: .null)
+        #expect(try await offPool { _ = limits.waitForExit(); return limits.terminationStatus } == 2)
         // --generate-key refuses to overwrite.
         let again = try ChildProcess.run(binary, arguments: ["node", "--node-key", keyPath, "--generate-key", "--auth", "none"],
                                          standardOutput: .null, standardError: .null)

@@ -1,6 +1,7 @@
 import MPCCrypto
 import Foundation
 import Synchronization
+import SilentShardTestSupport
 import Testing
 @testable import CloudNode
 import SilentShardCore

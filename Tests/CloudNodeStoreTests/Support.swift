@@ -117,24 +117,3 @@ func storeWithCommittedKey(_ location: NodeStoreLocation, masterKey: NodeMasterK
     return store
 }
 
-/// Runs `body(index)` on `count` real threads released together; returns when all have finished.
-/// (Store calls block; the cooperative pool has only one thread per core.)
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    let start = DispatchSemaphore(value: 0)
-    let done = DispatchGroup()
-    for index in 0..<count {
-        done.enter()
-        Thread.detachNewThread {
-            start.wait()
-            body(index)
-            done.leave()
-        }
-    }
-    for _ in 0..<count { start.signal() }
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            done.wait()
-            continuation.resume()
-        }
-    }
-}

@@ -162,12 +162,12 @@ struct DuoFixture {
 
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
          tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
-         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) throws {
+         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }, rateLimiter: NodeRateLimiter? = nil) throws {
         nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-duo-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
-        runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+        runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)
         client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)
         let cloudKey = cloudKeyOverride ?? Hex.encode(nodeKey.verifyingKey.bytes)
         switch algorithm {

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import MPCCrypto
+import SilentShardTestSupport
 import Testing
 @testable import SilentShardCore
 
@@ -58,34 +59,13 @@ struct SQLiteStorageClientTests {
             let path = scratchDirectory() + "/racing-\(round).sqlite"
             nonisolated(unsafe) let connections = try (0..<8).map { _ in try SQLiteConnection(path: path) }
             let failures = LockedValue<[String]>([])
-            await Self.onThreads(connections.count) { index in
+            await onThreads(connections.count) { index in
                 do { try connections[index].enableWriteAheadLog() } catch { failures.withLock { $0.append("\(error)") } }
             }
             #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
             let statement = try SQLiteConnection(path: path).prepare("PRAGMA journal_mode")
             #expect(try statement.step())
             #expect(try statement.text(0) == "wal")
-        }
-    }
-
-    /// Runs `body` on `count` threads released together.
-    private static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-        let start = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
-        for index in 0..<count {
-            done.enter()
-            Thread.detachNewThread {
-                start.wait()
-                body(index)
-                done.leave()
-            }
-        }
-        for _ in 0..<count { start.signal() }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                done.wait()
-                continuation.resume()
-            }
         }
     }
 }

@@ -319,7 +319,8 @@ struct TrioFixture {
          tamperAppReads: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 },
-         frameTimeout: Duration = .seconds(30)) throws {
+         frameTimeout: Duration = .seconds(30), rateLimiterA: NodeRateLimiter? = nil,
+         rateLimiterB: NodeRateLimiter? = nil) throws {
         let keyA = Ed25519.SigningKey(), keyB = Ed25519.SigningKey()
         let identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
                                                                                           issuer: clusterKey),
@@ -331,9 +332,9 @@ struct TrioFixture {
         storeB = try Self.store()
         peer = InProcessPeer(tamperToB: tamperToB, tamperToA: tamperToA)
         runnerA = TrioStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
-                                 frameTimeout: frameTimeout)
+                                 frameTimeout: frameTimeout, rateLimiter: rateLimiterA)
         runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
-                                 frameTimeout: frameTimeout)
+                                 frameTimeout: frameTimeout, rateLimiter: rateLimiterB)
         client = LoopbackTrioClient(runner: runnerA, cutter: peer.cutter, tamper: tamperAppReads)
         let b = runnerB
         peer.runner.withLock { $0 = b }

@@ -11,7 +11,7 @@ final class LWSEngine: @unchecked Sendable {
         /// An upgrade: route, params and the connection's id are decided; decide nothing here.
         var connectionOpened: @Sendable (NodeConnection) -> Void
         /// A POST body is complete; `reply` may be called from any thread, once.
-        var post: @Sendable (_ route: NodeRoute, _ params: String?, _ token: String?, _ body: Data,
+        var post: @Sendable (_ route: NodeRoute, _ params: String?, _ token: String?, _ body: Data, _ clientAddress: String,
                              _ reply: @escaping @Sendable (HTTPResponse) -> Void) -> Void
         /// A GET on a non-route path: the response, or nil for 404.
         var get: @Sendable (_ path: String) -> HTTPResponse?
@@ -27,6 +27,8 @@ final class LWSEngine: @unchecked Sendable {
         var maximumConnections: Int
         var idleTimeout: Duration
         var routes: NodeRouteTable
+        /// §9.5 per-address limits (nil: none).
+        var rateLimiter: NodeRateLimiter?
     }
 
     private let settings: Settings
@@ -45,7 +47,8 @@ final class LWSEngine: @unchecked Sendable {
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
     private var sockets: [UInt64: WebSocketState] = [:]
     private var socketIDs: [UInt: UInt64] = [:]
-    private var pendingUpgrades: [UInt: (route: NodeRoute, params: String?)] = [:]
+    /// Upgrades confirmed but not yet established; `counted` is set when the address limit counted it.
+    private var pendingUpgrades: [UInt: (route: NodeRoute, params: String?, address: String, counted: Bool)] = [:]
     private var exchanges: [UInt: HTTPExchange] = [:]
     private var exchangeKeys: [UInt64: UInt] = [:]
     private var nextID: UInt64 = 0
@@ -245,9 +248,11 @@ final class LWSEngine: @unchecked Sendable {
         case LWS_CALLBACK_ESTABLISHED:
             guard let wsi, let pending = pendingUpgrades.removeValue(forKey: key) else { return -1 }
             nextID += 1
-            let connection = NodeConnection(id: nextID, route: pending.route, params: pending.params, engine: self,
-                                            idleTimeout: settings.idleTimeout)
-            sockets[nextID] = WebSocketState(wsi: wsi, connection: connection)
+            let connection = NodeConnection(id: nextID, route: pending.route, params: pending.params,
+                                            clientAddress: pending.address, engine: self, idleTimeout: settings.idleTimeout)
+            let state = WebSocketState(wsi: wsi, connection: connection)
+            state.countedAddress = pending.counted ? pending.address : nil
+            sockets[nextID] = state
             socketIDs[key] = nextID
             metrics.connectionOpened()
             delegate.connectionOpened(connection)
@@ -275,6 +280,7 @@ final class LWSEngine: @unchecked Sendable {
                 }
                 state.outbox.removeAll()
                 metrics.connectionClosed()
+                if let address = state.countedAddress { settings.rateLimiter?.connectionClosed(from: address) }
                 state.connection.didClose(code: state.peerCloseCode ?? state.closeCode)
             }
             return 0
@@ -304,7 +310,7 @@ final class LWSEngine: @unchecked Sendable {
                 return 0
             }
             let id = exchange.id
-            delegate.post(route, exchange.params, exchange.token, exchange.body) { [weak self] response in
+            delegate.post(route, exchange.params, exchange.token, exchange.body, exchange.clientAddress) { [weak self] response in
                 self?.reply(exchangeID: id, response: response)
             }
             exchange.body = Data()
@@ -319,7 +325,9 @@ final class LWSEngine: @unchecked Sendable {
             return 0
 
         case LWS_CALLBACK_WSI_DESTROY:
-            pendingUpgrades.removeValue(forKey: key)
+            if let pending = pendingUpgrades.removeValue(forKey: key), pending.counted {
+                settings.rateLimiter?.connectionClosed(from: pending.address)
+            }
             if let exchange = exchanges.removeValue(forKey: key) { exchangeKeys.removeValue(forKey: exchange.id) }
             return 0
 
@@ -346,13 +354,13 @@ final class LWSEngine: @unchecked Sendable {
 
     /// Refuses an upgrade with a complete HTTP/1.1 response (lws_return_http_status answers an
     /// upgrade as HTTP/1.0, which strict clients refuse to parse).
-    private func reject(_ wsi: OpaquePointer, status: Int, _ line: String) -> Int32 {
+    private func reject(_ wsi: OpaquePointer, status: Int, retryAfter: UInt32? = nil, _ line: String) -> Int32 {
         metrics.upgradeRejected()
         logger.log(line)
-        let phrase = [400: "Bad Request", 404: "Not Found", 503: "Service Unavailable"][status] ?? "Error"
+        let phrase = [400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 503: "Service Unavailable"][status] ?? "Error"
         let body = "\(status) \(phrase)\n"
         let head = "HTTP/1.1 \(status) \(phrase)\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
-            + "connection: close\r\n\r\n" + body
+            + (retryAfter.map { "retry-after: \($0)\r\n" } ?? "") + "connection: close\r\n\r\n" + body
         let bytes = Array(head.utf8)
         let pre = Int(ss_lws_pre())
         bytes.withUnsafeBytes { raw in
@@ -378,8 +386,29 @@ final class LWSEngine: @unchecked Sendable {
         guard metrics.openConnections + pendingUpgrades.count < settings.maximumConnections else {
             return reject(wsi, status: 503, "rejected upgrade: \(route): \(settings.maximumConnections) connections open")
         }
-        pendingUpgrades[key] = (route, params(wsi))
+        let address = clientAddress(wsi)
+        // Inter-node links come from the other node of the pair, many at once; they are not counted.
+        let counted = route.mode != .peer && settings.rateLimiter != nil
+        if counted, let limiter = settings.rateLimiter,
+           case .limited(let retryAfter) = limiter.openConnection(from: address) {
+            return reject(wsi, status: 429, retryAfter: retryAfter,
+                          "rejected upgrade: \(route): rate limited (\(address), retry after \(retryAfter) s)")
+        }
+        pendingUpgrades[key] = (route, params(wsi), address, counted)
         return 0
+    }
+
+    /// The client's address (§9.5): the TCP peer, or the forwarded one when the peer is a trusted proxy.
+    private func clientAddress(_ wsi: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        let peer = buffer.withUnsafeMutableBufferPointer { pointer -> String in
+            guard let base = pointer.baseAddress, lws_get_peer_simple(wsi, base, pointer.count) != nil else { return "" }
+            base[pointer.count - 1] = 0
+            return String(cString: base)
+        }
+        let trusted = settings.rateLimiter?.limits.trustedProxies ?? []
+        let forwarded = trusted.isEmpty ? nil : copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_X_FORWARDED_FOR, $0, $1) })
+        return ClientAddress.resolve(peer: peer, forwardedFor: forwarded, trustedProxies: trusted)
     }
 
     private func receive(_ wsi: OpaquePointer, state: WebSocketState, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
@@ -445,7 +474,7 @@ final class LWSEngine: @unchecked Sendable {
     private func beginHTTP(_ wsi: OpaquePointer, key: UInt, path: String) -> Int32 {
         metrics.httpRequest()
         nextID += 1
-        let exchange = HTTPExchange(id: nextID, wsi: wsi)
+        let exchange = HTTPExchange(id: nextID, wsi: wsi, clientAddress: clientAddress(wsi))
         if ss_lws_is_post(wsi) != 0 {
             guard let route = settings.routes.route(for: path, post: true) else {
                 logger.log("POST to unknown route")
@@ -479,8 +508,8 @@ final class LWSEngine: @unchecked Sendable {
         if !exchange.headSent {
             exchange.headSent = true
             let failed = ss_lws_write_http_head(wsi, UInt32(response.status), response.contentType,
-                                                UInt(response.body.count), writeBuffer.assumingMemoryBound(to: UInt8.self),
-                                                pre + 4096)
+                                                UInt(response.body.count), response.retryAfter.map(Int64.init) ?? -1,
+                                                writeBuffer.assumingMemoryBound(to: UInt8.self), pre + 4096)
             guard failed == 0 else { return -1 }
             if !response.body.isEmpty {
                 lws_callback_on_writable(wsi)
@@ -527,6 +556,8 @@ final class WebSocketState {
     /// Set once a close was requested (sent after the outbox drains).
     var closeCode: UInt16?
     var peerCloseCode: UInt16?
+    /// The address the per-address connection limit counted this connection against, if it did.
+    var countedAddress: String?
 
     init(wsi: OpaquePointer, connection: NodeConnection) {
         self.wsi = wsi
@@ -538,6 +569,7 @@ final class WebSocketState {
 final class HTTPExchange {
     let id: UInt64
     let wsi: OpaquePointer
+    let clientAddress: String
     var route: NodeRoute?
     var params: String?
     var token: String?
@@ -547,9 +579,10 @@ final class HTTPExchange {
     var headSent = false
     var sentOffset = 0
 
-    init(id: UInt64, wsi: OpaquePointer) {
+    init(id: UInt64, wsi: OpaquePointer, clientAddress: String) {
         self.id = id
         self.wsi = wsi
+        self.clientAddress = clientAddress
     }
 }
 
@@ -558,6 +591,8 @@ struct HTTPResponse: Sendable {
     var status: Int
     var contentType: String
     var body: Data
+    /// Seconds for a `Retry-After` header (429, 503), if any.
+    var retryAfter: UInt32? = nil
 
     static func text(status: Int = 200, _ text: String) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", body: Data(text.utf8))

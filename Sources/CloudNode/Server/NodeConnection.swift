@@ -31,15 +31,18 @@ public final class NodeConnection: Sendable {
     public let route: NodeRoute
     /// The `params` query value, if any (untrusted).
     public let params: String?
+    /// The client's address as the rate limits count it (§9.5; the forwarded one behind a trusted proxy).
+    public let clientAddress: String
     private let engine: LWSEngine
     private let state = LockedValue(State())
     /// How long `read()` waits for a message (the per-step idle timeout); nil: forever.
     let idleTimeout: Duration?
 
-    init(id: UInt64, route: NodeRoute, params: String?, engine: LWSEngine, idleTimeout: Duration?) {
+    init(id: UInt64, route: NodeRoute, params: String?, clientAddress: String, engine: LWSEngine, idleTimeout: Duration?) {
         self.id = id
         self.route = route
         self.params = params
+        self.clientAddress = clientAddress
         self.engine = engine
         self.idleTimeout = idleTimeout
     }

@@ -35,12 +35,13 @@ public final class NodeServer: Sendable {
         let settings = LWSEngine.Settings(
             host: config.host, port: config.port, tlsCertificatePath: config.tlsCertificatePath, tlsKeyPath: config.tlsKeyPath,
             maximumMessageSize: config.maximumMessageSize, maximumPostBodySize: config.maximumPostBodySize,
-            maximumConnections: config.maximumConnections, idleTimeout: config.idleTimeout, routes: config.routes)
+            maximumConnections: config.maximumConnections, idleTimeout: config.idleTimeout, routes: config.routes,
+            rateLimiter: config.rateLimiter)
         let delegate = LWSEngine.Delegate(
             connectionOpened: { [weak self] connection in self?.spawnSession(connection) },
-            post: { [weak self] route, params, token, body, reply in
+            post: { [weak self] route, params, token, body, address, reply in
                 guard let self else { return reply(.text(status: 503, "stopping\n")) }
-                Task { reply(await self.servePost(route: route, params: params, token: token, body: body)) }
+                Task { reply(await self.servePost(route: route, params: params, token: token, body: body, clientAddress: address)) }
             },
             get: { [weak self] path in self?.serveGet(path) })
         let created = LWSEngine(settings: settings, delegate: delegate, metrics: metrics, logger: config.logger)
@@ -59,7 +60,8 @@ public final class NodeServer: Sendable {
             config.logger.log("WARNING: --auth none: every client is accepted without a token. Development only.")
         }
         config.logger.log("listening on \(config.tlsCertificatePath == nil ? "ws" : "wss")://\(config.host):\(created.port) "
-                          + "(auth \(config.verifier.name)); verifying key \(verifyingKeyHex)")
+                          + "(auth \(config.verifier.name)); verifying key \(verifyingKeyHex); rate limits "
+                          + (config.rateLimiter.map { $0.limits.summary } ?? "none"))
         return created.port
     }
 
@@ -75,7 +77,7 @@ public final class NodeServer: Sendable {
     }
 
     /// The Prometheus text of `GET /metrics`.
-    public func metricsText() -> String { metrics.render() }
+    public func metricsText() -> String { metrics.render() + (configuration.rateLimiter?.metricsText() ?? "") }
 
     // MARK: Sessions
 
@@ -112,6 +114,7 @@ public final class NodeServer: Sendable {
             token = String(data: first.data, encoding: .utf8)
             guard token != nil, first.data.count <= 8192 else {
                 metrics.authenticationFailed()
+                config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
                 config.logger.log("closing \(connection.route): malformed token message")
                 connection.close(code: .unauthorized)
                 return
@@ -129,13 +132,14 @@ public final class NodeServer: Sendable {
             }
         } catch {
             metrics.authenticationFailed()
+            config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
             config.logger.log("closing \(connection.route): authentication failed (\(error))")
             connection.close(code: .unauthorized)
             return
         }
         metrics.stepStarted(connection.route)
         let context = StepContext(route: connection.route, params: connection.params, principal: principal,
-                                  connection: connection, token: token)
+                                  connection: connection, token: token, clientAddress: connection.clientAddress)
         let handler = config.stepHandlers.handler(for: connection.route)
         let stepTimeout = config.stepTimeout
         let watchdog = Task {
@@ -161,12 +165,19 @@ public final class NodeServer: Sendable {
 
     // MARK: HTTP
 
-    private func servePost(route: NodeRoute, params: String?, token: String?, body: Data) async -> HTTPResponse {
+    private func servePost(route: NodeRoute, params: String?, token: String?, body: Data,
+                           clientAddress: String) async -> HTTPResponse {
+        if case .limited(let retryAfter) = configuration.rateLimiter?.checkAddress(clientAddress) {
+            configuration.logger.log("POST \(route): rate limited (\(clientAddress), retry after \(retryAfter) s)")
+            return HTTPResponse(status: 429, contentType: "text/plain; charset=utf-8", body: Data("rate limited\n".utf8),
+                                retryAfter: retryAfter)
+        }
         let principal: Principal
         do {
             principal = try await configuration.verifier.verify(token: token)
         } catch {
             metrics.authenticationFailed()
+            configuration.rateLimiter?.authenticationFailed(from: clientAddress)
             configuration.logger.log("POST \(route): authentication failed (\(error))")
             return .text(status: 401, "unauthorized\n")
         }
@@ -185,7 +196,7 @@ public final class NodeServer: Sendable {
         case "/health":
             return .text("ok")
         case "/metrics":
-            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.render().utf8))
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metricsText().utf8))
         case "/v3/verifying-key":
             let key = verifyingKeyHex
             let json: String

@@ -34,6 +34,9 @@ public struct NodeServerConfiguration: Sendable {
     /// POST handler.
     public var postHandler: any PostHandler
     public var logger: NodeLogger
+    /// §9.5 limits, shared with the step runners (give them the same object). nil: no limits (tests,
+    /// the embedded demo); `silentshard node` always sets one (`--rate-limits`).
+    public var rateLimiter: NodeRateLimiter?
     /// Trio: this node's certificate and the cluster key, shown at `GET /v3/verifying-key`
     /// (session.md §2.2: `verifying_key` is then the cluster key, `node_key` the node's own).
     public var trio: (certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey)?
@@ -44,7 +47,8 @@ public struct NodeServerConfiguration: Sendable {
         maximumMessageSize: Int = 16 << 20, maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024,
         tokenTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(30), stepTimeout: Duration = .seconds(120),
         routes: NodeRouteTable = .standard, stepHandlers: StepHandlerRegistry = StepHandlerRegistry(),
-        postHandler: any PostHandler = UnservedPostHandler(), logger: NodeLogger = .standardError
+        postHandler: any PostHandler = UnservedPostHandler(), logger: NodeLogger = .standardError,
+        rateLimiter: NodeRateLimiter? = nil
     ) {
         self.host = host
         self.port = port
@@ -62,5 +66,6 @@ public struct NodeServerConfiguration: Sendable {
         self.stepHandlers = stepHandlers
         self.postHandler = postHandler
         self.logger = logger
+        self.rateLimiter = rateLimiter
     }
 }

@@ -11,6 +11,8 @@ public struct StepContext: Sendable {
     /// The app's token as it arrived (verified into `principal`), for a trio node A to forward to
     /// node B in LINK_OPEN (session.md §6.1 rule 3). Never log it.
     public var token: String? = nil
+    /// The client's address as the §9.5 limits count it.
+    public var clientAddress: String = ""
 }
 
 /// Runs one protocol step on an authenticated connection (the session runner implements it).

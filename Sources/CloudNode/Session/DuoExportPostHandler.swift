@@ -153,7 +153,8 @@ public struct DuoExportPostHandler: PostHandler {
     // MARK: - Helpers
 
     private func reject(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?) -> PostResponse {
-        let payload = RejectPayload(code: rejection.code, setupHash: setupHash, nodeKey: runner.nodeKey.verifyingKey,
+        let payload = RejectPayload(code: rejection.code, retryAfterSeconds: rejection.retryAfterSeconds,
+                                    setupHash: setupHash, nodeKey: runner.nodeKey.verifyingKey,
                                     detail: rejection.detail)
         let frame = payload.frame(sender: 1, instanceID: instanceID, nodeSigningKey: runner.nodeKey)
         return PostResponse(body: Data(frame.encoded()))

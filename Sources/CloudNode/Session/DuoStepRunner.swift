@@ -67,6 +67,8 @@ public final class DuoStepRunner: Sendable {
     private let leaseSeconds: Int64
     /// Keyshares decoded and validated by earlier steps (a signing key is not re-validated per signature).
     private let keyshares = NodeKeyshareCache()
+    /// §9.5 limits on principals, device keys and keys (the server's, shared), or nil.
+    let rateLimiter: NodeRateLimiter?
 
     /// - Parameters:
     ///   - nodeKey: the node's Ed25519 key; in duo its public key is the app's `cloudVerifyingKey`.
@@ -77,11 +79,13 @@ public final class DuoStepRunner: Sendable {
     ///     expiry the connection is closed and the step fails with `timeout` (nothing is stored).
     ///   - leaseDuration: how long a share-changing step or reconcile holds its key's lease (§7.2) at
     ///     most; the runner releases it when the step ends, the expiry only matters after a crash.
+    ///   - rateLimiter: §9.5 limits (give the server's `NodeServerConfiguration.rateLimiter`); nil: none.
     public init(nodeKey: Ed25519.SigningKey, store: NodeShareStore, replayWindow: ReplayWindow,
                 clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                 setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
                 frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds)),
-                leaseDuration: Duration = .seconds(300)) {
+                leaseDuration: Duration = .seconds(300), rateLimiter: NodeRateLimiter? = nil) {
+        self.rateLimiter = rateLimiter
         self.setupTimeout = setupTimeout
         self.frameTimeout = frameTimeout
         leaseSeconds = max(1, leaseDuration.components.seconds)
@@ -116,6 +120,7 @@ public final class DuoStepRunner: Sendable {
                 try SetupValidator.validate(message: first, context: context, replay: &window)
             }
         } catch {
+            rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.subject ?? "")
             return await reject(error, instanceID: Self.instanceID(of: first), setupHash: Self.setupHash(of: first),
                                 connection: connection)
         }
@@ -137,6 +142,12 @@ public final class DuoStepRunner: Sendable {
             }
         }
         let owner = principal.map(\.subject)
+        // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
+        let signingKeyID: String?
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: owner ?? "") ?? nil } catch {
+            return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
         // §7.2: one share-changing session (or reconcile) per key at a time; signing runs concurrently.
         guard setup.operation == .reconcile || setup.operation.changesShares,
               let keyIDBytes = setup.payload.keyID
@@ -206,10 +217,19 @@ public final class DuoStepRunner: Sendable {
         func read() async throws(SilentShardError) -> [UInt8] {
             try await self.read(connection, timeout: frameTimeout)
         }
+        // §9.4: before each protocol flight after the first (the ACCEPT's, which followed the key-state ban
+        // check), the ban table is read again: a device banned while its session runs gets nothing more.
+        var flightsSent = 0
+        func sendFlight(_ frames: [Frame]) async throws(SilentShardError) {
+            if flightsSent > 0, await deviceBanned(setup.deviceKey.identity) { throw .partyBanned(party: .app) }
+            flightsSent += 1
+            try await send(frames)
+        }
         let result: DuoProtocolResult
         do {
             try channel.ingest(frames: early)
-            result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: send, read: read)
+            result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: sendFlight,
+                                                     read: read)
         } catch {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
@@ -292,6 +312,12 @@ public final class DuoStepRunner: Sendable {
               let done = try? DonePayload(bytes: frame.payload)
         else { return .signed(confirmed: false) }
         return .signed(confirmed: done == own)
+    }
+
+    /// §9.4: whether `device` is banned now, by this process or another of its cluster. A failed read
+    /// counts as not banned (the session passed the start-of-session check; the next flight reads again).
+    private func deviceBanned(_ device: [UInt8]) async -> Bool {
+        (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
     }
 
     /// §9.4: this node's own AbortAndBan(app) (a failed consistency check in signing) bans the device
@@ -561,7 +587,8 @@ public final class DuoStepRunner: Sendable {
 
     private func reject(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?,
                         connection: some NodeStepConnection) async -> DuoStepReport {
-        let payload = RejectPayload(code: rejection.code, setupHash: setupHash, nodeKey: nodeKey.verifyingKey,
+        let payload = RejectPayload(code: rejection.code, retryAfterSeconds: rejection.retryAfterSeconds,
+                                    setupHash: setupHash, nodeKey: nodeKey.verifyingKey,
                                     detail: rejection.detail).encoded()
         let header = FrameHeader(kind: .reject, sender: 1, receiver: 0, length: UInt32(payload.count), instanceID: instanceID)
         let frame = Frame.signed(header: header, payload: payload, key: nodeKey)

@@ -9,6 +9,12 @@ import SilentShardCore
 /// `abortProtocolAndBanParty`. A node that catches the *other node* cheating aborts without a ban
 /// (nodes of one cluster are an operator's matter).
 extension TrioStepRunner {
+    /// §9.4: whether `device` is banned now, by this process or another of its cluster. A failed read
+    /// counts as not banned (the session passed the start-of-session check; the next flight reads again).
+    func deviceBanned(_ device: [UInt8]) async -> Bool {
+        (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
+    }
+
     func banIfRequired(_ error: SilentShardError, setup: ValidatedSetup) async {
         guard case .abortProtocolAndBanParty(party: .app) = error else { return }
         let device = setup.deviceKey.identity, instanceID = setup.instanceID

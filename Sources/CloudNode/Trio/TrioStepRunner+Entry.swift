@@ -34,6 +34,7 @@ extension TrioStepRunner {
                 try SetupValidator.validate(message: first, context: context, replay: &window)
             }
         } catch {
+            rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.subject ?? "")
             return await rejectApp(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
         }
         let setup = validated.setup
@@ -53,7 +54,15 @@ extension TrioStepRunner {
             } else {
                 current = try await keyState(setup, rebind: authorization.rebind)
             }
-        } catch { return await reject(error.code, detail: error.detail) }
+        } catch {
+            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
+        let signingKeyID: String?
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.subject ?? "") ?? nil } catch {
+            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
         let participates = !setup.isRelayOnly
         let keys: SessionKeyPair? = participates ? SessionKeyPair() : nil
         var machine: SessionProtocolMachine?

@@ -63,6 +63,7 @@ extension TrioStepRunner {
                 try SetupValidator.validate(message: message, context: context, replay: &window)
             }
         } catch {
+            rateLimiter?.noteRejected(error, setupMessage: message, principal: principal?.subject ?? "")
             return await rejectOnLink(error, instanceID: Self.instanceID(of: message), setupHash: nil, connection: connection)
         }
         let setup = validated.setup
@@ -84,7 +85,15 @@ extension TrioStepRunner {
             } else {
                 current = try await keyState(setup, rebind: authorization.rebind)
             }
-        } catch { return await reject(error.code, detail: error.detail) }
+        } catch {
+            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
+        let signingKeyID: String?
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.subject ?? "") ?? nil } catch {
+            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
         let keys = SessionKeyPair()
         var machine: SessionProtocolMachine?
         if setup.operation != .reconcile {

@@ -59,6 +59,8 @@ public final class TrioStepRunner: Sendable {
     let keyshares = NodeKeyshareCache()
     /// Node B's check of the forwarded app token: the verdict and, with a verifier, the principal.
     let tokenCheck: @Sendable ([UInt8]?) async -> (SetupValidationContext.TokenVerdict, Principal?)
+    /// §9.5 limits on principals, device keys and keys (the server's, shared), or nil.
+    let rateLimiter: NodeRateLimiter?
 
     /// Operations served in this increment.
     static let servedOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .recover, .reconcile,
@@ -77,13 +79,16 @@ public final class TrioStepRunner: Sendable {
     ///     binding, §9.1–9.3), like A does with its server's principal.
     ///   - clock: node time in ms since the Unix epoch.
     ///   - setupTimeout, frameTimeout: §5.4 deadlines (SETUP, each expected frame).
+    ///   - rateLimiter: §9.5 limits (give the server's `NodeServerConfiguration.rateLimiter`); nil: none.
     public init(identity: TrioNodeIdentity, store: NodeShareStore, peer: (any TrioPeerConnector)?,
                 replayWindow: ReplayWindow,
                 tokenVerdict: @escaping @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { _ in .accepted },
                 tokenVerifier: (any TokenVerifier)? = nil,
                 clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                 setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
-                frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds))) {
+                frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds)),
+                rateLimiter: NodeRateLimiter? = nil) {
+        self.rateLimiter = rateLimiter
         self.identity = identity
         self.store = store
         self.peer = peer
@@ -381,10 +386,18 @@ public final class TrioStepRunner: Sendable {
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
                      relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
         await TestPause.reach(.running)
+        // §9.4: before each protocol flight after the first (which follows the key-state ban check), the ban
+        // table is read again: a device banned while its session runs gets nothing more.
+        var flightsSent = 0
+        func sendFlight(_ frames: [Frame]) async throws(SilentShardError) {
+            if flightsSent > 0, await deviceBanned(setup.deviceKey.identity) { throw .partyBanned(party: .app) }
+            flightsSent += 1
+            try await send(frames)
+        }
         let result: DuoProtocolResult
         do {
-            let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading, send: send,
-                                                              read: read, relay: relay)
+            let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading,
+                                                              send: sendFlight, read: read, relay: relay)
             if let presignature = finished.presignature {
                 guard let bytes = try? presignature.serialized() else { throw SilentShardError.invalidInput(reason: "presignature") }
                 return await storePresignature(version: Self.dklsPresignatureVersion, body: bytes, setup: setup,
@@ -436,7 +449,8 @@ public final class TrioStepRunner: Sendable {
 
     /// A signed REJECT from this node (with its certificate, so the app can authenticate it).
     func rejectFrame(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?) -> Frame {
-        let payload = RejectPayload(code: rejection.code, setupHash: setupHash, nodeKey: identity.nodeKey.verifyingKey,
+        let payload = RejectPayload(code: rejection.code, retryAfterSeconds: rejection.retryAfterSeconds,
+                                    setupHash: setupHash, nodeKey: identity.nodeKey.verifyingKey,
                                     certificate: identity.certificate, detail: rejection.detail).encoded()
         let header = FrameHeader(kind: .reject, sender: identity.index, receiver: 0, length: UInt32(payload.count),
                                  instanceID: instanceID)

@@ -102,6 +102,13 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
             self = .invalidConfiguration(reason: issue.rawValue)
         case .detected(let code, let blamed):
             self = Self.map(code: code, party: (blamed ?? frameSender).map(SessionParty.init(index:)), detail: [])
+        case .retryLater(let code, let seconds, let by, let authenticated):
+            switch Self.map(code: code, party: SessionParty(index: by), detail: []) {
+            case .rateLimited: self = .rateLimited(retryAfter: seconds)
+            case .serviceUnavailable: self = .serviceUnavailable(retryAfter: seconds)
+            case .rejected: self = .rejected(code: code.rawValue, name: code.name, by: SessionParty(index: by), authenticated: authenticated)
+            case let mapped: self = mapped
+            }
         case .reported(let code, let by, let blamed, let authenticated):
             let reporter = SessionParty(index: by)
             switch code {

@@ -13,6 +13,9 @@ import MPCProtocols
 public enum SessionError: Error, Equatable, Sendable {
     case detected(WireCode, blamed: PartyIndex?)
     case reported(WireCode, by: PartyIndex, blamed: PartyIndex?, authenticated: Bool)
+    /// A REJECT with a nonzero `retry_after_s` (§4.5; RATE_LIMITED, OVERLOADED, …): the node says when
+    /// a new session may succeed. Otherwise like `reported` (no blame).
+    case retryLater(WireCode, afterSeconds: UInt32, by: PartyIndex, authenticated: Bool)
     /// An **authenticated** STALE_TIMESTAMP REJECT (§4.5, §9.6) with the node's time (ms since the
     /// epoch): the app MAY retry once with a timestamp corrected by it (§5.3).
     case nodeClock(UInt64, by: PartyIndex)
@@ -38,7 +41,7 @@ public enum SessionError: Error, Equatable, Sendable {
     /// The wire code (nil for app-local failures that have none).
     public var code: WireCode? {
         switch self {
-        case .detected(let code, _), .reported(let code, _, _, _): return code
+        case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code
         case .nodeClock: return .staleTimestamp
         case .cloudVerificationFailed, .invalidConfiguration: return nil
         }
@@ -48,7 +51,7 @@ public enum SessionError: Error, Equatable, Sendable {
     /// a failed cloud verification, INTERNAL for a configuration problem.
     public var abortCode: WireCode {
         switch self {
-        case .detected(let code, _), .reported(let code, _, _, _): return code
+        case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code
         case .nodeClock: return .staleTimestamp
         case .cloudVerificationFailed: return .badAuthenticator
         case .invalidConfiguration: return .internalError
@@ -59,7 +62,7 @@ public enum SessionError: Error, Equatable, Sendable {
     public var blamedParty: PartyIndex? {
         switch self {
         case .detected(_, let blamed), .reported(_, _, let blamed, _): return blamed
-        case .nodeClock, .cloudVerificationFailed, .invalidConfiguration: return nil
+        case .retryLater, .nodeClock, .cloudVerificationFailed, .invalidConfiguration: return nil
         }
     }
 
@@ -73,7 +76,7 @@ public enum SessionError: Error, Equatable, Sendable {
     /// The retry rule (§10).
     public var retry: WireCode.Retry {
         switch self {
-        case .detected(let code, _), .reported(let code, _, _, _): return code.retry
+        case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code.retry
         case .nodeClock: return WireCode.staleTimestamp.retry
         case .cloudVerificationFailed, .invalidConfiguration: return .no
         }
@@ -101,6 +104,8 @@ extension SessionError: CustomStringConvertible {
             return "session error \(code.name)\(party(blamed))"
         case .reported(let code, let by, let blamed, let authenticated):
             return "party \(by) reported \(code.name)\(party(blamed))\(authenticated ? "" : " [unauthenticated]")"
+        case .retryLater(let code, let seconds, let by, let authenticated):
+            return "party \(by) reported \(code.name), retry after \(seconds) s\(authenticated ? "" : " [unauthenticated]")"
         case .nodeClock(let time, let by):
             return "party \(by) reported STALE_TIMESTAMP (node time \(time) ms)"
         case .cloudVerificationFailed(let reason):

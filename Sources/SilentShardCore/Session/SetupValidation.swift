@@ -70,9 +70,12 @@ public struct ValidatedSetup: Sendable, Equatable {
 public struct SetupRejection: Error, Sendable, Equatable {
     public let code: WireCode
     public let detail: [UInt8]
-    public init(_ code: WireCode, detail: [UInt8] = []) {
+    /// REJECT's `retry_after_s` (§4.5): when a `delay` code (§10) may succeed again; 0 = unknown.
+    public let retryAfterSeconds: UInt32
+    public init(_ code: WireCode, detail: [UInt8] = [], retryAfterSeconds: UInt32 = 0) {
         self.code = code
         self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
     }
 }
 

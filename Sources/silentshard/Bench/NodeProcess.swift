@@ -20,7 +20,8 @@ final class NodeProcess: @unchecked Sendable {
                       environment: environment)
     }
 
-    /// Starts `silentshard node --listen 127.0.0.1:0` with `arguments` (which include `--auth`);
+    /// Starts `silentshard node --listen 127.0.0.1:0 --rate-limits off` (a benchmark makes hundreds of keys
+    /// from one address and principal) with `arguments` (which include `--auth`);
     /// `directory` is removed by `stop()`.
     init(directory: String, arguments: [String], environment: [String: String] = [:]) throws {
         self.directory = directory
@@ -28,7 +29,7 @@ final class NodeProcess: @unchecked Sendable {
         for (name, value) in environment { env[name] = value }
         let output = Pipe()
         process = try ChildProcess.run(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-                                       arguments: ["node", "--listen", "127.0.0.1:0"] + arguments, environment: env,
+                                       arguments: ["node", "--listen", "127.0.0.1:0", "--rate-limits", "off"] + arguments, environment: env,
                                        standardOutput: .pipe(output), standardError: .null)
         var text = ""
         var port: Int?

@@ -62,6 +62,7 @@ public enum DuoDriver {
         case .messageAuthenticationFailed, .cloudVerificationFailed: return AbortPayload(code: .badAuthenticator, blamed: nil, detail: "")
         case .storage: return AbortPayload(code: .storageFailure, blamed: nil, detail: "")
         case .timeout: return AbortPayload(code: .timeout, blamed: nil, detail: "")
+        case .partyBanned: return AbortPayload(code: .banned, blamed: nil, detail: "")
         case .invalidInput, .invalidKeyshare: return AbortPayload(code: .invalidParameter, blamed: nil, detail: "")
         default: return AbortPayload(code: .cancelled, blamed: nil, detail: "")
         }

@@ -1,0 +1,251 @@
+import Dispatch
+import MPCCrypto
+
+/// What a limit says: go ahead, or come back after `retryAfter` seconds (REJECT `RATE_LIMITED`'s
+/// `retry_after_s`, HTTP 429's `Retry-After`).
+public enum RateLimitVerdict: Sendable, Equatable {
+    case allowed
+    case limited(retryAfter: UInt32)
+}
+
+/// Enforces ``NodeRateLimits`` (`specs/session.md` §9.5) for one node process: the server asks it about
+/// client addresses, the step runners about principals, keys and device keys. Thread-safe; every call is
+/// a short critical section (no I/O), so the server's service thread may call it.
+///
+/// Memory is bounded by recent activity: entries whose window has passed are swept at most every
+/// 10 s, and at most ``maximumTrackedClients`` addresses and device keys are tracked at once (beyond
+/// that, new ones are not counted rather than evicting the ones being limited).
+public final class NodeRateLimiter: Sendable {
+    /// Why a request was refused (the `limit` label of `silentshard_node_rate_limited_total`).
+    public enum Refusal: String, CaseIterable, Sendable {
+        case blockedAddress = "blocked-address"
+        case connectionsPerAddress = "connections-per-address"
+        case keyCreationsPerHour = "key-creations-per-hour"
+        case signingSessionsPerKey = "signing-sessions-per-key"
+        case deviceFailuresPerMinute = "device-failures-per-minute"
+    }
+
+    public let limits: NodeRateLimits
+    /// Tracked addresses (failed authentications) and (principal, device key) pairs, each.
+    public static let maximumTrackedClients = 100_000
+
+    private struct State {
+        var openConnections: [String: Int] = [:]
+        var failedAuthentications: [String: EventWindow] = [:]
+        var blockedUntil: [String: UInt64] = [:]
+        var keyCreations: [String: EventWindow] = [:]
+        var signingSessions: [String: Int] = [:]
+        var failedDeviceSignatures: [String: EventWindow] = [:]
+        var lastSweep: UInt64 = 0
+        var refusals: [Refusal: Int] = [:]
+        var addressesBlocked = 0
+    }
+
+    private let state = LockedValue(State())
+    private let clock: @Sendable () -> UInt64
+    private static let minute: UInt64 = 60_000
+    private static let hour: UInt64 = 3_600_000
+    private static let sweepInterval: UInt64 = 10_000
+
+    /// - Parameter clock: monotonic milliseconds (tests pass their own).
+    public init(limits: NodeRateLimits = .standard,
+                clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds / 1_000_000 }) {
+        self.limits = limits
+        self.clock = clock
+    }
+
+    // MARK: Client addresses (the server)
+
+    /// Whether `address` may open one more WebSocket: refused while it is blocked for failed
+    /// authentications or has ``NodeRateLimits/connectionsPerAddress`` open. An allowed connection is
+    /// counted until ``connectionClosed(from:)``.
+    public func openConnection(from address: String) -> RateLimitVerdict {
+        let now = clock()
+        return state.withLock { state in
+            sweep(&state, now: now)
+            if let wait = blockWait(state, address: address, now: now) { return Self.refuse(&state, .blockedAddress, wait) }
+            let open = state.openConnections[address, default: 0]
+            if limits.connectionsPerAddress > 0, open >= limits.connectionsPerAddress {
+                return Self.refuse(&state, .connectionsPerAddress, 1)
+            }
+            state.openConnections[address] = open + 1
+            return .allowed
+        }
+    }
+
+    /// A connection ``openConnection(from:)`` allowed has ended.
+    public func connectionClosed(from address: String) {
+        state.withLock { state in
+            guard let open = state.openConnections[address] else { return }
+            state.openConnections[address] = open > 1 ? open - 1 : nil
+        }
+    }
+
+    /// Whether `address` is blocked for failed authentications (HTTP requests ask this).
+    public func checkAddress(_ address: String) -> RateLimitVerdict {
+        let now = clock()
+        return state.withLock { state in
+            blockWait(state, address: address, now: now).map { Self.refuse(&state, .blockedAddress, $0) } ?? .allowed
+        }
+    }
+
+    /// A token from `address` was refused. The failure that reaches
+    /// ``NodeRateLimits/failedAuthenticationsPerMinute`` within a minute blocks the address for
+    /// ``NodeRateLimits/blockSeconds``.
+    public func authenticationFailed(from address: String) {
+        let limit = limits.failedAuthenticationsPerMinute
+        guard limit > 0 else { return }
+        let now = clock()
+        state.withLock { state in
+            sweep(&state, now: now)
+            guard let count = Self.recordFailure(&state.failedAuthentications, address, limit: limit, now: now),
+                  count >= limit else { return }
+            state.blockedUntil[address] = now + UInt64(limits.blockSeconds) * 1000
+            state.failedAuthentications[address] = nil
+            state.addressesBlocked += 1
+        }
+    }
+
+    // MARK: Principals, keys, device keys (the step runners)
+
+    /// Whether `principal` may start a keygen or import now; an allowed one is counted.
+    public func startKeyCreation(principal: String) -> RateLimitVerdict {
+        let limit = limits.keyCreationsPerPrincipalPerHour
+        guard limit > 0 else { return .allowed }
+        let now = clock()
+        return state.withLock { state in
+            sweep(&state, now: now)
+            var window = state.keyCreations[principal] ?? EventWindow()
+            window.forget(olderThan: Self.hour, now: now)
+            if let wait = window.wait(limit: limit, window: Self.hour, now: now) {
+                return Self.refuse(&state, .keyCreationsPerHour, Self.seconds(wait))
+            }
+            window.record(now: now, limit: limit)
+            state.keyCreations[principal] = window
+            return .allowed
+        }
+    }
+
+    /// Whether one more signing or presigning session may run on `keyID`; an allowed one holds its
+    /// place until ``endSigning(keyID:)``.
+    public func startSigning(keyID: String) -> RateLimitVerdict {
+        let limit = limits.signingSessionsPerKey
+        guard limit > 0 else { return .allowed }
+        return state.withLock { state in
+            let running = state.signingSessions[keyID, default: 0]
+            guard running < limit else { return Self.refuse(&state, .signingSessionsPerKey, 1) }
+            state.signingSessions[keyID] = running + 1
+            return .allowed
+        }
+    }
+
+    /// A session ``startSigning(keyID:)`` allowed has ended.
+    public func endSigning(keyID: String) {
+        guard limits.signingSessionsPerKey > 0 else { return }
+        state.withLock { state in
+            guard let running = state.signingSessions[keyID] else { return }
+            state.signingSessions[keyID] = running > 1 ? running - 1 : nil
+        }
+    }
+
+    /// Whether SETUPs of `deviceKey` (its identity bytes) from `principal` are refused for failed device signatures.
+    public func checkDevice(_ deviceKey: [UInt8], principal: String) -> RateLimitVerdict {
+        let limit = limits.failedDeviceSignaturesPerMinute
+        guard limit > 0 else { return .allowed }
+        let now = clock()
+        return state.withLock { state in
+            guard let window = state.failedDeviceSignatures[Self.deviceEntry(deviceKey, principal)],
+                  let wait = window.wait(limit: limit, window: Self.minute, now: now)
+            else { return .allowed }
+            return Self.refuse(&state, .deviceFailuresPerMinute, Self.seconds(wait))
+        }
+    }
+
+    /// A SETUP naming `deviceKey` carried a signature that did not verify.
+    public func deviceSignatureFailed(_ deviceKey: [UInt8], principal: String) {
+        let limit = limits.failedDeviceSignaturesPerMinute
+        guard limit > 0 else { return }
+        let now = clock()
+        let entry = Self.deviceEntry(deviceKey, principal)
+        state.withLock { state in
+            sweep(&state, now: now)
+            _ = Self.recordFailure(&state.failedDeviceSignatures, entry, limit: limit, now: now)
+        }
+    }
+
+    // MARK: Metrics
+
+    /// Refusals so far, by limit.
+    public func refusals(_ refusal: Refusal) -> Int { state.withLock { $0.refusals[refusal, default: 0] } }
+
+    /// Prometheus lines for `GET /metrics`: refusals by limit, addresses blocked (no addresses or principals).
+    public func metricsText() -> String {
+        let (refusals, blocked) = state.withLock { ($0.refusals, $0.addressesBlocked) }
+        var out = "# HELP silentshard_node_rate_limited_total Requests refused by a rate limit (session.md 9.5), by limit.\n"
+            + "# TYPE silentshard_node_rate_limited_total counter\n"
+        for refusal in Refusal.allCases {
+            out += "silentshard_node_rate_limited_total{limit=\"\(refusal.rawValue)\"} \(refusals[refusal, default: 0])\n"
+        }
+        out += "# HELP silentshard_node_addresses_blocked_total Client addresses blocked for failed authentications.\n"
+            + "# TYPE silentshard_node_addresses_blocked_total counter\nsilentshard_node_addresses_blocked_total \(blocked)\n"
+        return out
+    }
+
+    // MARK: Internals
+
+    private static func refuse(_ state: inout State, _ refusal: Refusal, _ retryAfter: UInt32) -> RateLimitVerdict {
+        state.refusals[refusal, default: 0] += 1
+        return .limited(retryAfter: retryAfter)
+    }
+
+    /// Entries kept (for tests of the memory bound).
+    var trackedEntries: Int {
+        state.withLock { state in
+            state.openConnections.count + state.failedAuthentications.count + state.blockedUntil.count
+                + state.keyCreations.count + state.signingSessions.count + state.failedDeviceSignatures.count
+        }
+    }
+
+    private static func deviceEntry(_ deviceKey: [UInt8], _ principal: String) -> String {
+        principal + "\u{0}" + Hex.encode(deviceKey)
+    }
+
+    private static func seconds(_ milliseconds: UInt64) -> UInt32 {
+        UInt32(clamping: max(1, (milliseconds + 999) / 1000))
+    }
+
+    /// Records a failure of `key` in its minute window; returns the failures now in it, or nil when
+    /// `maximumTrackedClients` keys are tracked already and `key` is not one of them.
+    private static func recordFailure(_ windows: inout [String: EventWindow], _ key: String, limit: Int, now: UInt64) -> Int? {
+        guard windows[key] != nil || windows.count < maximumTrackedClients else { return nil }
+        var window = windows[key] ?? EventWindow()
+        window.forget(olderThan: minute, now: now)
+        window.record(now: now, limit: limit)
+        windows[key] = window
+        return window.times.count
+    }
+
+    private func blockWait(_ state: State, address: String, now: UInt64) -> UInt32? {
+        guard let until = state.blockedUntil[address], until > now else { return nil }
+        return Self.seconds(until - now)
+    }
+
+    /// Forgets windows with no event inside them and blocks that ended (at most every 10 s).
+    private func sweep(_ state: inout State, now: UInt64) {
+        guard now >= state.lastSweep + Self.sweepInterval else { return }
+        state.lastSweep = now
+        state.blockedUntil = state.blockedUntil.filter { $0.value > now }
+        state.failedAuthentications = Self.live(state.failedAuthentications, window: Self.minute, now: now)
+        state.failedDeviceSignatures = Self.live(state.failedDeviceSignatures, window: Self.minute, now: now)
+        state.keyCreations = Self.live(state.keyCreations, window: Self.hour, now: now)
+    }
+
+    private static func live(_ windows: [String: EventWindow], window: UInt64, now: UInt64) -> [String: EventWindow] {
+        var kept: [String: EventWindow] = [:]
+        for (key, var events) in windows {
+            events.forget(olderThan: window, now: now)
+            if !events.isEmpty { kept[key] = events }
+        }
+        return kept
+    }
+}
