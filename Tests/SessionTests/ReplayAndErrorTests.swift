@@ -37,6 +37,34 @@ struct ReplayAndErrorTests {
         #expect(w.contains(a, now: .max - 1))
     }
 
+    @Test("a REJECT's retry_after_s reaches the app: rateLimited / serviceUnavailable(retryAfter:), signed or not")
+    func retryAfterMapping() {
+        let node = Ed25519.SigningKey()
+        let setupHash = SecureRandom.bytes(count: 32)
+        func appError(_ code: WireCode, retryAfter: UInt32, trusted: Bool = true) -> (SessionError, SilentShardError) {
+            let payload = RejectPayload(code: code, retryAfterSeconds: retryAfter, setupHash: setupHash, nodeKey: node.verifyingKey)
+            let frame = payload.frame(sender: 1, instanceID: nil, nodeSigningKey: node)
+            let session = payload.sessionError(frame: frame, trustedNodeKey: trusted ? node.verifyingKey : nil,
+                                               expectedSetupHash: setupHash)
+            return (session, SilentShardError(session))
+        }
+        #expect(appError(.rateLimited, retryAfter: 42).0 == .retryLater(.rateLimited, afterSeconds: 42, by: 1, authenticated: true))
+        #expect(appError(.rateLimited, retryAfter: 42).1 == .rateLimited(retryAfter: 42))
+        #expect(appError(.overloaded, retryAfter: 30).1 == .serviceUnavailable(retryAfter: 30))
+        #expect(appError(.keyBusy, retryAfter: 5).1 == .keyBusy)
+        // Unauthenticated: still reported (flagged), the delay kept as advice.
+        #expect(appError(.rateLimited, retryAfter: 9, trusted: false).0
+            == .retryLater(.rateLimited, afterSeconds: 9, by: 1, authenticated: false))
+        // Without retry_after_s nothing changes.
+        #expect(appError(.rateLimited, retryAfter: 0).1 == .rateLimited(retryAfter: nil))
+        #expect(appError(.rateLimited, retryAfter: 0).0 == .reported(.rateLimited, by: 1, blamed: nil, authenticated: true))
+        // A code this version does not know keeps its number.
+        let unknown = WireCode(rawValue: 0x02F0)
+        #expect(appError(unknown, retryAfter: 3).1 == .rejected(code: 0x02F0, name: unknown.name, by: .node(1), authenticated: true))
+        #expect(appError(.rateLimited, retryAfter: 42).0.retry == WireCode.rateLimited.retry)
+        #expect(appError(.rateLimited, retryAfter: 42).0.blamedParty == nil)
+    }
+
     @Test func protocolErrorMapping() {
         #expect(SessionError(ProtocolError.abort(party: 1, reason: .invalidProof)) == .detected(.abort, blamed: 1))
         let ban = SessionError(ProtocolError.abortAndBan(party: 2, reason: .otConsistencyCheckFailed))
