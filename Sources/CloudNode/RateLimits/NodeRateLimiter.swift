@@ -154,7 +154,9 @@ public final class NodeRateLimiter: Sendable {
         guard limit > 0 else { return .allowed }
         let now = clock()
         return state.withLock { state in
-            guard let window = state.failedDeviceSignatures[Self.deviceEntry(deviceKey, principal)],
+            // Every session asks; almost always nothing is tracked, so skip building the entry's key.
+            guard !state.failedDeviceSignatures.isEmpty,
+                  let window = state.failedDeviceSignatures[Self.deviceEntry(deviceKey, principal)],
                   let wait = window.wait(limit: limit, window: Self.minute, now: now)
             else { return .allowed }
             return Self.refuse(&state, .deviceFailuresPerMinute, Self.seconds(wait))

@@ -474,7 +474,7 @@ final class LWSEngine: @unchecked Sendable {
     private func beginHTTP(_ wsi: OpaquePointer, key: UInt, path: String) -> Int32 {
         metrics.httpRequest()
         nextID += 1
-        let exchange = HTTPExchange(id: nextID, wsi: wsi, clientAddress: clientAddress(wsi))
+        let exchange = HTTPExchange(id: nextID, wsi: wsi)
         if ss_lws_is_post(wsi) != 0 {
             guard let route = settings.routes.route(for: path, post: true) else {
                 logger.log("POST to unknown route")
@@ -483,6 +483,7 @@ final class LWSEngine: @unchecked Sendable {
             }
             exchange.route = route
             exchange.params = params(wsi)
+            exchange.clientAddress = clientAddress(wsi)   // POSTs only: the rate limits (GETs are not limited)
             if let authorization = copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION, $0, $1) }),
                authorization.hasPrefix("Bearer ") {
                 exchange.token = String(authorization.dropFirst("Bearer ".count))
@@ -569,7 +570,7 @@ final class WebSocketState {
 final class HTTPExchange {
     let id: UInt64
     let wsi: OpaquePointer
-    let clientAddress: String
+    var clientAddress = ""
     var route: NodeRoute?
     var params: String?
     var token: String?
@@ -579,10 +580,9 @@ final class HTTPExchange {
     var headSent = false
     var sentOffset = 0
 
-    init(id: UInt64, wsi: OpaquePointer, clientAddress: String) {
+    init(id: UInt64, wsi: OpaquePointer) {
         self.id = id
         self.wsi = wsi
-        self.clientAddress = clientAddress
     }
 }
 
