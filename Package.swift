@@ -83,6 +83,8 @@ let package = Package(
         // Child processes without Foundation's Process (its Linux run() can crash; ChildProcess.swift).
         .target(name: "ChildProcesses", dependencies: ["MPCCrypto", "CSpawnShims"]),
         .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore", "MPCCrypto", "ChildProcesses"]),
+        // Swift Testing traits for the test targets only (the `.heavy` gate); never linked into a product.
+        .target(name: "SilentShardTestTraits"),
 
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "duo", "trio",
@@ -115,7 +117,7 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "MPCCryptoTests", dependencies: ["MPCCrypto", "CSecp256k1", "CSodium"]),
-        .testTarget(name: "MPCProtocolsTests", dependencies: ["MPCProtocols", "MPCCrypto"]),
+        .testTarget(name: "MPCProtocolsTests", dependencies: ["SilentShardTestTraits", "MPCProtocols", "MPCCrypto"]),
         .testTarget(name: "StorageTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite",
                                                         "SilentShardTestSupport"]),
         .testTarget(
@@ -124,27 +126,27 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudNodeServerTests",
-            dependencies: ["CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "ChildProcesses"]
+            dependencies: ["SilentShardTestTraits", "CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "ChildProcesses"]
         ),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
-        .testTarget(name: "TrioEndToEndTests", dependencies: ["trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
+        .testTarget(name: "TrioEndToEndTests", dependencies: ["SilentShardTestTraits", "trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
                                                             "SilentShardTestSupport", "ChildProcesses"]),
-        .testTarget(name: "DuoEndToEndTests", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
+        .testTarget(name: "DuoEndToEndTests", dependencies: ["SilentShardTestTraits", "duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
                                                               "SilentShardTestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]),
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
-        .testTarget(name: "ExamplesTests", dependencies: ["ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",
+        .testTarget(name: "ExamplesTests", dependencies: ["SilentShardTestTraits", "ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",
                                                         "SilentShardTestSupport", "ChildProcesses"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
         .testTarget(
             name: "DuoSessionTests",
-            dependencies: ["duo", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
+            dependencies: ["SilentShardTestTraits", "duo", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
         ),
         .testTarget(
             name: "TrioSessionTests",
-            dependencies: ["trio", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
+            dependencies: ["SilentShardTestTraits", "trio", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
         ),
         .testTarget(
             name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],

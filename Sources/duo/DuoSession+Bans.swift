@@ -28,7 +28,7 @@ extension DuoSession {
     /// protocol error is what the caller sees either way.
     func recordBanIfRequired(_ error: SilentShardError, cloudKey: Ed25519.VerifyingKey, instanceID: [UInt8]) async {
         guard case .abortProtocolAndBanParty(party: .node(let index)) = error else { return }
-        let evidence = AppBanRecord(nodeIndex: index, bannedAtMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000),
+        let evidence = AppBanRecord(nodeIndex: index, bannedAtMilliseconds: sessionMilliseconds,
                                     instanceID: instanceID)
         let record = KeyshareRecord(keyId: Self.banRecordId(cloudKey: cloudKey),
                                     current: StoredShare(kind: .sdkRecord, bytes: evidence.encoded))

@@ -20,6 +20,8 @@ public final class DuoSession: Sendable {
     /// Milliseconds to add to the device clock: set from the node's time in an authenticated
     /// STALE_TIMESTAMP REJECT (§5.3, §9.6), so a phone with a wrong clock still works.
     private let clockOffset = LockedValue<Int64>(0)
+    /// The device's wall clock (the system clock; tests inject their own).
+    private let deviceClock: MillisecondClock
 
     /// The session's transport. `NetworkClient` is not `Sendable` (seed contract); the box is safe
     /// because every use happens inside a step that holds `gate`, so the client is never used from
@@ -33,9 +35,11 @@ public final class DuoSession: Sendable {
         }
     }
 
-    init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
-         storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any DuoNetworkActionProvider) {
+    package init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
+                 storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any DuoNetworkActionProvider,
+                 deviceClock: @escaping MillisecondClock = WallClock.milliseconds) {
         self.algorithm = algorithm
+        self.deviceClock = deviceClock
         self.messageSigner = messageSigner
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
@@ -330,7 +334,7 @@ public final class DuoSession: Sendable {
                     // §5.3: a REJECT(STALE_TIMESTAMP) signed by the node and bound to our SETUP carries the
                     // node's time; retry once with a corrected timestamp (fresh instance id). Nothing was stored.
                     clockCorrected = true
-                    clockOffset.withLock { $0 = Int64(clamping: nodeTime) - Self.deviceMilliseconds }
+                    clockOffset.withLock { $0 = Int64(clamping: nodeTime) - deviceMilliseconds }
                 case .keyBusy where busyRetries < 5:
                     // §10 KEY_BUSY (retry: delay): another share-changing session on the key — often this
                     // app's own previous step, whose lease the node releases a moment after its last frame.
@@ -343,11 +347,11 @@ public final class DuoSession: Sendable {
         }
     }
 
-    private static var deviceMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+    private var deviceMilliseconds: Int64 { Int64(clamping: deviceClock()) }
 
     /// The session's clock: the device clock corrected by the node's, ms since the epoch.
     var sessionMilliseconds: UInt64 {
-        UInt64(clamping: Self.deviceMilliseconds + clockOffset.withLock { $0 })
+        UInt64(clamping: deviceMilliseconds + clockOffset.withLock { $0 })
     }
 
     private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,

@@ -120,7 +120,8 @@ extension TrioSession {
         }
         // §8.2: the app refuses with a 60 s margin.
         let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
-        guard Date().addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
+        let now = Date(timeIntervalSince1970: TimeInterval(deviceClock()) / 1000)
+        guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
         let pending: PreSignature.Pending
         do {
             if let share = secrets.frostKeyshare {
@@ -174,7 +175,7 @@ extension TrioSession {
         }
         var authenticated = false
         if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(cloudVerifyingKey) {
-            let now = UInt64(Date().timeIntervalSince1970)
+            let now = deviceClock() / 1000
             authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
                 && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
         }

@@ -28,6 +28,8 @@ public final class TrioSession: Sendable {
     let storageClient: any StorageClient
     let transport: TransportBox
     private let gate = TrioStepGate()
+    /// The device's wall clock (the system clock; tests inject their own).
+    let deviceClock: MillisecondClock
 
     /// `NetworkClient` is not `Sendable` (seed contract); every use happens inside a step holding
     /// `gate`, so the client is never used from two tasks at once.
@@ -40,9 +42,11 @@ public final class TrioSession: Sendable {
         }
     }
 
-    init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
-         storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any TrioNetworkActionProvider) {
+    package init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
+                 storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any TrioNetworkActionProvider,
+                 deviceClock: @escaping MillisecondClock = WallClock.milliseconds) {
         self.algorithm = algorithm
+        self.deviceClock = deviceClock
         self.messageSigner = messageSigner
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
@@ -201,7 +205,7 @@ public final class TrioSession: Sendable {
         do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
         let keys = SessionKeyPair()
         let instanceID = SecureRandom.bytes(count: 32)
-        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        let now = deviceClock()
         var setup = SetupPayload(mode: .trio, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
                                  deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
                                  participants: PartySet(participants))

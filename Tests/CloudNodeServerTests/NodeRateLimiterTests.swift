@@ -1,13 +1,8 @@
 @testable import CloudNode
 import MPCCrypto
+import SilentShardTestSupport
 import Testing
 
-/// A clock the test moves by hand (ms).
-private final class ManualClock: Sendable {
-    private let now = LockedValue<UInt64>(1_000_000)
-    var read: @Sendable () -> UInt64 { { [self] in now.withLock { $0 } } }
-    func advance(seconds: Double) { now.withLock { $0 += UInt64(seconds * 1000) } }
-}
 
 @Suite("§9.5 rate limits: the limiter's counting, with a manual clock")
 struct NodeRateLimiterTests {
@@ -29,7 +24,7 @@ struct NodeRateLimiterTests {
 
     @Test("failed authentications: the limit's one within a minute blocks the address for the block time")
     func failedAuthenticationsBlock() {
-        let clock = ManualClock()
+        let clock = ManualClock(milliseconds: 1_000_000)
         let limiter = NodeRateLimiter(limits: NodeRateLimits(failedAuthenticationsPerMinute: 3, blockSeconds: 600), clock: clock.read)
         // Failures spread over more than a minute never block.
         for _ in 0..<6 {
@@ -52,7 +47,7 @@ struct NodeRateLimiterTests {
 
     @Test("key creations per principal per hour, with the wait until the oldest leaves the hour")
     func keyCreations() {
-        let clock = ManualClock()
+        let clock = ManualClock(milliseconds: 1_000_000)
         let limiter = NodeRateLimiter(limits: NodeRateLimits(keyCreationsPerPrincipalPerHour: 2), clock: clock.read)
         #expect(limiter.startKeyCreation(principal: "alice") == .allowed)
         clock.advance(seconds: 600)
@@ -77,7 +72,7 @@ struct NodeRateLimiterTests {
 
     @Test("failed device signatures: per (principal, device key), for a minute after the limit's one")
     func deviceSignatures() {
-        let clock = ManualClock()
+        let clock = ManualClock(milliseconds: 1_000_000)
         let limiter = NodeRateLimiter(limits: NodeRateLimits(failedDeviceSignaturesPerMinute: 2), clock: clock.read)
         let device: [UInt8] = [1] + [UInt8](repeating: 7, count: 32)
         limiter.deviceSignatureFailed(device, principal: "p")
@@ -107,7 +102,7 @@ struct NodeRateLimiterTests {
 
     @Test("memory follows recent activity: windows and blocks that passed are swept")
     func sweep() {
-        let clock = ManualClock()
+        let clock = ManualClock(milliseconds: 1_000_000)
         let limiter = NodeRateLimiter(limits: NodeRateLimits(failedAuthenticationsPerMinute: 2, blockSeconds: 60,
                                                              keyCreationsPerPrincipalPerHour: 5,
                                                              failedDeviceSignaturesPerMinute: 3), clock: clock.read)

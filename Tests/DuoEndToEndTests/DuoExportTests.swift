@@ -3,13 +3,14 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// Duo export end to end: the app builds the request, a "backend" (this test) POSTs it over real
 /// loopback HTTP to the libwebsockets node (`POST /v3/{algorithm}/export`, bearer credential with scope
 /// `export`), and the app combines the relayed answer into the private key.
-@Suite("Duo export over loopback HTTP", .serialized)
+@Suite("Duo export over loopback HTTP", .serialized, .heavy)
 struct DuoExportTests {
     /// `backend` may export; `app` has the default scopes (everything but export).
     struct Tokens: TokenVerifier {

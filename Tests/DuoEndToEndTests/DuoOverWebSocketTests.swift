@@ -2,12 +2,13 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// The duo SDK against a real node: `duoInitiator(websocketConfig:)` → our WebSocket client → loopback
 /// TCP → the libwebsockets node server → the node's session runner and SQLite share store.
-@Suite("Duo end to end over loopback WebSocket", .serialized)
+@Suite("Duo end to end over loopback WebSocket", .serialized, .heavy)
 struct DuoOverWebSocketTests {
     struct Node {
         let server: NodeServer

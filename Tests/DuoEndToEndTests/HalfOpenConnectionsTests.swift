@@ -3,6 +3,7 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import duo
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Glibc
 
 /// Issue 10: 500 simultaneous half-open connections (TCP connected, then nothing, or half an HTTP
 /// upgrade) do not stop the node from serving an honest app; afterwards it still serves.
-@Suite("Node under 500 half-open connections")
+@Suite("Node under 500 half-open connections", .heavy)
 struct HalfOpenConnectionsTests {
     @Test func honestAppIsServedBeside500HalfOpenConnections() async throws {
         let node = try DuoOverWebSocketTests.startNode()

@@ -2,14 +2,19 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// §9.1–9.2 over real sockets with the HS256 JWT verifier: the token's scopes limit the operations,
 /// and a key belongs to the subject that created it — another subject, even with the registered
 /// device key, is refused with FORBIDDEN; the node keeps serving.
-@Suite("Duo end to end: token scopes and key ownership (JWT)")
+@Suite("Duo end to end: token scopes and key ownership (JWT)", .heavy)
 struct OwnershipTests {
+    /// The verifier's clock: tokens expire 600 s after it, and it stands still, so no token expires
+    /// however long a loaded machine takes to run the test.
+    static let tokenClock = ManualClock()
     static let secret = [UInt8](repeating: 0x33, count: 32)
 
     static func jwt(sub: String, scope: String? = nil) -> String {
@@ -17,7 +22,7 @@ struct OwnershipTests {
             Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
-        let exp = Int(Date().timeIntervalSince1970) + 600
+        let exp = Int(tokenClock.seconds) + 600
         let scopeClaim = scope.map { #","scope":"\#($0)""# } ?? ""
         let header = base64url(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
         let payload = base64url(Array(#"{"sub":"\#(sub)","exp":\#(exp)\#(scopeClaim)}"#.utf8))
@@ -26,7 +31,7 @@ struct OwnershipTests {
     }
 
     @Test func scopesAndOwnersAreEnforced() async throws {
-        let node = try DuoOverWebSocketTests.startNode(verifier: JWTHS256Verifier(secret: Self.secret))
+        let node = try DuoOverWebSocketTests.startNode(verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
         let cloudKey = Hex.encode(node.key.verifyingKey.bytes)
         let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
         func session(_ token: String) -> DuoSession {

@@ -4,18 +4,18 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// §9.4: a party whose own checks catch the other cheating (AbortAndBan: a failed consistency check in
 /// signing) bans it. The node bans the device key; the app bans the node key. Reconcile keeps working;
 /// only an operator (node) or a deliberate deletion of the record (app) lifts a ban.
-@Suite("Duo bans after AbortAndBan", .serialized)
+@Suite("Duo bans after AbortAndBan", .serialized, .heavy)
 struct BanTests {
     static let message = [UInt8](repeating: 0x24, count: 32)
     /// DKLs23 signing R2 byte 300 lies inside ã: the receiver's multiplication check fails.
     static let cheat = flipping(tag: DKLsTag.signRound2Direct, offset: 300)
-    static var nowMilliseconds: UInt64 { UInt64(Date().timeIntervalSince1970 * 1000) }
 
     @Test func nodeBansAnAppThatFailsItsMultiplicationCheck() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa)
@@ -26,7 +26,7 @@ struct BanTests {
         let cloudKey = fixture.nodeKey.verifyingKey
         let keys = SessionKeyPair()
         let instanceID = SecureRandom.bytes(count: 32)
-        let now = Self.nowMilliseconds
+        let now = fixture.clock.milliseconds
         var setup = SetupPayload(mode: .duo, algorithm: .ecdsa, operation: .sign, timestamp: now, deviceKey: device,
                                  sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
         setup.keyID = keyshare.keyIdBytes
@@ -85,7 +85,7 @@ struct BanTests {
         let nodeKeyshare = try Keyshare(algorithm: .ecdsa, mode: .duo,
                                         protocolBytes: try DuoNodeShareBlob(bytes: stored.bytes).protocolBytes)
         let nodeKey = fixture.nodeKey
-        let keyId = keyshare.keyId
+        let keyId = keyshare.keyId, clock = fixture.clock
         // The cheating node: validates the SETUP like a real one, then corrupts its R2.
         let cheatingNode = ScriptedNodeClient { connection in
             func send(_ frames: [Frame]) async throws(SilentShardError) {
@@ -96,7 +96,7 @@ struct BanTests {
             }
             do {
                 let first = try await read()
-                let now = BanTests.nowMilliseconds
+                let now = clock.milliseconds
                 var window = try ReplayWindow()
                 let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: .ecdsa, operation: .sign,
                                                      params: keyId, nodeIndex: 1, cloudKey: nodeKey.verifyingKey.bytes,
@@ -123,9 +123,7 @@ struct BanTests {
             await connection.close(code: 1000, reason: "done")
         }
         let cloudKeyHex = Hex.encode(nodeKey.verifyingKey.bytes)
-        let cheated = SilentShard.ECDSA.duoInitiator(messageSigner: fixture.signer, cloudVerifyingKey: cloudKeyHex,
-                                                     storageClient: fixture.storage, networkClient: cheatingNode,
-                                                     actionProvider: .ecdsa)
+        let cheated = fixture.session(.ecdsa, signer: fixture.signer, storage: fixture.storage, client: cheatingNode)
         await #expect(throws: SilentShardError.abortProtocolAndBanParty(party: .node(1))) {
             _ = try await cheated.signature(keyshare: keyshare, message: Data(Self.message))
         }

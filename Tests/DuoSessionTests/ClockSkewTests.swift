@@ -2,13 +2,14 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// §5.3/§9.6: a device clock outside the node's ±120 s window. The node's REJECT(STALE_TIMESTAMP) is
 /// signed and bound to the app's SETUP, so the app retries once with the node's time and keeps using
 /// the correction — a phone with a wrong clock still works.
-@Suite("Duo: device clock skew is corrected from the node's authenticated time")
+@Suite("Duo: device clock skew is corrected from the node's authenticated time", .heavy)
 struct ClockSkewTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa], [Int64(-3_600_000), 600_000])
     func skewedDeviceClock(algorithm: Keyshare.Algorithm, nodeAheadBy milliseconds: Int64) async throws {

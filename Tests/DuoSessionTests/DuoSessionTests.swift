@@ -2,6 +2,7 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import duo
 
@@ -20,7 +21,7 @@ func verifyEdDSA(_ signature: Signature, message: Data, keyshare: Keyshare) thro
     return key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message))
 }
 
-@Suite("Duo session: app DuoSession ↔ node DuoStepRunner over an in-memory pipe", .serialized)
+@Suite("Duo session: app DuoSession ↔ node DuoStepRunner over an in-memory pipe", .serialized, .heavy)
 struct DuoSessionTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func keygenSignRefreshSign(algorithm: Keyshare.Algorithm) async throws {
@@ -127,7 +128,7 @@ struct DuoSessionTests {
     }
 }
 
-@Suite("Duo session: flights (§5.2)", .serialized)
+@Suite("Duo session: flights (§5.2)", .serialized, .heavy)
 struct DuoFlightTests {
     /// Flight F1 is the SETUP with the app's first-round broadcast when that round is short (FROST
     /// keygen and sign: one round trip less); a DKLs23 first round follows the ACCEPT.
@@ -154,21 +155,14 @@ struct DuoFlightTests {
     }
 }
 
-@Suite("Duo session: authorization and in-doubt commits", .serialized)
+@Suite("Duo session: authorization and in-doubt commits", .serialized, .heavy)
 struct DuoSessionCommitTests {
     /// §9.2: a SETUP on an existing key signed by another device key is refused (DEVICE_NOT_REGISTERED).
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func anotherDeviceCannotUseTheKey(algorithm: Keyshare.Algorithm) async throws {
         let fixture = try DuoFixture(algorithm: algorithm)
         let keyshare = try await fixture.session.keygen()
-        let cloudKey = Hex.encode(fixture.nodeKey.verifyingKey.bytes)
-        let intruder = algorithm == .ecdsa
-            ? SilentShard.ECDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
-                                             storageClient: InMemoryStorageClient(), networkClient: fixture.client,
-                                             actionProvider: .ecdsa)
-            : SilentShard.EdDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,
-                                             storageClient: InMemoryStorageClient(), networkClient: fixture.client,
-                                             actionProvider: .eddsa)
+        let intruder = fixture.session(algorithm)
         let message = algorithm == .ecdsa ? Data(repeating: 7, count: 32) : Data("m".utf8)
         await #expect(throws: SilentShardError.deviceNotRegistered) {
             _ = try await intruder.signature(keyshare: keyshare, message: message)
@@ -219,7 +213,7 @@ struct DuoSessionCommitTests {
     }
 }
 
-@Suite("Duo session: import", .serialized)
+@Suite("Duo session: import", .serialized, .heavy)
 struct DuoImportTests {
     /// A known key is split with the node; the duo signature verifies under the key's own public key
     /// (computed independently: libsecp256k1 x·G, libsodium's seed keypair); a second import of the

@@ -2,18 +2,20 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// §9.6: the replay store lives in the node's database, so a restarted node (a fresh in-memory
 /// `ReplayWindow`) or another process on the same database still refuses a SETUP seen before.
-@Suite("Duo node runner: durable replay store")
+@Suite("Duo node runner: durable replay store", .heavy)
 struct DurableReplayTests {
     @Test func setupReplayedToARestartedNodeIsRejected() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa)
         _ = try await fixture.session.keygen()
         let setup = try #require(fixture.client.sentMessages.first)
-        let restarted = DuoStepRunner(nodeKey: fixture.nodeKey, store: fixture.store, replayWindow: try ReplayWindow())
+        let restarted = DuoStepRunner(nodeKey: fixture.nodeKey, store: fixture.store, replayWindow: try ReplayWindow(),
+                                      clock: fixture.clock.read)
         let connection = try await ScriptedConnection(messages: [setup])
         let report = await restarted.run(connection: connection,
                                          route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))

@@ -150,7 +150,9 @@ final class RecordingStorage: StorageClient {
     func delete(keyId: String) async throws { try await inner.delete(keyId: keyId) }
 }
 
-/// One node (key, store, runner) and an app session wired to it.
+/// One node (key, store, runner) and an app session wired to it, all on one `ManualClock`: the SETUP
+/// timestamps, the replay store and the leases see the time the test sets, however long the machine
+/// takes between two steps.
 struct DuoFixture {
     let nodeKey: Ed25519.SigningKey
     let store: NodeShareStore
@@ -159,24 +161,37 @@ struct DuoFixture {
     let client: LoopbackDuoClient
     let session: DuoSession
     let signer = SoftwareEd25519MessageSigner()
+    let clock: ManualClock
 
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
          tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
-         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }, rateLimiter: NodeRateLimiter? = nil) throws {
+         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }, rateLimiter: NodeRateLimiter? = nil,
+         clock: ManualClock = ManualClock()) throws {
+        self.clock = clock
         nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-duo-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
-        runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)
+        store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random(), clock: clock.date)
+        runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: clock.read,
+                               rateLimiter: rateLimiter)
         client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)
         let cloudKey = cloudKeyOverride ?? Hex.encode(nodeKey.verifyingKey.bytes)
-        switch algorithm {
-        case .ecdsa:
-            session = SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
-                                                     storageClient: storage, networkClient: client, actionProvider: .ecdsa)
-        case .eddsa:
-            session = SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
-                                                     storageClient: storage, networkClient: client, actionProvider: .eddsa)
-        }
+        session = Self.session(algorithm, signer: signer, cloudKey: cloudKey, storage: storage, client: client, clock: clock)
+    }
+
+    /// Another app session on this fixture's clock: another device (`signer`), storage or client.
+    func session(_ algorithm: Keyshare.Algorithm, signer: any MessageSigner = SoftwareEd25519MessageSigner(),
+                 storage: any StorageClient = InMemoryStorageClient(), client: (any NetworkClient)? = nil) -> DuoSession {
+        Self.session(algorithm, signer: signer, cloudKey: Hex.encode(nodeKey.verifyingKey.bytes), storage: storage,
+                     client: client ?? self.client, clock: clock)
+    }
+
+    private static func session(_ algorithm: Keyshare.Algorithm, signer: any MessageSigner, cloudKey: String,
+                                storage: any StorageClient, client: any NetworkClient, clock: ManualClock) -> DuoSession {
+        DuoSession(algorithm: algorithm, messageSigner: signer, cloudVerifyingKey: cloudKey, storageClient: storage,
+                   networkClient: client,
+                   actionProvider: algorithm == .ecdsa ? DuoECDSANetworkActions() as any DuoNetworkActionProvider
+                                                       : DuoEdDSANetworkActions(),
+                   deviceClock: clock.read)
     }
 }

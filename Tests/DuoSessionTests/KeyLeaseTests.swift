@@ -2,12 +2,13 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// §7.2: one share-changing session per key at the node. A refresh that meets another session's lease
 /// is refused with `keyBusy` and changes nothing on either side; signing is not affected.
-@Suite("Duo node runner: per-key lease")
+@Suite("Duo node runner: per-key lease", .heavy)
 struct KeyLeaseTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func refreshMeetingALeaseIsKeyBusy(algorithm: Keyshare.Algorithm) async throws {

@@ -3,6 +3,7 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import duo
 
@@ -30,7 +31,7 @@ final class ScriptedConnection: NodeStepConnection {
     }
 }
 
-@Suite("Duo node runner: validation, replay, deadlines", .serialized)
+@Suite("Duo node runner: validation, replay, deadlines", .serialized, .heavy)
 struct NodeRunnerTests {
     /// Captures the app's SETUP message of a keygen.
     private func capturedSetup(_ fixture: DuoFixture) async throws -> Data {

@@ -3,12 +3,13 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import duo
 
 /// §9.5 in the duo node runner: the app sees `rateLimited(retryAfter:)` with the node's REJECT
 /// `retry_after_s`, and nothing else changes.
-@Suite("Duo node runner: §9.5 rate limits")
+@Suite("Duo node runner: §9.5 rate limits", .heavy)
 struct DuoRateLimitTests {
     private func error(_ body: () async throws -> Void) async -> SilentShardError? {
         do { try await body() } catch { return error as? SilentShardError }
@@ -50,10 +51,7 @@ struct DuoRateLimitTests {
         let message = Data(repeating: 0x08, count: 32)
         let refused = await error { _ = try await fixture.session.signature(keyshare: keyshare, message: message) }
         #expect(retryAfter(refused).map { (1...60).contains($0) } == true, "\(String(describing: refused))")
-        let other = SilentShard.ECDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(),
-                                                   cloudVerifyingKey: Hex.encode(fixture.nodeKey.verifyingKey.bytes),
-                                                   storageClient: InMemoryStorageClient(), networkClient: fixture.client,
-                                                   actionProvider: .ecdsa)
+        let other = fixture.session(.ecdsa)
         let otherKeyshare = try await other.keygen()
         #expect(try verifyECDSA(try await other.signature(keyshare: otherKeyshare, message: message), hash: message,
                                 keyshare: otherKeyshare))

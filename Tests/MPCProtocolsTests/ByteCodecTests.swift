@@ -1,8 +1,9 @@
 import MPCCrypto
 import MPCProtocols
+import SilentShardTestTraits
 import Testing
 
-@Suite("Strict message codec")
+@Suite("Strict message codec", .heavy)
 struct ByteCodecTests {
     @Test func roundTrip() throws {
         var writer = ByteWriter()

@@ -1,11 +1,12 @@
 import Synchronization
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
 /// `ChunkedParallelism.map` returns the chunk results in order and releases its own copies of them
 /// (AddressSanitizer's leak check found every KOS/RVOLE chunk result leaked: the slots were freed
 /// without being deinitialized).
-@Suite("Chunked parallelism")
+@Suite("Chunked parallelism", .heavy)
 struct ChunkedParallelismTests {
     final class Probe: Sendable {
         let counter: Counter

@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
-@Suite("DKLs23 soft BIP32: xpub")
+@Suite("DKLs23 soft BIP32: xpub", .heavy)
 struct DKLsBIP32Tests {
     // BIP32 test vector 1 (seed 000102…0f): extended public keys along m/0'/1/2'/2/1000000000.
     static let vector1 = [

@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
-@Suite("DKLs23 DKG (keygen)")
+@Suite("DKLs23 DKG (keygen)", .heavy)
 struct DKLsDKGTests {
     @Test(arguments: [(2, 2), (3, 2), (5, 3)])
     func keygenAgreesAndInterpolates(n: Int, t: Int) throws {

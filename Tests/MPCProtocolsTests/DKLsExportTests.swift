@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
-@Suite("DKLs23 export")
+@Suite("DKLs23 export", .heavy)
 struct DKLsExportTests {
     static let trio = Result { try DKLsHarness.keygen(n: 3, t: 2, seed: 3_300) }
     static let duo = Result { try DKLsHarness.keygen(n: 2, t: 2, seed: 3_200) }

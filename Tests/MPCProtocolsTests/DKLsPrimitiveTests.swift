@@ -1,9 +1,10 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
 /// Known answers of the DKLs23 spec, Appendix A, and the algebra of §6.6.
-@Suite("DKLs23 building blocks: known answers")
+@Suite("DKLs23 building blocks: known answers", .heavy)
 struct DKLsKnownAnswerTests {
     @Test func gf256() {
         var x255 = [UInt8](repeating: 0, count: 32)
@@ -95,7 +96,7 @@ struct DKLsKnownAnswerTests {
     }
 }
 
-@Suite("DKLs23 building blocks: OT, OT extension, RVOLE")
+@Suite("DKLs23 building blocks: OT, OT extension, RVOLE", .heavy)
 struct DKLsOTTests {
     @Test func endemicOTGivesTheChosenKeys() throws {
         var rng = DeterministicRandom(seed: 20)

@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
-@Suite("DKLs23 refresh, recovery and import (spec §12.6–12.7)")
+@Suite("DKLs23 refresh, recovery and import (spec §12.6–12.7)", .heavy)
 struct DKLsRefreshTests {
     static func refreshModes(_ keyshares: [DKLsKeyshare], holders: [PartyIndex], lost: Set<PartyIndex> = [])
         -> [DKLsDKG.Mode] {

@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
-@Suite("DKLs23 signing")
+@Suite("DKLs23 signing", .heavy)
 struct DKLsSignTests {
     static let trio = Result { try DKLsHarness.keygen(n: 3, t: 2, seed: 300) }
     static let duo = Result { try DKLsHarness.keygen(n: 2, t: 2, seed: 200) }
@@ -112,7 +113,7 @@ struct DKLsSignTests {
     }
 }
 
-@Suite("DKLs23 signing: tampering")
+@Suite("DKLs23 signing: tampering", .heavy)
 struct DKLsSignTamperTests {
     typealias Reason = ProtocolError.Reason
 

@@ -1,11 +1,12 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
 /// A round state that holds secrets runs its round once: re-running signing round 2 would repeat the
 /// RVOLE with the same OT outputs and a new mask (two equations in r_i, sk_i), and re-running the
 /// presignature step would mint two presignatures with one nonce. Both leak the key.
-@Suite("DKLs23 round states are single use")
+@Suite("DKLs23 round states are single use", .heavy)
 struct DKLsSingleRunTests {
     @Test func signingRoundsRunOnce() throws {
         var rng = DeterministicRandom(seed: 900)
@@ -55,7 +56,7 @@ struct DKLsSingleRunTests {
     }
 }
 
-@Suite("DKLs23 presignature storage form")
+@Suite("DKLs23 presignature storage form", .heavy)
 struct DKLsPresignatureCodecTests {
     @Test func roundTripsAndFinishesLikeTheOriginal() throws {
         var rng = DeterministicRandom(seed: 910)

@@ -1,11 +1,12 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
 /// Our own known-answer test: a deterministic-RNG keygen and signature, every message hashed. A
 /// refactor that changes any byte on the wire (or the order of random draws) changes these digests;
 /// if the change is intended, update the fixture in the same commit and say why.
-@Suite("DKLs23 frozen transcripts", .serialized)
+@Suite("DKLs23 frozen transcripts", .serialized, .heavy)
 struct DKLsTranscriptFixtureTests {
     static let keygenDigest =
         "7e15ed338e39b1d9e33c0f237a645a4a7db22d94b9cf32f76eab3bac96999197/02fd39f13537db32b69e5a8abcb4b7028bf5df37e139391d6e7260b5ac0adf2455"

@@ -1,10 +1,11 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
 /// Every rejected message is a typed error naming the sender, and the state machine does not
 /// advance: the same state then still accepts the good message.
-@Suite("FROST bad messages and single-use presignatures")
+@Suite("FROST bad messages and single-use presignatures", .heavy)
 struct FROSTBadMessageTests {
     static let nonCanonical = try! Hex.decode("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")   // y = p
     static let smallOrder = try! Hex.decode("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")     // order 2

@@ -1,11 +1,12 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
 /// The Feldman check against the implied constant is the only thing that forces an importer's
 /// polynomial to have constant x (and a refresher's to have constant 0): a share from a polynomial
 /// with another constant, with a correct context and echo, must be refused and blame its sender.
-@Suite("FROST import constants are enforced")
+@Suite("FROST import constants are enforced", .heavy)
 struct FROSTImportConstraintTests {
     @Test func importerWithAnotherConstantIsCaught() throws {
         var rng = DeterministicRandom(seed: 6)

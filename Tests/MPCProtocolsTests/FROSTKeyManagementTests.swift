@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
-@Suite("FROST DKG vector, repair, import, export")
+@Suite("FROST DKG vector, repair, import, export", .heavy)
 struct FROSTKeyManagementTests {
     /// ZcashFoundation `vectors_dkg.json`: commitments, proofs of knowledge, every share passes the
     /// Feldman check, final signing and verifying shares, group key.

@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
-@Suite("FROST Lagrange coefficients (cached)")
+@Suite("FROST Lagrange coefficients (cached)", .heavy)
 struct FROSTLagrangeCacheTests {
     typealias Scalar = Ed25519.Scalar
 

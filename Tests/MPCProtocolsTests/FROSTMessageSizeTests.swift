@@ -1,9 +1,10 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
 /// The payload sizes of docs/frost.md §13, measured on real runs.
-@Suite("FROST message sizes")
+@Suite("FROST message sizes", .heavy)
 struct FROSTMessageSizeTests {
     @Test(arguments: [(UInt8(2), UInt8(2)), (2, 3), (3, 5)])
     func sizes(t: UInt8, n: UInt8) throws {

@@ -1,8 +1,9 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
-@Suite("FROST DKG and signing")
+@Suite("FROST DKG and signing", .heavy)
 struct FROSTProtocolTests {
     static func verify(_ key: Ed25519.Point, _ signature: [UInt8], _ message: [UInt8]) -> Bool {
         (try? Ed25519.VerifyingKey(bytes: key.bytes))?.isValidSignature(signature, for: message) ?? false

@@ -1,11 +1,12 @@
 import Foundation
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
 /// FROST export encrypted to the receiver's one-time X25519 key (the 80-byte shape of dkls23.md §16,
 /// used by the duo export POST).
-@Suite struct FROSTSealedExportTests {
+@Suite(.heavy) struct FROSTSealedExportTests {
     @Test func sealedExportReconstructsAndRejectsTampering() throws {
         var rng = DeterministicRandom(seed: 77)
         let shares = try FROST.LocalRun.keygen(threshold: 2, parties: 3, using: &rng)

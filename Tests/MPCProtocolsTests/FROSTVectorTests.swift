@@ -1,9 +1,10 @@
 import Foundation
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
-@Suite("FROST test vectors (RFC 9591, ZcashFoundation)")
+@Suite("FROST test vectors (RFC 9591, ZcashFoundation)", .heavy)
 struct FROSTVectorTests {
     /// Runs a signing vector: shares from the polynomial, nonces from the given randomness, binding
     /// factors, shares and the final signature byte for byte; the signature verifies with libsodium.

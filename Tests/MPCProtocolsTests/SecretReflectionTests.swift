@@ -1,9 +1,10 @@
 import MPCCrypto
+import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
 /// `dump` (and any logger that walks a value's fields) must not print secret bytes.
-@Suite("Secrets do not leak through reflection")
+@Suite("Secrets do not leak through reflection", .heavy)
 struct SecretReflectionTests {
     static func dumped<T>(_ value: T) -> String {
         var text = ""

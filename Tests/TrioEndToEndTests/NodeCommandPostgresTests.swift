@@ -4,13 +4,14 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import trio
 
 /// `silentshard node --database postgres://…` as separate processes: trio-a and trio-b each on their
 /// own PostgreSQL schema, duo with a password in the URL (never printed), `--rotate-master-key` on
 /// PostgreSQL. Needs `SILENTSHARD_TEST_POSTGRES_URL` (scripts/test starts a server).
-@Suite("Node command line on PostgreSQL", .serialized)
+@Suite("Node command line on PostgreSQL", .serialized, .heavy)
 struct NodeCommandPostgresTests {
     /// A fresh schema on the test server, selected through the URL's `search_path`; `password` is
     /// added to the URL's user info (the test server trusts loopback and ignores it).

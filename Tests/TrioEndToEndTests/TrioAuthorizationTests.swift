@@ -2,14 +2,19 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import trio
 
 /// §9.1–9.3 at the trio nodes over real sockets, with the HS256 JWT verifier at both nodes (B checks
 /// the token A forwards in LINK_OPEN itself): scopes, key owners, device binding, and recover with a
 /// new device key.
-@Suite("Trio authorization: scopes, key owners, device binding (JWT)", .serialized)
+@Suite("Trio authorization: scopes, key owners, device binding (JWT)", .serialized, .heavy)
 struct TrioAuthorizationTests {
+    /// The verifier's clock: tokens expire 600 s after it, and it stands still, so no token expires
+    /// however long a loaded machine takes to run the test.
+    static let tokenClock = ManualClock()
     static let secret = [UInt8](repeating: 0x5A, count: 32)
 
     static func jwt(sub: String, scope: String? = nil, binding: [UInt8]? = nil) -> String {
@@ -17,7 +22,7 @@ struct TrioAuthorizationTests {
             Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
-        let exp = Int(Date().timeIntervalSince1970) + 600
+        let exp = Int(tokenClock.seconds) + 600
         let scopeClaim = scope.map { #","scope":"\#($0)""# } ?? ""
         let bindingClaim = binding.map { #","device_binding":"\#(Hex.encode($0))""# } ?? ""
         let header = base64url(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
@@ -27,7 +32,7 @@ struct TrioAuthorizationTests {
     }
 
     static func cluster() throws -> TrioOverWebSocketTests.Cluster {
-        try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: secret))
+        try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: secret, now: tokenClock.date))
     }
 
     static func session(_ algorithm: Keyshare.Algorithm, _ cluster: TrioOverWebSocketTests.Cluster, device: any MessageSigner,

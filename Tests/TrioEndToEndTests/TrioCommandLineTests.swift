@@ -3,6 +3,7 @@ import Foundation
 import SilentShardTestSupport
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import trio
 
@@ -16,7 +17,7 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 
 /// `silentshard node-cert` and `silentshard node --role trio-a|trio-b` as separate processes, driven
 /// by the SDK over loopback WebSockets.
-@Suite("Trio command line: node-cert, node --role trio-a/trio-b", .serialized)
+@Suite("Trio command line: node-cert, node --role trio-a/trio-b", .serialized, .heavy)
 struct TrioCommandLineTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

@@ -3,6 +3,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import trio
 
@@ -26,7 +27,7 @@ struct AppRoutedTrioActions: TrioNetworkActionProvider {
 /// sockets against two node servers (A relays to B over `/v3/peer`). Every signature is verified
 /// (libsecp256k1 verify + public-key recovery; libsodium Ed25519), under the derived child key for
 /// soft paths.
-@Suite("Trio end to end: every operation × algorithm × initiator overload", .serialized)
+@Suite("Trio end to end: every operation × algorithm × initiator overload", .serialized, .heavy)
 struct TrioInitiatorMatrixTests {
     enum Overload: String, CaseIterable, Sendable { case websocketConfig, trioNetworkClient, networkClientAndProvider }
 

@@ -3,12 +3,13 @@ import Foundation
 import MPCCrypto
 @_spi(InProcess) import MPCProtocols
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import trio
 
 /// Trio recovery over real sockets: the app lost its share (fresh storage, same device key); A and B
 /// (holders) re-share the key to all three parties; the app checks the PKI copies and the key.
-@Suite("Trio recovery over loopback WebSockets", .serialized)
+@Suite("Trio recovery over loopback WebSockets", .serialized, .heavy)
 struct TrioRecoveryTests {
     static func session(_ cluster: TrioOverWebSocketTests.Cluster, signer: any MessageSigner,
                         storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {

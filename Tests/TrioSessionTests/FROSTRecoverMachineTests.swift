@@ -2,11 +2,12 @@
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 
 /// `SessionProtocolMachine.frostRecover` on its own (messages routed in memory): honest run, and a
 /// holder whose PKI copy or σ differs is caught by the app, which then has no share.
-@Suite("FROST recovery machine")
+@Suite("FROST recovery machine", .heavy)
 struct FROSTRecoverMachineTests {
     enum Tamper { case none, pki, sigma }
 

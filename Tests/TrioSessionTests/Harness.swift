@@ -282,7 +282,8 @@ final class RecordingStorage: StorageClient {
 }
 
 /// A trio cluster in process: the offline cluster key, nodes A and B (own keys, certificates,
-/// databases, runners), A's link to B, and an app session wired to A.
+/// databases, runners), A's link to B, and an app session wired to A, all on one `ManualClock` (SETUP
+/// timestamps, replay windows, leases and presignature expiry see the time the test sets).
 struct TrioFixture {
     let clusterKey = Ed25519.SigningKey()
     let groupID = SecureRandom.bytes(count: 16)
@@ -296,6 +297,7 @@ struct TrioFixture {
     let session: TrioSession
     /// The app's device key (a second session with the same device can be made, e.g. for recovery).
     let signer = SoftwareEd25519MessageSigner()
+    let clock: ManualClock
 
     static func certificate(_ role: NodeCertificate.Role, key: Ed25519.SigningKey, group: [UInt8],
                             issuer: Ed25519.SigningKey) -> NodeCertificate {
@@ -304,10 +306,10 @@ struct TrioFixture {
                                notAfter: now + 86_400 * 30, serial: 1, issuer: issuer)
     }
 
-    static func store() throws -> NodeShareStore {
+    static func store(clock: ManualClock) throws -> NodeShareStore {
         let directory = NSTemporaryDirectory() + "silentshard-trio-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
+        return try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random(), clock: clock.date)
     }
 
     /// - Parameters:
@@ -320,7 +322,8 @@ struct TrioFixture {
          tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 },
          frameTimeout: Duration = .seconds(30), rateLimiterA: NodeRateLimiter? = nil,
-         rateLimiterB: NodeRateLimiter? = nil) throws {
+         rateLimiterB: NodeRateLimiter? = nil, clock: ManualClock = ManualClock()) throws {
+        self.clock = clock
         let keyA = Ed25519.SigningKey(), keyB = Ed25519.SigningKey()
         let identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
                                                                                           issuer: clusterKey),
@@ -328,25 +331,34 @@ struct TrioFixture {
         let identityB = try TrioNodeIdentity(nodeKey: keyB, certificate: Self.certificate(.trioB, key: keyB, group: groupB ?? groupID,
                                                                                           issuer: clusterKey),
                                              clusterKey: clusterKey.verifyingKey)
-        storeA = try Self.store()
-        storeB = try Self.store()
+        storeA = try Self.store(clock: clock)
+        storeB = try Self.store(clock: clock)
         peer = InProcessPeer(tamperToB: tamperToB, tamperToA: tamperToA)
         runnerA = TrioStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
-                                 frameTimeout: frameTimeout, rateLimiter: rateLimiterA)
+                                 clock: clock.read, frameTimeout: frameTimeout, rateLimiter: rateLimiterA)
         runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
-                                 frameTimeout: frameTimeout, rateLimiter: rateLimiterB)
+                                 clock: clock.read, frameTimeout: frameTimeout, rateLimiter: rateLimiterB)
         client = LoopbackTrioClient(runner: runnerA, cutter: peer.cutter, tamper: tamperAppReads)
         let b = runnerB
         peer.runner.withLock { $0 = b }
         let cloudKey = cloudKeyOverride ?? Hex.encode(clusterKey.verifyingKey.bytes)
-        switch algorithm {
-        case .ecdsa:
-            session = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
-                                                      storageClient: storage, networkClient: client, actionProvider: .ecdsa)
-        case .eddsa:
-            session = SilentShard.EdDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey,
-                                                      storageClient: storage, networkClient: client, actionProvider: .eddsa)
-        }
+        session = Self.session(algorithm, signer: signer, cloudKey: cloudKey, storage: storage, client: client, clock: clock)
+    }
+
+    /// Another app session on this fixture's clock: another device (`signer`), storage or client.
+    func session(_ algorithm: Keyshare.Algorithm, signer: (any MessageSigner)? = nil,
+                 storage: any StorageClient = RecordingStorage(), client: (any NetworkClient)? = nil) -> TrioSession {
+        Self.session(algorithm, signer: signer ?? self.signer, cloudKey: Hex.encode(clusterKey.verifyingKey.bytes),
+                     storage: storage, client: client ?? self.client, clock: clock)
+    }
+
+    private static func session(_ algorithm: Keyshare.Algorithm, signer: any MessageSigner, cloudKey: String,
+                                storage: any StorageClient, client: any NetworkClient, clock: ManualClock) -> TrioSession {
+        TrioSession(algorithm: algorithm, messageSigner: signer, cloudVerifyingKey: cloudKey, storageClient: storage,
+                    networkClient: client,
+                    actionProvider: algorithm == .ecdsa ? TrioECDSANetworkActions() as any TrioNetworkActionProvider
+                                                        : TrioEdDSANetworkActions(),
+                    deviceClock: clock.read)
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import trio
 
@@ -19,7 +20,7 @@ import trio
 /// Default run: EdDSA keygen (every mutation on every link) and ECDSA signing with B (three mutations
 /// on every link), one message per case; `SILENTSHARD_LONG_TESTS=1`: both algorithms, both
 /// operations, every mutation, every message.
-@Suite("Trio bad input: every link, every mutation", .serialized)
+@Suite("Trio bad input: every link, every mutation", .serialized, .heavy)
 struct TrioBadInputTests {
     typealias Mutation = MessageMutation
 
@@ -68,12 +69,7 @@ struct TrioBadInputTests {
         let runner = try await TrioOperationRunner(fixture: fixture, algorithm: algorithm, operation: operation)
         // Another key, signed with concurrently through its own connection to the same node A.
         let probeClient = LoopbackTrioClient(runner: fixture.runnerA)
-        let clusterKey = Hex.encode(fixture.clusterKey.verifyingKey.bytes)
-        let probeSession = algorithm == .ecdsa
-            ? SilentShard.ECDSA.trioInitiator(messageSigner: fixture.signer, cloudVerifyingKey: clusterKey, storageClient: RecordingStorage(),
-                                              networkClient: probeClient, actionProvider: .ecdsa)
-            : SilentShard.EdDSA.trioInitiator(messageSigner: fixture.signer, cloudVerifyingKey: clusterKey, storageClient: RecordingStorage(),
-                                              networkClient: probeClient, actionProvider: .eddsa)
+        let probeSession = fixture.session(algorithm, client: probeClient)
         let probeKey = try await probeSession.keygen()
 
         // The previous session: an honest run whose messages are the replay source.

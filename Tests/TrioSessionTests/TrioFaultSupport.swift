@@ -49,12 +49,7 @@ struct TrioOperationRunner {
         existing = operation.needsKey ? try await fixture.session.keygen() : nil
         privateKey = algorithm == .ecdsa ? Data(Secp256k1.Scalar.random().bytes) : Data(SecureRandom.bytes(count: 32))
         if operation == .recover {
-            let key = Hex.encode(fixture.clusterKey.verifyingKey.bytes)
-            recoverSession = algorithm == .ecdsa
-                ? SilentShard.ECDSA.trioInitiator(messageSigner: fixture.signer, cloudVerifyingKey: key, storageClient: recoverStorage,
-                                                  networkClient: fixture.client, actionProvider: .ecdsa)
-                : SilentShard.EdDSA.trioInitiator(messageSigner: fixture.signer, cloudVerifyingKey: key, storageClient: recoverStorage,
-                                                  networkClient: fixture.client, actionProvider: .eddsa)
+            recoverSession = fixture.session(algorithm, storage: recoverStorage)
         } else {
             recoverSession = nil
         }

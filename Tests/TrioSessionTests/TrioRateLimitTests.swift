@@ -2,12 +2,13 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import trio
 
 /// §9.5 at both trio nodes: A (the entry) and B (behind the link) each enforce their own limits, and
 /// the app sees `rateLimited(retryAfter:)` from either.
-@Suite("Trio: §9.5 rate limits at node A and node B")
+@Suite("Trio: §9.5 rate limits at node A and node B", .heavy)
 struct TrioRateLimitTests {
     private func retryAfter(_ body: () async throws -> Void) async -> UInt32? {
         do { try await body() } catch let error as SilentShardError {

@@ -3,12 +3,13 @@ import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import trio
 
 /// Recovery in process (app ↔ A ↔ B over in-memory pipes), EdDSA: A and B repair the app's share and
 /// all three refresh in the same session (`specs/session.md` §6.4).
-@Suite("Trio recovery in process")
+@Suite("Trio recovery in process", .heavy)
 struct TrioRecoveryInProcessTests {
     static func nodeShare(_ store: NodeShareStore, _ keyId: String) throws -> FROST.Keyshare {
         let share = try #require(try store.share(keyId: keyId))
@@ -23,10 +24,7 @@ struct TrioRecoveryInProcessTests {
 
         // The app lost everything but its device key.
         let storage = RecordingStorage()
-        let session = SilentShard.EdDSA.trioInitiator(messageSigner: fixture.signer,
-                                                      cloudVerifyingKey: Hex.encode(fixture.clusterKey.verifyingKey.bytes),
-                                                      storageClient: storage, networkClient: fixture.client,
-                                                      actionProvider: .eddsa)
+        let session = fixture.session(.eddsa, storage: storage)
         let recovered = try await session.recovery(keysharePublicKey: original.publicKey)
         #expect(recovered.keyId == original.keyId && recovered.publicKey == original.publicKey)
         #expect(recovered.generation != original.generation && recovered.groupId == original.groupId)
