@@ -21,6 +21,8 @@ public struct HookTokenVerifier: TokenVerifier {
 
     public func verify(token: String?) async throws(AuthenticationError) -> Principal {
         guard let token else { throw .missingToken }
+        // Never forwarded unless it is a b64token (no CR/LF/NUL can reach the hook's request head).
+        guard BearerToken.isWellFormed(token) else { throw .invalidToken }
         var config = WebsocketConfig(url: url.absoluteString, authenticationToken: token)
         config.connectTimeout = timeout
         config.readTimeout = timeout

@@ -111,8 +111,9 @@ public final class NodeServer: Sendable {
             token = nil
             connection.unread(first)
         } else {
+            // RFC 6750 b64token only (BearerToken): nothing else reaches a verifier or a hook's headers.
             token = String(data: first.data, encoding: .utf8)
-            guard token != nil, first.data.count <= 8192 else {
+            guard BearerToken.isWellFormed(bytes: [UInt8](first.data)) else {
                 metrics.authenticationFailed()
                 config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
                 config.logger.log("closing \(connection.route): malformed token message")
@@ -174,6 +175,7 @@ public final class NodeServer: Sendable {
         }
         let principal: Principal
         do {
+            if let token, !BearerToken.isWellFormed(token) { throw AuthenticationError.invalidToken }
             principal = try await configuration.verifier.verify(token: token)
         } catch {
             metrics.authenticationFailed()

@@ -95,6 +95,8 @@ public final class TrioStepRunner: Sendable {
         replay = LockedValue(replayWindow)
         if let tokenVerifier {
             tokenCheck = { token in
+                // The forwarded token is outside input: only a well-formed b64token reaches the verifier.
+                if let token, !BearerToken.isWellFormed(bytes: token) { return (.invalid, nil) }
                 do {
                     let principal = try await tokenVerifier.verify(token: token.map { String(decoding: $0, as: UTF8.self) })
                     return (.accepted, principal)

@@ -45,8 +45,11 @@ package enum WebSocketTransport {
     }
 
     /// POSTs `body` to `url` (`Content-Type: application/octet-stream`, optional bearer token) and
-    /// returns the body of a 2xx response; other statuses throw ``NetworkError/httpStatus(_:)``.
+    /// returns the body of a 2xx response; other statuses throw ``NetworkError/httpStatus(_:)``. A token
+    /// that is not an RFC 6750 b64token (`BearerToken`) is refused before anything is sent
+    /// (``NetworkError/invalidHandshake(reason:)``, "header Authorization not allowed").
     package static func post(url: URL, body: Data, bearerToken: String?, settings: WebSocketSettings) async throws -> Data {
+        if let bearerToken, !BearerToken.isWellFormed(bearerToken) { throw HTTPHeaderFields.notAllowed("Authorization") }
         let endpoint = try NetworkEndpoint(url)
         #if canImport(Darwin)
         return try await URLSessionHTTPPost.post(endpoint: endpoint, body: body, bearerToken: bearerToken, settings: settings)

@@ -41,7 +41,11 @@ enum POSIXHTTPPost {
         head += "Content-Type: application/octet-stream\r\nContent-Length: \(body.count)\r\n"
         head += "Accept: application/octet-stream\r\nConnection: close\r\n"
         head += "User-Agent: SilentShard/\(SilentShard.version)\r\n"
-        if let bearerToken { head += "Authorization: Bearer \(bearerToken)\r\n" }
+        if let bearerToken {
+            // Never a CR, LF or NUL in a header (WebSocketTransport.post checked the syntax already).
+            guard BearerToken.isWellFormed(bearerToken) else { throw HTTPHeaderFields.notAllowed("Authorization") }
+            head += "Authorization: Bearer \(bearerToken)\r\n"
+        }
         head += "\r\n"
         let deadline = ContinuousClock.now + settings.readTimeout
         try stream.writeAll(Array(head.utf8) + Array(body), deadline: deadline)
