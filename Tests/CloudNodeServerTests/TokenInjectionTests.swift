@@ -45,6 +45,19 @@ struct TokenInjectionTests {
         await node.server.stop()
     }
 
+    /// The hook verifier itself refuses such a token without calling out (node B verifies the token A
+    /// forwards in LINK_OPEN with its own verifier, so a malformed one never leaves B either).
+    @Test func hookVerifierRefusesWithoutCallingOut() async throws {
+        let hook = try RecordingHTTPServer()
+        defer { hook.stop() }
+        let verifier = try HookTokenVerifier(url: "http://127.0.0.1:\(hook.port)/verify")
+        for token in [Self.injected, Self.smuggled, "t\u{0}x"] {
+            await #expect(throws: AuthenticationError.invalidToken) { _ = try await verifier.verify(token: token) }
+        }
+        #expect(hook.receivedHeads.isEmpty)
+        #expect(try await verifier.verify(token: "fine").subject == "hook-user")
+    }
+
     /// The SDK's POST (preSignFinal, the backend's export) refuses such a token before connecting.
     @Test func postClientNeverWritesAMalformedToken() async throws {
         let server = try RecordingHTTPServer()
