@@ -12,12 +12,16 @@ import duo
 /// `export`), and the app combines the relayed answer into the private key.
 @Suite("Duo export over loopback HTTP", .serialized, .heavy)
 struct DuoExportTests {
-    /// `backend` may export; `app` has the default scopes (everything but export).
+    /// `backend` may export for the subject `app` (the operator's backend acts for its user, session.md
+    /// §9.2–9.3); `app` has the default scopes (everything but export); `other-backend` may export, but
+    /// for another subject.
     struct Tokens: TokenVerifier {
         var name: String { "test-table" }
         func verify(token: String?) async throws(AuthenticationError) -> Principal {
             switch token {
-            case "backend"?: return Principal(subject: "backend", scopes: ["export"])
+            case "backend"?: return Principal(subject: "app", scopes: ["export"])
+            case "other-backend"?: return Principal(subject: "mallory", scopes: ["export"])
+            case "bound-backend"?: return Principal(subject: "app", scopes: ["export"], deviceBinding: [UInt8](repeating: 7, count: 33))
             case "app"?: return Principal(subject: "app")
             case nil: throw .missingToken
             default: throw .invalidToken
@@ -142,6 +146,29 @@ struct DuoExportTests {
         #expect(audit.contains { $0.outcome == "rejected STALE_GENERATION" })
         let secretHex = Hex.encode([UInt8](exported.privateKey))
         #expect(!audit.contains { $0.outcome.contains(secretHex) })
+        await fixture.node.server.stop()
+    }
+
+    /// Security review finding 2: the export POST checked only the scope, so any principal with scope
+    /// `export` got another principal's key (and with it the private key) from that principal's device-
+    /// signed request. Now the key's owner must be the token's subject, and a device binding must match,
+    /// as for every operation on an existing key.
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func anotherPrincipalsCredentialCannotExport(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try Fixture()
+        let session = fixture.session(algorithm)
+        let keyshare = try await session.keygen()
+        #expect(try fixture.node.store.owner(keyId: keyshare.keyId) == "app")
+        await #expect(throws: SilentShardError.authorizationDenied) {
+            _ = try await session.export(keyshare: keyshare) { try await fixture.post($0, token: "other-backend") }
+        }
+        // A credential bound to another device key: FORBIDDEN too.
+        await #expect(throws: SilentShardError.authorizationDenied) {
+            _ = try await session.export(keyshare: keyshare) { try await fixture.post($0, token: "bound-backend") }
+        }
+        // The owner's backend still exports.
+        let exported = try await session.export(keyshare: keyshare) { try await fixture.post($0) }
+        #expect(try Self.publicKey(of: exported) == keyshare.publicKey)
         await fixture.node.server.stop()
     }
 

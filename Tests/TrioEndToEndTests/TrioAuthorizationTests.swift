@@ -88,6 +88,35 @@ struct TrioAuthorizationTests {
         await cluster.stop()
     }
 
+    /// Security review findings 2 and 8: every operation on an existing key — export, preSign,
+    /// hardDerivation and the preSignFinal POST (at A and, relayed, at B) — refuses a token of another
+    /// subject, even one holding every scope; the refused final consumes nothing.
+    @Test func anotherSubjectCannotExportPresignDeriveOrFinish() async throws {
+        let cluster = try Self.cluster()
+        let device = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
+        let scopes = "keygen sign preSign preSignFinal export hardDerivation refresh reconcile"
+        let alice = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "alice", scope: scopes), storage: storage)
+        let bob = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "bob", scope: scopes), storage: storage)
+        let keyshare = try await alice.keygen()
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await bob.export(keyshare: keyshare) }
+        await #expect(throws: SilentShardError.authorizationDenied) {
+            _ = try await bob.hardDerivation(keyshare: keyshare, path: "m/1'")
+        }
+        let message = TrioOverWebSocketTests.message(.ecdsa, "presigned")
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            await #expect(throws: SilentShardError.authorizationDenied) {
+                _ = try await bob.preSignature(keyshare: keyshare, signer: signer)
+            }
+            let presignature = try await alice.preSignature(keyshare: keyshare, signer: signer)
+            await #expect(throws: SilentShardError.authorizationDenied, "preSignFinal via \(signer)") {
+                _ = try await bob.preSignatureFinal(preSignature: presignature, message: message)
+            }
+            let signature = try await alice.preSignatureFinal(preSignature: presignature, message: message)
+            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+        }
+        await cluster.stop()
+    }
+
     /// A token bound to a device key refuses SETUPs signed by another device key (any operation).
     @Test func deviceBindingIsEnforcedAtSetup() async throws {
         let cluster = try Self.cluster()

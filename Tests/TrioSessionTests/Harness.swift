@@ -235,7 +235,7 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
     /// preSignFinal over "HTTP": node A's answer to the body (B's through A's purpose-2 link).
     func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
         let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
-        guard let answer = await runner.preSignFinal(body: [UInt8](body), token: nil, algorithm: algorithm) else {
+        guard let answer = await runner.preSignFinal(body: [UInt8](body), token: nil, principal: nil, algorithm: algorithm) else {
             throw NetworkError.httpStatus(400)
         }
         return Data(answer)

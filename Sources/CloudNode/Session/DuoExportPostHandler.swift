@@ -10,7 +10,8 @@ import SilentShardCore
 ///   signed by the key's registered device key. The server has already verified the token.
 /// * Checks (§4.3), first failure → a signed REJECT frame (HTTP 200): frame and TLV, route, cluster,
 ///   timestamp window, device signature, replay store (the **same** window as the runner's WebSocket
-///   steps), field rules; then the token principal's scope `export` (FORBIDDEN), bans, the share
+///   steps), field rules; then `KeyAuthorization` (scope `export`, device binding, key owner = token
+///   subject: FORBIDDEN), bans, the share
 ///   (KEY_NOT_FOUND, algorithm), the registered device key (DEVICE_NOT_REGISTERED), the generation
 ///   (STALE_GENERATION, detail: the node's gen).
 /// * Answer: HTTP 200 + EXPORT_RESPONSE (`setup_hash ‖ key_id ‖ gen ‖ u8 1 ‖ epk ‖ ct`), signed by the
@@ -58,9 +59,10 @@ public struct DuoExportPostHandler: PostHandler {
         let keyID = setup.payload.keyID.map { Hex.encode($0) }
         let device = "device:" + Hex.encode(setup.deviceKey.identity)
         do throws(SetupRejection) {
-            // Step 9: the backend credential must carry scope `export` (§9.1, §9.3).
-            guard request.principal.allows(Principal.exportScope) else { throw SetupRejection(.forbidden) }
-            let response = try await export(setup)
+            // Step 9: the backend credential must carry scope `export` (§9.1, §9.3), any device binding must
+            // be this SETUP's device, and (in `export`) the key's owner must be its subject (§9.2).
+            try KeyAuthorization.checkCredential(request.principal, operation: .export, deviceKey: setup.deviceKey.identity)
+            let response = try await export(setup, principal: request.principal)
             await audit(keyId: keyID, device: device, outcome: "exported to the app (subject \(request.principal.subject))")
             return PostResponse(body: Data(response.encoded()))
         } catch {
@@ -72,19 +74,19 @@ public struct DuoExportPostHandler: PostHandler {
     // MARK: - Steps 9–10 and the export message
 
     /// The share, checked against the SETUP, and the signed EXPORT_RESPONSE frame.
-    private func export(_ setup: ValidatedSetup) async throws(SetupRejection) -> Frame {
+    private func export(_ setup: ValidatedSetup, principal: Principal) async throws(SetupRejection) -> Frame {
         guard let keyIDBytes = setup.payload.keyID, let gen = setup.payload.gen, let exportKey = setup.payload.exportKey,
               let receiverKey = try? X25519.PublicKey(bytes: exportKey)
         else { throw SetupRejection(.invalidParameter) }
         let keyID = Hex.encode(keyIDBytes)
         let deviceIdentity = setup.deviceKey.identity
-        let state: (banned: Bool, share: NodeKeyshare?)
+        let state: (banned: Bool, share: NodeKeyshare?, owner: String?)
         let instance = setup.instanceID, now = runner.clock(), retention = runner.replayRetentionMilliseconds
         do {
             state = try await runner.onStoreQueue { [store = runner.store] () throws(NodeStoreError) in
                 // §9.6: the durable replay store, shared with the WebSocket steps.
                 try store.recordSessionInstance(instance, nowMilliseconds: now, retentionMilliseconds: retention)
-                return (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID))
+                return (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID), try store.owner(keyId: keyID))
             }
         } catch .replay {
             throw SetupRejection(.replay)
@@ -92,6 +94,7 @@ public struct DuoExportPostHandler: PostHandler {
             throw SetupRejection(.storageFailure)
         }
         if state.banned { throw SetupRejection(.banned) }
+        try KeyAuthorization.checkOwner(state.owner, principal: principal)
         let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
         guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }

@@ -435,15 +435,13 @@ public final class DuoStepRunner: Sendable {
     /// knows must come from the key owner's subject (keygen and import create keys; import of an
     /// existing key is KEY_EXISTS later).
     private func authorize(_ setup: ValidatedSetup, principal: Principal) async throws(SetupRejection) {
-        guard principal.allows(Self.scopeName(setup.operation)) else { throw SetupRejection(.forbidden) }
-        // §9.1: a token bound to a device key is good only with SETUPs of that device.
-        if let binding = principal.deviceBinding, binding != setup.deviceKey.identity { throw SetupRejection(.forbidden) }
+        try KeyAuthorization.checkCredential(principal, operation: setup.operation, deviceKey: setup.deviceKey.identity)
         guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else { return }
         let keyID = Hex.encode(keyIDBytes)
         let owner: String?
         do { owner = try await onStoreQueue { [store] () throws(NodeStoreError) in try store.owner(keyId: keyID) } }
         catch { throw SetupRejection(.storageFailure) }
-        if let owner, owner != principal.subject { throw SetupRejection(.forbidden) }
+        try KeyAuthorization.checkOwner(owner, principal: principal)
     }
 
     /// The token scope of an operation: its route action name.

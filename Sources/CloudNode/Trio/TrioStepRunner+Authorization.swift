@@ -21,8 +21,7 @@ extension TrioStepRunner {
     /// otherwise). `principal` nil (no verifier information): nothing is checked, nothing recorded.
     func authorize(_ setup: ValidatedSetup, principal: Principal?) async throws(SetupRejection) -> Authorization {
         guard let principal else { return Authorization(owner: nil, rebind: false) }
-        guard principal.allows(DuoStepRunner.scopeName(setup.operation)) else { throw SetupRejection(.forbidden) }
-        if let binding = principal.deviceBinding, binding != setup.deviceKey.identity { throw SetupRejection(.forbidden) }
+        try KeyAuthorization.checkCredential(principal, operation: setup.operation, deviceKey: setup.deviceKey.identity)
         let authorized = Authorization(owner: principal.subject, rebind: false)
         guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else {
             return authorized
@@ -38,7 +37,7 @@ extension TrioStepRunner {
         } catch {
             throw SetupRejection(.storageFailure)
         }
-        if let owner = state.owner, owner != principal.subject { throw SetupRejection(.forbidden) }
+        try KeyAuthorization.checkOwner(state.owner, principal: principal)
         guard setup.operation == .recover, let registered = state.device, registered != setup.deviceKey.identity else {
             return authorized
         }

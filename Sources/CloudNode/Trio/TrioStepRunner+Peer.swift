@@ -39,8 +39,8 @@ extension TrioStepRunner {
             if requestID != opened.instanceID {
                 // The link names the presignature it is for (LINK_OPEN instance_id = presig_id).
                 response = rejectFrame(SetupRejection(.unexpected), instanceID: opened.instanceID, setupHash: nil).encoded()
-            } else if await tokenCheck(opened.payload.token).0 == .accepted {
-                response = await preSignFinalLocally(message)
+            } else if case (.accepted, let principal) = await tokenCheck(opened.payload.token) {
+                response = await preSignFinalLocally(message, principal: principal)
             } else {
                 response = rejectFrame(SetupRejection(opened.payload.token == nil ? .authRequired : .authInvalid), instanceID: opened.instanceID, setupHash: nil).encoded()
             }

@@ -51,14 +51,17 @@ extension TrioStepRunner {
 
     /// The answer to a preSignFinal POST body (§8.3–8.4): FINAL_RESPONSE or a REJECT frame; nil when
     /// the body is not a frame (HTTP 400). Node A forwards a request for B over a purpose-2 link with
-    /// the app's `token` and returns B's answer unchanged.
-    public func preSignFinal(body: [UInt8], token: [UInt8]?, algorithm: SessionAlgorithm = .ecdsa) async -> [UInt8]? {
+    /// the app's `token` and returns B's answer unchanged. `principal`: what the server's verifier made
+    /// of the token; a request for this node is authorized with it (`KeyAuthorization`: scope
+    /// `preSignFinal`, device binding = the presignature's device, key owner = subject).
+    public func preSignFinal(body: [UInt8], token: [UInt8]?, principal: Principal?,
+                             algorithm: SessionAlgorithm = .ecdsa) async -> [UInt8]? {
         guard let frame = try? Frame.parseSingle(body) else { return nil }
         let header = frame.header
         guard header.kind == .finalRequest, header.sender == 0 else {
             return rejectFrame(SetupRejection(.malformed), instanceID: header.instanceID, setupHash: nil).encoded()
         }
-        if header.receiver == identity.index { return await preSignFinalLocally(body) }
+        if header.receiver == identity.index { return await preSignFinalLocally(body, principal: principal) }
         guard identity.isEntry, header.receiver == 2 else {
             return rejectFrame(SetupRejection(.unexpected), instanceID: header.instanceID, setupHash: nil).encoded()
         }
@@ -94,8 +97,10 @@ extension TrioStepRunner {
     /// X's own FINAL_REQUEST (§8.3): in one store transaction, authenticate it with `kf_{0→X}`,
     /// check the app's finish (its m equals the outer m), compute X's finish, assemble and verify the
     /// signature, delete the row and keep a finish record; a replay of the same bytes gets the same
-    /// response, another request PRESIG_CONSUMED.
-    func preSignFinalLocally(_ body: [UInt8]) async -> [UInt8] {
+    /// response, another request PRESIG_CONSUMED. With a `principal`, the request is authorized inside
+    /// that transaction before anything is computed (session.md §9.1–9.2; FORBIDDEN rolls back, so the
+    /// presignature stays for its owner).
+    func preSignFinalLocally(_ body: [UInt8], principal: Principal?) async -> [UInt8] {
         guard let frame = try? Frame.parseSingle(body), frame.header.kind == .finalRequest, frame.header.sender == 0,
               frame.header.receiver == identity.index
         else {
@@ -108,7 +113,9 @@ extension TrioStepRunner {
             let finish = try await onStoreQueueAny { [store, keyshares] in
                 // EdDSA needs the node's share (s_X) for its signature share: loaded first, its key id and
                 // generation checked against the row inside the consuming transaction.
-                let share = try store.presignatureKeyId(id: presigID).flatMap { try store.share(keyId: $0) }
+                let keyID = try store.presignatureKeyId(id: presigID)
+                let owner = try keyID.flatMap { try store.owner(keyId: $0) }
+                let share = try keyID.flatMap { try store.share(keyId: $0) }
                 let frostShare: FROST.Keyshare? = try share.flatMap { share in
                     guard share.kind == .eddsa else { return nil }
                     return try keyshares.keyshare(algorithm: .eddsa, mode: .trio,
@@ -116,7 +123,12 @@ extension TrioStepRunner {
                                                   groupId: groupID).frostKeyshare()
                 }
                 return try store.consumePresignature(id: presigID, requestHash: requestHash) { secret, row in
-                    try Self.finish(secret: secret, row: row, frame: frame, local: local, frostShare: frostShare)
+                    if let principal {
+                        try KeyAuthorization.checkCredential(principal, operation: .preSignFinal, deviceKey: row.deviceKey)
+                        guard row.keyId == keyID else { throw SetupRejection(.forbidden) }
+                        try KeyAuthorization.checkOwner(owner, principal: principal)
+                    }
+                    return try Self.finish(secret: secret, row: row, frame: frame, local: local, frostShare: frostShare)
                 }
             }
             switch finish {
@@ -227,7 +239,7 @@ public struct TrioPostHandler: PostHandler {
         }
         guard request.body.count <= FrameHeader.byteCount + 24 + 64 * 1024,
               let response = await runner.preSignFinal(body: [UInt8](request.body), token: request.token.map { Array($0.utf8) },
-                                                       algorithm: request.route.algorithm == .eddsa ? .eddsa : .ecdsa)
+                                                       principal: request.principal, algorithm: request.route.algorithm == .eddsa ? .eddsa : .ecdsa)
         else { return PostResponse(status: 400, body: Data("unparsable preSignFinal request\n".utf8)) }
         return PostResponse(body: Data(response))
     }
