@@ -186,7 +186,9 @@ enum NetworkedDemo {
         func verify(token: String?) async throws(AuthenticationError) -> Principal {
             guard let token else { return Principal(subject: "anonymous") }
             guard constantTimeEqual(Array(token.utf8), Array(Self.backendToken.utf8)) else { throw .invalidToken }
-            return Principal(subject: "backend", scopes: [Principal.exportScope])
+            // The backend acts for the demo's app user (the anonymous subject that owns the keys): the key's
+            // owner must be the credential's subject (session.md §9.2).
+            return Principal(subject: "anonymous", scopes: [Principal.exportScope])
         }
     }
 

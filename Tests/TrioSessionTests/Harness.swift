@@ -289,6 +289,8 @@ struct TrioFixture {
     let groupID = SecureRandom.bytes(count: 16)
     let storeA: NodeShareStore
     let storeB: NodeShareStore
+    let identityA: TrioNodeIdentity
+    let identityB: TrioNodeIdentity
     let runnerA: TrioStepRunner
     let runnerB: TrioStepRunner
     let peer: InProcessPeer
@@ -325,10 +327,10 @@ struct TrioFixture {
          rateLimiterB: NodeRateLimiter? = nil, clock: ManualClock = ManualClock()) throws {
         self.clock = clock
         let keyA = Ed25519.SigningKey(), keyB = Ed25519.SigningKey()
-        let identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
+        identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
                                                                                           issuer: clusterKey),
                                              clusterKey: clusterKey.verifyingKey)
-        let identityB = try TrioNodeIdentity(nodeKey: keyB, certificate: Self.certificate(.trioB, key: keyB, group: groupB ?? groupID,
+        identityB = try TrioNodeIdentity(nodeKey: keyB, certificate: Self.certificate(.trioB, key: keyB, group: groupB ?? groupID,
                                                                                           issuer: clusterKey),
                                              clusterKey: clusterKey.verifyingKey)
         storeA = try Self.store(clock: clock)

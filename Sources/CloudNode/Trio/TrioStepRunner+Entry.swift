@@ -47,6 +47,7 @@ extension TrioStepRunner {
         var status: KeyStatus?
         let authorization: Authorization
         do {
+            try await recordInstance(setup, now: now)
             authorization = try await authorize(setup, principal: principal)
             if setup.operation == .reconcile {
                 status = try await reconcileStatus(setup)

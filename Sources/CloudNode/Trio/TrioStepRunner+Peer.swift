@@ -77,6 +77,7 @@ extension TrioStepRunner {
         var status: KeyStatus?
         let authorization: Authorization
         do {
+            try await recordInstance(setup, now: now)
             // §9.1–9.3 with the principal of the forwarded token, independently of A.
             authorization = try await authorize(setup, principal: principal)
             if setup.operation == .reconcile {
