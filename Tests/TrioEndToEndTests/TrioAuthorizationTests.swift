@@ -185,4 +185,74 @@ struct TrioAuthorizationTests {
         }
         await cluster.stop()
     }
+
+    /// Security review finding 1: a hard-derived child was committed as a key of its own, bound to the
+    /// device that derived it, and a recover (or refresh) of the parent touched only the parent's rows.
+    /// So the holder of the stolen old device key and the old child share kept signing, presigning and
+    /// exporting the child after the user recovered onto a new device — and since child − δ is the parent
+    /// key (δ is known to every participant), exporting the child gave away the parent. Now the parent's
+    /// commit of a new generation retires every child (shares, presignatures, owner) at each node in the
+    /// same transaction; the app derives its children again from the new generation.
+    @Test func childrenDoNotOutliveTheParentsRecoveryOrRefresh() async throws {
+        let cluster = try Self.cluster()
+        let oldDevice = SoftwareEd25519MessageSigner()
+        let scopes = "keygen sign preSign preSignFinal export hardDerivation refresh reconcile"
+        let stolen = Self.session(.ecdsa, cluster, device: oldDevice, token: Self.jwt(sub: "dave", scope: scopes))
+        let parent = try await stolen.keygen()
+        let child = try await stolen.hardDerivation(keyshare: parent, path: "m/44'/60'/0'")
+        let earlyPresignatures = [try await stolen.preSignature(keyshare: child, signer: .nodeA),
+                                  try await stolen.preSignature(keyshare: child, signer: .nodeB)]
+
+        // The user recovers the parent onto a new device.
+        let newDevice = SoftwareEd25519MessageSigner()
+        let newIdentity = try DeviceKey(signer: newDevice).identity
+        let user = Self.session(.ecdsa, cluster, device: newDevice,
+                                token: Self.jwt(sub: "dave", scope: "recover " + scopes, binding: newIdentity))
+        let recovered = try await user.recovery(keysharePublicKey: parent.publicKey)
+
+        // Everything the old device could do with the child is refused at both nodes: the nodes have no
+        // share of it any more (a signer without the share answers SIGNER_UNAVAILABLE, session.md §6.3).
+        let message = TrioOverWebSocketTests.message(.ecdsa, "stolen child")
+        for (signer, node) in [(TrioSigner.nodeA, UInt8(1)), (.nodeB, UInt8(2))] {
+            await #expect(throws: SilentShardError.peerUnavailable(party: .node(node)), "sign via \(signer)") {
+                _ = try await stolen.signature(keyshare: child, message: message, signer: signer)
+            }
+            await #expect(throws: SilentShardError.peerUnavailable(party: .node(node)), "presign via \(signer)") {
+                _ = try await stolen.preSignature(keyshare: child, signer: signer)
+            }
+        }
+        for presignature in earlyPresignatures {
+            await #expect(throws: SilentShardError.presignatureNotFound, "finish a presignature made before the recovery") {
+                _ = try await stolen.preSignatureFinal(preSignature: presignature, message: message)
+            }
+        }
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil), "export the child") {
+            _ = try await stolen.export(keyshare: child)
+        }
+        for store in [cluster.storeA, cluster.storeB] {
+            #expect(try store.share(keyId: child.keyId) == nil)
+            #expect(try store.presignatureCount(keyId: child.keyId) == 0)
+        }
+
+        // The user derives the child again from the recovered parent: the same key, a new generation, and
+        // only the new device can use it.
+        let again = try await user.hardDerivation(keyshare: recovered, path: "m/44'/60'/0'")
+        #expect(again.keyId == child.keyId && again.publicKey == child.publicKey && again.generation != child.generation)
+        let signature = try await user.signature(keyshare: again, message: message, signer: .nodeB)
+        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: again))
+        await #expect(throws: SilentShardError.deviceNotRegistered) {
+            _ = try await stolen.signature(keyshare: again, message: message, signer: .nodeA)
+        }
+
+        // A refresh of the parent retires the child too (its shares lie on the old polynomial).
+        let refreshed = try await user.keyRefresh(keyshare: recovered)
+        await #expect(throws: SilentShardError.peerUnavailable(party: .node(1))) {
+            _ = try await user.signature(keyshare: again, message: message, signer: .nodeA)
+        }
+        let third = try await user.hardDerivation(keyshare: refreshed, path: "m/44'/60'/0'")
+        #expect(third.publicKey == child.publicKey)
+        let last = try await user.signature(keyshare: third, message: message, signer: .nodeA)
+        #expect(try TrioOverWebSocketTests.verifies(last, message: message, keyshare: third))
+        await cluster.stop()
+    }
 }

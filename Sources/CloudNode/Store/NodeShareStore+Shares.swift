@@ -47,12 +47,27 @@ extension NodeShareStore {
     /// `owner`: when the key has no CURRENT share yet (trio keygen, import, a hard-derived child), the
     /// token subject recorded as the key's owner in the same transaction (session.md §9.2); an
     /// existing key keeps its owner.
+    ///
+    /// `parent`: for a hard-derived child, the parent key and the generation it was derived from. The
+    /// parent must still be CURRENT at that generation (else `staleGeneration` for the parent: a child
+    /// of a generation that was replaced meanwhile never commits), and a new child records the link, so
+    /// that the parent's next generation retires it (`makeCurrent`).
+    ///
+    /// A key that moves to a new generation (refresh, recover, reconcile) retires its hard-derived
+    /// children in the same transaction (see `retireChildren`).
     public func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String,
-                       owner: String? = nil) throws(NodeStoreError) {
+                       owner: String? = nil, parent: (keyId: String, gen: [UInt8])? = nil) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(gen, "gen")
         try Self.require32(digest, "digest")
+        var parentId: String?
+        if let parent {
+            parentId = try Self.canonicalKeyId(parent.keyId)
+            try Self.require32(parent.gen, "parent gen")
+        }
         try transaction { db throws(NodeStoreError) in
+            // Parent before child: the order `retireChildren` takes them in.
+            if let parentId { try db.lock(.key(parentId)) }
             try db.lock(.key(id))
             switch try decision(db, id, gen) {
             case .committed?: return
@@ -62,10 +77,19 @@ extension NodeShareStore {
             guard let prepared = try loadShare(db, id, .prepared), prepared.gen == gen, prepared.digest == digest else {
                 throw .preparedMismatch(keyId: id)
             }
+            if let parentId, let parent, try currentGen(db, parentId) != parent.gen {
+                throw .staleGeneration(keyId: parentId)
+            }
             let isNew = try currentGen(db, id) == nil
             try makeCurrent(db, id, prepared)
             if isNew, let owner, !owner.isEmpty {
                 try recordOwner(db, id, owner)
+            }
+            if isNew, let parentId {
+                try db.run("""
+                    INSERT INTO key_parents (key_id, parent_key_id, created_at) VALUES (?, ?, ?)
+                    ON CONFLICT (key_id) DO UPDATE SET parent_key_id = excluded.parent_key_id, created_at = excluded.created_at
+                    """, [.text(id), .text(parentId), .integer(now)])
             }
             try audit(db, "commit", keyId: id, party: party, outcome: "committed")
         }
@@ -175,6 +199,8 @@ extension NodeShareStore {
             try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(id)])
             try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(id)])
             try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(id)])
+            try db.run("DELETE FROM key_parents WHERE key_id = ?", [.text(id)])
+            try retireChildren(db, of: id)
             try audit(db, "delete key", keyId: id, party: party, outcome: "deleted")
         }
     }
@@ -193,7 +219,34 @@ extension NodeShareStore {
             """, [.text(keyId), .text(owner), .integer(now)])
     }
 
+    /// Security review finding 1 (session.md §12, dkls23.md §15): a hard-derived child's shares lie on its
+    /// parent's polynomial of the generation it was derived from, bound to the device of that time. When
+    /// the parent moves to another generation (refresh: a new polynomial; recover: maybe a new device),
+    /// every child — and their children — is retired in the same transaction: shares, presignatures,
+    /// owner and parent link are deleted (the decision log stays), so the old device's child share is
+    /// worthless at this node. The app derives its children again from the parent's new generation.
+    func retireChildren(_ db: any StoreSQL, of parentId: String) throws(NodeStoreError) {
+        var pending = [parentId], seen: Set<String> = [parentId]
+        while let parent = pending.popLast() {
+            let children = try db.query("SELECT key_id FROM key_parents WHERE parent_key_id = ?", [.text(parent)])
+            for row in children {
+                let child = try row.text(0)
+                guard seen.insert(child).inserted else { continue }
+                try db.lock(.key(child))
+                try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(child)])
+                try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(child)])
+                try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(child)])
+                try db.run("DELETE FROM key_parents WHERE key_id = ?", [.text(child)])
+                try audit(db, "retire", keyId: child, party: nil, outcome: "parent \(parent) left the generation it was derived from")
+                pending.append(child)
+            }
+        }
+    }
+
     private func makeCurrent(_ db: any StoreSQL, _ keyId: String, _ share: NodeKeyshare) throws(NodeStoreError) {
+        if let previous = try currentGen(db, keyId), previous != share.gen {
+            try retireChildren(db, of: keyId)
+        }
         try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(keyId)])
         try db.run("DELETE FROM presignatures WHERE key_id = ? AND gen <> ?", [.text(keyId), .blob(share.gen)])
         try db.run("INSERT INTO decisions (key_id, gen, outcome, decided_at) VALUES (?, ?, ?, ?)",

@@ -86,6 +86,15 @@ enum NodeStoreMigrations {
         // 2: the process holding a lease (NodeShareStore+Leases, LeaseProcess).
         Migration(version: 2, sqlite: "ALTER TABLE leases ADD COLUMN process TEXT",
                   postgres: "ALTER TABLE leases ADD COLUMN process TEXT"),
+        // 3: the parent of each hard-derived child, so a parent's new generation retires its children
+        // (NodeShareStore+Shares, security review finding 1).
+        Migration(version: 3, sqlite: """
+            CREATE TABLE IF NOT EXISTS key_parents (key_id TEXT PRIMARY KEY NOT NULL, parent_key_id TEXT NOT NULL, created_at INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS key_parents_by_parent ON key_parents (parent_key_id);
+            """, postgres: """
+            CREATE TABLE IF NOT EXISTS key_parents (key_id TEXT PRIMARY KEY, parent_key_id TEXT NOT NULL, created_at BIGINT NOT NULL);
+            CREATE INDEX IF NOT EXISTS key_parents_by_parent ON key_parents (parent_key_id);
+            """),
     ]
 
     /// The highest migration this build knows.

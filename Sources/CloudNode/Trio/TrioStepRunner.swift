@@ -312,6 +312,9 @@ public final class TrioStepRunner: Sendable {
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         let keyId = keyshare.keyId
         let rederivable = setup.operation == .hardDerivation
+        // A hard child names its parent and the generation it came from (security review finding 1).
+        let parent = rederivable ? setup.payload.keyID.flatMap { id in setup.payload.gen.map { (keyId: Hex.encode(id), gen: $0) } }
+                                 : nil
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 do throws(NodeStoreError) {
@@ -363,7 +366,7 @@ public final class TrioStepRunner: Sendable {
         }
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
-                try store.commit(keyId: keyId, gen: gen, digest: digest, party: party, owner: owner)
+                try store.commit(keyId: keyId, gen: gen, digest: digest, party: party, owner: owner, parent: parent)
             }
         } catch {
             return .inDoubt(keyId: keyId, gen: gen)
