@@ -66,7 +66,7 @@ struct TestNode {
         verifier: any TokenVerifier = NoTokenVerifier(), secure: Bool = false, maximumMessageSize: Int = 16 << 20,
         maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024, tokenTimeout: Duration = .seconds(5),
         idleTimeout: Duration = .seconds(30), stepHandler: any StepHandler = EchoStepHandler(),
-        rateLimiter: NodeRateLimiter? = nil
+        rateLimiter: NodeRateLimiter? = nil, postHandler: any PostHandler = EchoPostHandler()
     ) throws -> TestNode {
         let log = LogCollector()
         var certificate: TestCertificates?
@@ -76,7 +76,7 @@ struct TestNode {
             nodeKey: Ed25519.SigningKey(), verifier: verifier, maximumMessageSize: maximumMessageSize,
             maximumPostBodySize: maximumPostBodySize, maximumConnections: maximumConnections,
             tokenTimeout: tokenTimeout, idleTimeout: idleTimeout,
-            stepHandlers: StepHandlerRegistry(fallback: stepHandler), postHandler: EchoPostHandler(), logger: log.logger,
+            stepHandlers: StepHandlerRegistry(fallback: stepHandler), postHandler: postHandler, logger: log.logger,
             rateLimiter: rateLimiter)
         let server = NodeServer(configuration: config)
         try server.start()

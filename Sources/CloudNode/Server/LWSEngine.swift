@@ -292,7 +292,7 @@ final class LWSEngine: @unchecked Sendable {
 
         case LWS_CALLBACK_HTTP_BODY:
             guard let exchange = exchanges[key] else { return -1 }
-            if let input, length > 0, !exchange.tooLarge {
+            if let input, length > 0, !exchange.tooLarge, !exchange.dispatched {
                 if exchange.body.count + length > settings.maximumPostBodySize {
                     exchange.tooLarge = true
                     exchange.body = Data()
@@ -304,6 +304,8 @@ final class LWSEngine: @unchecked Sendable {
 
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             guard let wsi, let exchange = exchanges[key], let route = exchange.route else { return -1 }
+            guard !exchange.dispatched else { return 0 }
+            exchange.dispatched = true
             if exchange.tooLarge {
                 exchange.response = .text(status: 413, "too large\n")
                 lws_callback_on_writable(wsi)
@@ -481,6 +483,15 @@ final class LWSEngine: @unchecked Sendable {
                 _ = lws_return_http_status(wsi, 404, nil)
                 return -1
             }
+            // RFC 9112 §6.3: Content-Length and Transfer-Encoding together are an attack vector (400); a
+            // POST body must come with its length (411: chunked bodies are not served).
+            let hasLength = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0
+            if lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0 || !hasLength {
+                let status: UInt32 = hasLength ? 400 : 411
+                logger.log("POST refused: \(hasLength ? "Content-Length with Transfer-Encoding" : "no Content-Length") (\(status))")
+                _ = lws_return_http_status(wsi, status, nil)
+                return -1
+            }
             exchange.route = route
             exchange.params = params(wsi)
             exchange.clientAddress = clientAddress(wsi)   // POSTs only: the rate limits (GETs are not limited)
@@ -576,6 +587,9 @@ final class HTTPExchange {
     var token: String?
     var body = Data()
     var tooLarge = false
+    /// The body was handed to the POST handler: a request runs it at most once, whatever lws reports
+    /// afterwards (security review finding 7).
+    var dispatched = false
     var response: HTTPResponse?
     var headSent = false
     var sentOffset = 0
