@@ -181,6 +181,7 @@ enum TrioDemo {
 /// export needs explicitly, session.md §9.3).
 struct TrioDemoVerifier: TokenVerifier {
     var name: String { "none (demo, every scope)" }
+    var acceptsMissingToken: Bool { true }
     func verify(token: String?) async throws(AuthenticationError) -> Principal {
         Principal(subject: "demo", scopes: ["keygen", "reconcile", "refresh", "sign", "preSign", "preSignFinal", "recover",
                                             "export", "import", "hardDerivation"])

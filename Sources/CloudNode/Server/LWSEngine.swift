@@ -29,6 +29,9 @@ final class LWSEngine: @unchecked Sendable {
         var routes: NodeRouteTable
         /// §9.5 per-address limits (nil: none).
         var rateLimiter: NodeRateLimiter?
+        /// The verifier accepts connections without a token (`--auth none`): app connections count as
+        /// authenticated from the start (no first-message limit; `/v3/peer` keeps it, LINK_OPEN first).
+        var acceptsMissingToken = false
     }
 
     private let settings: Settings
@@ -249,7 +252,8 @@ final class LWSEngine: @unchecked Sendable {
             guard let wsi, let pending = pendingUpgrades.removeValue(forKey: key) else { return -1 }
             nextID += 1
             let connection = NodeConnection(id: nextID, route: pending.route, params: pending.params,
-                                            clientAddress: pending.address, engine: self, idleTimeout: settings.idleTimeout)
+                                            clientAddress: pending.address, engine: self, idleTimeout: settings.idleTimeout,
+                                            authenticated: settings.acceptsMissingToken && pending.route.mode != .peer)
             let state = WebSocketState(wsi: wsi, connection: connection)
             state.countedAddress = pending.counted ? pending.address : nil
             sockets[nextID] = state
@@ -267,9 +271,15 @@ final class LWSEngine: @unchecked Sendable {
             return writeWebSocket(wsi, state: state)
 
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            if let id = socketIDs[key], let state = sockets[id], let input, length >= 2 {
-                let bytes = input.assumingMemoryBound(to: UInt8.self)
-                state.peerCloseCode = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+            // lws echoes the peer's close payload. A code no endpoint may send (RFC 6455 §7.4) is answered
+            // with 1002 instead: the echo's code is rewritten in place (the reason bytes stay).
+            guard let input, length >= 2 else { return length == 1 ? -1 : 0 }
+            let bytes = input.assumingMemoryBound(to: UInt8.self)
+            let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+            if let id = socketIDs[key], let state = sockets[id] { state.peerCloseCode = code }
+            if !Self.isValidReceivedCloseCode(code) {
+                bytes[0] = 0x03
+                bytes[1] = 0xEA   // 1002 protocol error
             }
             return 0
 
@@ -413,14 +423,26 @@ final class LWSEngine: @unchecked Sendable {
         return ClientAddress.resolve(peer: peer, forwardedFor: forwarded, trustedProxies: trusted)
     }
 
+    /// RFC 6455 §7.4: 1000–1003, 1007–1014 (1012–1014 registered with IANA since) and 3000–4999 may be
+    /// received; 1004–1006, 1015, the rest below 3000 and everything from 5000 may not.
+    static func isValidReceivedCloseCode(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: true
+        default: false
+        }
+    }
+
     private func receive(_ wsi: OpaquePointer, state: WebSocketState, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
         if state.receiving == false {
             state.receiving = true
             state.receivingBinary = lws_frame_is_binary(wsi) != 0
             state.inbound = Data()
         }
-        if state.inbound.count + length > settings.maximumMessageSize {
-            logger.log("closing \(state.connection.route): message over \(settings.maximumMessageSize) bytes")
+        // Before authentication only the first message is read, and at most the token limit of it.
+        let limit = state.connection.isAuthenticated
+            ? settings.maximumMessageSize : min(settings.maximumMessageSize, state.connection.firstMessageLimit)
+        if state.inbound.count + length > limit {
+            logger.log("closing \(state.connection.route): message over \(limit) bytes")
             state.closeCode = NodeCloseCode.messageTooLarge.rawValue
             var reason = Array(NodeCloseCode.messageTooLarge.reason.utf8)
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(NodeCloseCode.messageTooLarge.rawValue)), &reason, reason.count)

@@ -1,4 +1,5 @@
 import MPCCrypto
+import SilentShardCore
 import Foundation
 
 /// One WebSocket connection as the Swift side sees it. Thread-safe; every libwebsockets call it
@@ -21,9 +22,19 @@ public final class NodeConnection: Sendable {
         var nextWaiterID: UInt64 = 0
         var closed = false
         var closeCode: UInt16?
-        /// Receiving is paused (the inbox reached `pauseThreshold`) until the reader catches up.
+        /// Receiving is paused (the inbox reached `pauseThreshold`, or the first message arrived before
+        /// authentication) until the reader catches up and the connection is authenticated.
         var paused = false
+        /// The token (or the link's LINK_OPEN) was accepted: until then at most one message of at most
+        /// `firstMessageLimit` bytes is read from the socket (security review finding 6).
+        var authenticated = false
     }
+
+    /// The largest first message read before the connection is authenticated: the token limit
+    /// (`BearerToken.maximumByteCount`, session.md §2.1) for the token or a token-less first binary
+    /// message; twice that on the inter-node link, whose LINK_OPEN carries the app's token besides A's
+    /// certificate and signature.
+    var firstMessageLimit: Int { route.mode == .peer ? 2 * BearerToken.maximumByteCount : BearerToken.maximumByteCount }
 
     /// Process-unique id (for the service thread's table and logs).
     let id: UInt64
@@ -38,7 +49,9 @@ public final class NodeConnection: Sendable {
     /// How long `read()` waits for a message (the per-step idle timeout); nil: forever.
     let idleTimeout: Duration?
 
-    init(id: UInt64, route: NodeRoute, params: String?, clientAddress: String, engine: LWSEngine, idleTimeout: Duration?) {
+    init(id: UInt64, route: NodeRoute, params: String?, clientAddress: String, engine: LWSEngine, idleTimeout: Duration?,
+         authenticated: Bool = false) {
+        state.withLock { $0.authenticated = authenticated }
         self.id = id
         self.route = route
         self.params = params
@@ -100,7 +113,7 @@ public final class NodeConnection: Sendable {
                     var resumeReceiving = false
                     let result: Result<Message, NodeServerError>? = state.withLock { state in
                         if !state.inbox.isEmpty {
-                            if state.paused, state.inbox.count <= Self.pauseThreshold / 2 {
+                            if state.paused, state.authenticated, state.inbox.count <= Self.pauseThreshold / 2 {
                                 state.paused = false
                                 resumeReceiving = true
                             }
@@ -128,6 +141,20 @@ public final class NodeConnection: Sendable {
         state.withLock { $0.inbox.insert(message, at: 0) }
     }
 
+    /// Whether the token (or LINK_OPEN) was accepted (read by the service thread for the message limit).
+    var isAuthenticated: Bool { state.withLock { $0.authenticated } }
+
+    /// The token was accepted: messages up to the maximum size are read from now on.
+    func markAuthenticated() {
+        let resume: Bool = state.withLock { state in
+            state.authenticated = true
+            guard state.paused, state.inbox.count < Self.pauseThreshold else { return false }
+            state.paused = false
+            return true
+        }
+        if resume { engine.setReceiving(connectionID: id, enabled: true) }
+    }
+
     private func fail(waiterID: UInt64, with error: NodeServerError) {
         let waiter: Waiter? = state.withLock { state in
             guard let waiter = state.waiter, waiter.id == waiterID else { return nil }
@@ -143,16 +170,19 @@ public final class NodeConnection: Sendable {
     /// the socket until the reader catches up (``setReceiving`` resumes it).
     func deliver(_ message: Message) -> Bool {
         let (waiter, pause): (Waiter?, Bool) = state.withLock { state in
+            // Before authentication nothing more is read after the first message.
+            let pauseBeforeAuthentication = !state.authenticated && !state.paused
+            if pauseBeforeAuthentication { state.paused = true }
             if let waiter = state.waiter {
                 state.waiter = nil
-                return (waiter, false)
+                return (waiter, pauseBeforeAuthentication)
             }
             state.inbox.append(message)
             if !state.paused, state.inbox.count >= Self.pauseThreshold {
                 state.paused = true
                 return (nil, true)
             }
-            return (nil, false)
+            return (nil, pauseBeforeAuthentication)
         }
         waiter?.continuation.resume(returning: message)
         return pause

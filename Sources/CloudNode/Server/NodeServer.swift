@@ -32,11 +32,12 @@ public final class NodeServer: Sendable {
         guard (config.tlsCertificatePath == nil) == (config.tlsKeyPath == nil) else {
             throw .invalidConfiguration("--tls-cert and --tls-key go together")
         }
-        let settings = LWSEngine.Settings(
+        var settings = LWSEngine.Settings(
             host: config.host, port: config.port, tlsCertificatePath: config.tlsCertificatePath, tlsKeyPath: config.tlsKeyPath,
             maximumMessageSize: config.maximumMessageSize, maximumPostBodySize: config.maximumPostBodySize,
             maximumConnections: config.maximumConnections, idleTimeout: config.idleTimeout, routes: config.routes,
             rateLimiter: config.rateLimiter)
+        settings.acceptsMissingToken = config.verifier.acceptsMissingToken
         let delegate = LWSEngine.Delegate(
             connectionOpened: { [weak self] connection in self?.spawnSession(connection) },
             post: { [weak self] route, params, token, body, address, reply in
@@ -99,7 +100,10 @@ public final class NodeServer: Sendable {
         do {
             first = try await connection.receive(timeout: config.tokenTimeout)
         } catch .timeout {
+            // Counted like a bad token (security review finding 6): holding connections open without a
+            // token must not be free.
             metrics.authenticationFailed()
+            config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
             config.logger.log("closing \(connection.route): no token within \(config.tokenTimeout)")
             connection.close(code: .authenticationTimeout)
             return
@@ -138,6 +142,7 @@ public final class NodeServer: Sendable {
             connection.close(code: .unauthorized)
             return
         }
+        connection.markAuthenticated()
         metrics.stepStarted(connection.route)
         let context = StepContext(route: connection.route, params: connection.params, principal: principal,
                                   connection: connection, token: token, clientAddress: connection.clientAddress)

@@ -44,7 +44,7 @@ public struct NodeServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 0, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,
         nodeKey: Ed25519.SigningKey, verifier: any TokenVerifier,
-        maximumMessageSize: Int = 16 << 20, maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024,
+        maximumMessageSize: Int = 1 << 20, maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024,
         tokenTimeout: Duration = .seconds(5), idleTimeout: Duration = .seconds(30), stepTimeout: Duration = .seconds(120),
         routes: NodeRouteTable = .standard, stepHandlers: StepHandlerRegistry = StepHandlerRegistry(),
         postHandler: any PostHandler = UnservedPostHandler(), logger: NodeLogger = .standardError,

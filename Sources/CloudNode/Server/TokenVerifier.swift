@@ -59,12 +59,20 @@ public protocol TokenVerifier: Sendable {
     var name: String { get }
     /// `token` is nil when the first message was binary (session.md §2.1: binary = no token).
     func verify(token: String?) async throws(AuthenticationError) -> Principal
+    /// Whether a connection without a token is accepted (`--auth none`). When false (the default), the
+    /// node reads at most one message of at most the token limit before the verifier accepted it.
+    var acceptsMissingToken: Bool { get }
+}
+
+extension TokenVerifier {
+    public var acceptsMissingToken: Bool { false }
 }
 
 /// Dev only: accepts every connection, with or without a token. The node logs a loud warning.
 public struct NoTokenVerifier: TokenVerifier {
     public init() {}
     public var name: String { "none" }
+    public var acceptsMissingToken: Bool { true }
     public func verify(token: String?) async throws(AuthenticationError) -> Principal {
         Principal(subject: "anonymous")
     }

@@ -24,7 +24,15 @@ final class TrioInbox: Sendable {
         /// `next` on an empty queue reports it again at once.
         var closed: Source?
         var readers: [Task<Void, Never>] = []
+        /// Readers waiting for the queue to drop below `capacity`.
+        var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+        var stopped = false
     }
+
+    /// At most this many events wait in the queue; a reader then stops reading its connection until the
+    /// session takes one, so the connection's own backpressure reaches the peer (security review
+    /// finding 6: an unbounded queue let a peer fill the node's memory during a busy step).
+    static let capacity = 8
 
     private let state = LockedValue(State())
 
@@ -32,6 +40,8 @@ final class TrioInbox: Sendable {
     func attach(_ connection: any NodeStepConnection, as source: Source) {
         let task = Task { [weak self] in
             while true {
+                await self?.waitForSpace()
+                if Task.isCancelled { return }
                 do {
                     let data = try await connection.read()
                     self?.push(.message([UInt8](data), source))
@@ -58,8 +68,31 @@ final class TrioInbox: Sendable {
         waiter?.resume(returning: event)
     }
 
+    /// Suspends a reader while the queue is full (not after `stop`).
+    private func waitForSpace() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                if s.stopped || s.queue.count < Self.capacity { return true }
+                s.spaceWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Wakes the waiting readers once the queue has room again.
+    private func releaseSpace() {
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            guard s.stopped || s.queue.count < Self.capacity else { return [] }
+            defer { s.spaceWaiters = [] }
+            return s.spaceWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
     /// The next event, or `.timeout` after `timeout`.
     func next(timeout: Duration) async -> Event {
+        defer { releaseSpace() }
         if let ready = state.withLock({ s -> Event? in
             if !s.queue.isEmpty { return Self.deliver(s.queue.removeFirst(), &s) }
             return s.closed.map { .closed($0) }
@@ -103,7 +136,12 @@ final class TrioInbox: Sendable {
 
     /// Stops the reader tasks (their connections are closed by the runner).
     func stop() {
-        let readers = state.withLock { $0.readers }
+        let (readers, waiters) = state.withLock { s in
+            s.stopped = true
+            defer { s.spaceWaiters = [] }
+            return (s.readers, s.spaceWaiters)
+        }
         readers.forEach { $0.cancel() }
+        waiters.forEach { $0.resume() }
     }
 }
