@@ -18,7 +18,8 @@ enum NodeCommand {
           --node-key PATH           Ed25519 node key: 64 hex characters (the seed)                 SILENTSHARD_NODE_KEY
           --generate-key            create --node-key (and --master-key) first (refuses to overwrite)
           --auth MODE               none | token-file:PATH | jwt-hs256:SECRETFILE | hook:URL        SILENTSHARD_AUTH
-          --max-message-size BYTES  default 16777216                                               SILENTSHARD_MAX_MESSAGE_SIZE
+          --allow-insecure-auth-none  let --auth none listen on a non-loopback address (development only)
+          --max-message-size BYTES  default 1048576                                                 SILENTSHARD_MAX_MESSAGE_SIZE
           --step-timeout SECONDS    whole-step limit, default 120                                  SILENTSHARD_STEP_TIMEOUT
           --max-sessions N          concurrent WebSocket connections, default 1024                 SILENTSHARD_MAX_SESSIONS
           --rate-limits SPEC        abuse limits (session.md §9.5): standard (default), off, or     SILENTSHARD_RATE_LIMITS
@@ -34,6 +35,7 @@ enum NodeCommand {
                                     cloudVerifyingKey)
           --certificate PATH        trio: this node's certificate (284 hex; silentshard node-cert)  SILENTSHARD_CERTIFICATE
           --peer URL                trio-a: node B's base URL (ws://HOST:PORT or wss://…; /v3/peer) SILENTSHARD_PEER
+          --allow-insecure-peer     let --peer be ws:// to a non-loopback host (a private network)
 
         usage: silentshard node --database PATH|URL --master-key PATH --rotate-master-key NEWPATH
           re-seals every share under the key in NEWPATH (created, 0600, if missing) in one transaction,
@@ -60,8 +62,13 @@ enum NodeCommand {
             }
             // Signal handling first: once the port is printed, a supervisor may send SIGTERM at once.
             let termination = TerminationSignals()
-            let server = try makeServer(options)
+            let (server, store) = try makeServer(options)
             try server.start()
+            // Garbage collection: expired presignatures and finish records past retention (finding 9).
+            let purging = store?.startPurging(every: .seconds(60)) { line in
+                FileHandle.standardError.write(Data("\(Date().ISO8601Format()) node: \(line)\n".utf8))
+            }
+            defer { purging?.cancel() }
             // Unbuffered: supervisors and tests read these lines through a pipe.
             FileHandle.standardOutput.write(Data(("silentshard node listening on port \(server.port)\n"
                 + "node verifying key (Ed25519): \(server.verifyingKeyHex)\n"
@@ -93,6 +100,8 @@ enum NodeCommand {
         while let argument = iterator.next() {
             switch argument {
             case "--generate-key": options["--generate-key"] = "1"
+            case "--allow-insecure-auth-none": options["--allow-insecure-auth-none"] = "1"
+            case "--allow-insecure-peer": options["--allow-insecure-peer"] = "1"
             case "--help", "-h": options["help"] = "1"
             default:
                 var name = argument
@@ -109,12 +118,18 @@ enum NodeCommand {
         return options
     }
 
-    static func makeServer(_ options: [String: String]) throws -> NodeServer {
+    /// The server, and its share store when `--database` is given.
+    static func makeServer(_ options: [String: String]) throws -> (NodeServer, NodeShareStore?) {
         let (host, port) = try listenAddress(options["--listen"] ?? "127.0.0.1:8080")
         guard let keyPath = options["--node-key"] else { throw Failure("--node-key is required") }
         let nodeKey = try loadOrGenerateKey(path: keyPath, generate: options["--generate-key"] != nil)
         guard let auth = options["--auth"] else { throw Failure("--auth is required (none is for development only)") }
         let verifier = try makeVerifier(auth)
+        // Security review finding 13: `none` accepts every client as one principal.
+        if verifier is NoTokenVerifier, !isLoopback(host), options["--allow-insecure-auth-none"] == nil {
+            throw Failure("--auth none accepts every client without a token, so it listens on loopback only; "
+                          + "--listen \(host) needs --allow-insecure-auth-none (development only)")
+        }
         if let database = options["--database"], case .sqlite = NodeStoreLocation(database) {
             let parent = URL(fileURLWithPath: database).deletingLastPathComponent().path
             var isDirectory: ObjCBool = false
@@ -125,10 +140,12 @@ enum NodeCommand {
         var config = NodeServerConfiguration(host: host, port: port, nodeKey: nodeKey, verifier: verifier)
         let rateLimiter = NodeRateLimiter(limits: try rateLimits(options))
         config.rateLimiter = rateLimiter
+        var openedStore: NodeShareStore?
         if let database = options["--database"] {
             guard let masterKeyPath = options["--master-key"] else { throw Failure("--database needs --master-key") }
             let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
             let store = try openStore(database: database, masterKey: masterKey)
+            openedStore = store
             switch options["--role"] ?? "duo" {
             case "duo":
                 let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)
@@ -160,7 +177,7 @@ enum NodeCommand {
             guard let value = Int(text), value > 0 else { throw Failure("--max-sessions must be a positive integer") }
             config.maximumConnections = value
         }
-        return NodeServer(configuration: config)
+        return (NodeServer(configuration: config), openedStore)
     }
 
     /// The share store at `--database`: a SQLite file path or a PostgreSQL URL (`NodeStoreLocation`).
@@ -194,6 +211,12 @@ enum NodeCommand {
             guard let url = options["--peer"], url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
                 throw Failure("--role trio-a needs --peer ws://HOST:PORT (node B)")
             }
+            // Security review finding 13: the link carries the apps' tokens and every relayed frame.
+            if url.hasPrefix("ws://"), let peerHost = URL(string: url)?.host, !isLoopback(peerHost),
+               options["--allow-insecure-peer"] == nil {
+                throw Failure("--peer \(url) is unencrypted: the link carries the apps' tokens and sessions; "
+                              + "use wss://, or --allow-insecure-peer on a private network you trust")
+            }
             peer = WebSocketPeerConnector(baseURL: url)
         }
         // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3),
@@ -213,6 +236,14 @@ enum NodeCommand {
                 .filter { !$0.isEmpty })
         }
         return limits
+    }
+
+    /// Whether `host` is this machine only: 127.0.0.0/8, ::1 or localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 
     static func listenAddress(_ text: String) throws -> (String, Int) {

@@ -105,7 +105,54 @@ struct TrioCommandLineTests {
         let wrong = try await Self.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"] + nodeArguments("a")
             .map { $0 == "trio-a" ? "trio-b" : $0 })
         #expect(wrong.status == 2)
+        // Security review finding 13: an unencrypted link to a non-loopback B needs --allow-insecure-peer.
+        let insecure = try await InsecureSettingsTests.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"]
+                                                            + nodeArguments("a") + ["--peer", "ws://10.255.255.1:9"])
+        #expect(insecure.status == 2 && insecure.errors.contains("--allow-insecure-peer"), "\(insecure.errors)")
         processA.terminate(grace: 5)
         processB.terminate(grace: 5)
+    }
+}
+
+/// Security review finding 13: `--auth none` only on loopback, and an unencrypted link to B only on
+/// loopback, unless the operator says otherwise explicitly; the refusal says why (exit status 2).
+@Suite("Finding 13: insecure node settings need an explicit flag")
+struct InsecureSettingsTests {
+    static func run(_ arguments: [String]) async throws -> (status: Int32, errors: String) {
+        let errors = Pipe()
+        let process = try ChildProcess.run(TrioCommandLineTests.binary, arguments: arguments, standardOutput: .null,
+                                           standardError: .pipe(errors))
+        return try await offPool {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitForExit(timeout: 120)
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    @Test func authNoneListensOnLoopbackOnly() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: TrioCommandLineTests.binary.path), "build the silentshard product first")
+        let key = FileManager.default.temporaryDirectory.appendingPathComponent("insecure-\(UUID().uuidString).key").path
+        defer { try? FileManager.default.removeItem(atPath: key) }
+        let refused = try await Self.run(["node", "--listen", "0.0.0.0:0", "--auth", "none", "--node-key", key, "--generate-key"])
+        #expect(refused.status == 2)
+        #expect(refused.errors.contains("--allow-insecure-auth-none"), "\(refused.errors)")
+        // With the flag it starts (and is stopped at once).
+        let output = Pipe()
+        let process = try ChildProcess.run(TrioCommandLineTests.binary,
+                                           arguments: ["node", "--listen", "0.0.0.0:0", "--auth", "none", "--node-key", key,
+                                                       "--allow-insecure-auth-none"],
+                                           standardOutput: .pipe(output), standardError: .null)
+        let reader = output.fileHandleForReading
+        let started = try await offPool { () -> String in
+            var text = ""
+            while !text.contains("listening on port") {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }
+        #expect(started.contains("listening on port"), "\(started)")
+        process.terminate(grace: 5)
     }
 }

@@ -23,6 +23,9 @@ extension NodeShareStore {
                 try db.lock(.device(presignature.deviceKey))
                 guard try !isBanned(db, presignature.deviceKey) else { throw .banned }
                 guard try currentGen(db, id) == presignature.gen else { throw .staleGeneration(keyId: id) }
+                // Expired halves are useless: dropped here, so they never hold the key's quota
+                // (security review finding 9).
+                try db.run("DELETE FROM presignatures WHERE key_id = ? AND expires_at <= ?", [.text(id), .integer(now)])
                 let count = try db.first("SELECT count(*) FROM presignatures WHERE key_id = ?", [.text(id)])?.integer(0) ?? 0
                 let exists = try db.first("""
                     SELECT 1 FROM presignatures WHERE presig_id = ?
@@ -134,11 +137,28 @@ extension NodeShareStore {
         }
     }
 
-    /// Number of stored (unused) presignatures of a key.
+    /// Number of stored (unused) presignatures of a key, expired ones included until they are purged.
     public func presignatureCount(keyId: String) throws(NodeStoreError) -> Int {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) -> Int in
             Int(try db.first("SELECT count(*) FROM presignatures WHERE key_id = ?", [.text(id)])?.integer(0) ?? 0)
+        }
+    }
+
+    /// Runs `purgeExpired` every `interval` on its own thread until the returned task is cancelled (the
+    /// node's garbage collection of expired presignatures and finish records past retention).
+    public func startPurging(every interval: Duration, log: @escaping @Sendable (String) -> Void = { _ in }) -> Task<Void, Never> {
+        let queue = NodeStoreQueues(label: "silentshard.store.purge", width: 1)
+        return Task.detached { [self] in
+            while !Task.isCancelled {
+                guard (try? await Task.sleep(for: interval)) != nil else { return }
+                do {
+                    let purged = try await queue.run { () throws(NodeStoreError) in try self.purgeExpired() }
+                    if purged > 0 { log("purged \(purged) expired presignature(s)") }
+                } catch {
+                    log("presignature purge failed: \(error)")
+                }
+            }
         }
     }
 
