@@ -19,6 +19,8 @@ enum NodeCommand {
           --generate-key            create --node-key (and --master-key) first (refuses to overwrite)
           --auth MODE               none | token-file:PATH | jwt-hs256:SECRETFILE | hook:URL        SILENTSHARD_AUTH
           --allow-insecure-auth-none  let --auth none listen on a non-loopback address (development only)
+          --jwt-issuer ISS          jwt-hs256: the `iss` claim every token must carry               SILENTSHARD_JWT_ISSUER
+          --jwt-audience AUD        jwt-hs256: a value the `aud` claim must contain                SILENTSHARD_JWT_AUDIENCE
           --max-message-size BYTES  default 1048576                                                 SILENTSHARD_MAX_MESSAGE_SIZE
           --step-timeout SECONDS    whole-step limit, default 120                                  SILENTSHARD_STEP_TIMEOUT
           --max-sessions N          concurrent WebSocket connections, default 1024                 SILENTSHARD_MAX_SESSIONS
@@ -87,6 +89,7 @@ enum NodeCommand {
         "--database": "SILENTSHARD_DATABASE", "--master-key": "SILENTSHARD_MASTER_KEY", "--node-key": "SILENTSHARD_NODE_KEY", "--auth": "SILENTSHARD_AUTH",
         "--max-message-size": "SILENTSHARD_MAX_MESSAGE_SIZE", "--step-timeout": "SILENTSHARD_STEP_TIMEOUT",
         "--max-sessions": "SILENTSHARD_MAX_SESSIONS", "--rotate-master-key": "SILENTSHARD_ROTATE_MASTER_KEY", "--role": "SILENTSHARD_ROLE",
+        "--jwt-issuer": "SILENTSHARD_JWT_ISSUER", "--jwt-audience": "SILENTSHARD_JWT_AUDIENCE",
         "--cluster-key": "SILENTSHARD_CLUSTER_KEY", "--certificate": "SILENTSHARD_CERTIFICATE", "--peer": "SILENTSHARD_PEER",
         "--rate-limits": "SILENTSHARD_RATE_LIMITS", "--trusted-proxies": "SILENTSHARD_TRUSTED_PROXIES",
     ]
@@ -124,7 +127,7 @@ enum NodeCommand {
         guard let keyPath = options["--node-key"] else { throw Failure("--node-key is required") }
         let nodeKey = try loadOrGenerateKey(path: keyPath, generate: options["--generate-key"] != nil)
         guard let auth = options["--auth"] else { throw Failure("--auth is required (none is for development only)") }
-        let verifier = try makeVerifier(auth)
+        let verifier = try makeVerifier(auth, options: options)
         // Security review finding 13: `none` accepts every client as one principal.
         if verifier is NoTokenVerifier, !isLoopback(host), options["--allow-insecure-auth-none"] == nil {
             throw Failure("--auth none accepts every client without a token, so it listens on loopback only; "
@@ -255,14 +258,15 @@ enum NodeCommand {
         return (host, port)
     }
 
-    static func makeVerifier(_ spec: String) throws -> any TokenVerifier {
+    static func makeVerifier(_ spec: String, options: [String: String] = [:]) throws -> any TokenVerifier {
         if spec == "none" { return NoTokenVerifier() }
         guard let colon = spec.firstIndex(of: ":") else { throw Failure("unknown --auth mode") }
         let kind = spec[..<colon]
         let argument = String(spec[spec.index(after: colon)...])
         switch kind {
         case "token-file": return try StaticTokenVerifier(contentsOf: argument)
-        case "jwt-hs256": return try JWTHS256Verifier(secretFile: argument)
+        case "jwt-hs256":
+            return try JWTHS256Verifier(secretFile: argument, issuer: options["--jwt-issuer"], audience: options["--jwt-audience"])
         case "hook": return try HookTokenVerifier(url: argument)
         default: throw Failure("unknown --auth mode \(kind)")
         }

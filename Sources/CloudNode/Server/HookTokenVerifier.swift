@@ -39,12 +39,18 @@ public struct HookTokenVerifier: TokenVerifier {
         // A JSON object answer may name the subject and scopes: {"sub": "…", "scope": "export sign"}.
         if body.first == UInt8(ascii: "{"), body.count <= 4096,
            let claims = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] {
-            let subject = (claims["sub"] as? String).map { String($0.prefix(128)) } ?? "hook"
+            // Whole or refused (finding 11: a cut subject could name another principal).
+            if let sub = claims["sub"], (sub as? String).map({ $0.isEmpty || $0.utf8.count > 128 }) ?? true {
+                throw .invalidToken
+            }
+            let subject = (claims["sub"] as? String) ?? "hook"
             return Principal(subject: subject, scopes: try JWTHS256Verifier.scopes(claims),
                              deviceBinding: try JWTHS256Verifier.deviceBinding(claims))
         }
-        let subject = String(decoding: body.prefix(128), as: UTF8.self)
+        let subject = String(decoding: body, as: UTF8.self)
         let printable = subject.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
+        // A printable answer is the subject, whole: one longer than 128 bytes is refused, not cut.
+        if printable, body.count > 128 { throw .invalidToken }
         return Principal(subject: printable && !subject.isEmpty ? subject : "hook")
     }
 }

@@ -8,23 +8,34 @@ public struct JWTHS256Verifier: TokenVerifier {
     /// Allowed clock skew for `exp` and `nbf`.
     public var leeway: Duration
     private let now: @Sendable () -> Date
+    /// When set, the `iss` claim must equal it.
+    public let issuer: String?
+    /// When set, the `aud` claim (a string or an array of strings) must contain it.
+    public let audience: String?
 
     /// Reads the secret from `path` (the raw file bytes, one trailing newline removed).
-    public init(secretFile path: String, leeway: Duration = .seconds(0)) throws(NodeServerError) {
+    public init(secretFile path: String, leeway: Duration = .seconds(0), issuer: String? = nil,
+                audience: String? = nil) throws(NodeServerError) {
         guard var data = FileManager.default.contents(atPath: path) else { throw .invalidConfiguration("JWT secret file unreadable") }
         if data.last == UInt8(ascii: "\n") { data.removeLast() }
         if data.last == UInt8(ascii: "\r") { data.removeLast() }
-        try self.init(secret: [UInt8](data), leeway: leeway)
+        try self.init(secret: [UInt8](data), leeway: leeway, issuer: issuer, audience: audience)
     }
 
     /// Uses `secret` (at least 32 bytes, as RFC 7518 §3.2 requires for HS256).
-    public init(secret: [UInt8], leeway: Duration = .seconds(0), now: @escaping @Sendable () -> Date = Date.init)
-        throws(NodeServerError) {
+    public init(secret: [UInt8], leeway: Duration = .seconds(0), issuer: String? = nil, audience: String? = nil,
+                now: @escaping @Sendable () -> Date = Date.init) throws(NodeServerError) {
         guard secret.count >= 32 else { throw .invalidConfiguration("JWT secret shorter than 32 bytes") }
         self.secret = secret
         self.leeway = leeway
+        self.issuer = issuer
+        self.audience = audience
         self.now = now
     }
+
+    /// The longest subject accepted: longer ones are refused, never cut (two subjects sharing a prefix
+    /// must not become one principal).
+    public static let maximumSubjectByteCount = 128
 
     public var name: String { "jwt-hs256" }
 
@@ -48,7 +59,16 @@ public struct JWTHS256Verifier: TokenVerifier {
         let current = now().timeIntervalSince1970
         guard current < exp + skew else { throw .expired }
         if let nbf = (claims["nbf"] as? NSNumber)?.doubleValue, current + skew < nbf { throw .invalidToken }
-        let subject = (claims["sub"] as? String).map { String($0.prefix(128)) } ?? "jwt"
+        // Security review finding 11: the subject names the key owner, so it must be there, a non-empty
+        // string, and whole (no fallback subject that every token without `sub` would share).
+        guard let subject = claims["sub"] as? String, !subject.isEmpty,
+              subject.utf8.count <= Self.maximumSubjectByteCount
+        else { throw .invalidToken }
+        if let issuer, claims["iss"] as? String != issuer { throw .invalidToken }
+        if let audience {
+            let audiences = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String]) ?? []
+            guard audiences.contains(audience) else { throw .invalidToken }
+        }
         return Principal(subject: subject, scopes: try Self.scopes(claims), deviceBinding: try Self.deviceBinding(claims))
     }
 
