@@ -135,6 +135,12 @@ public final class NodeServer: Sendable {
             } else {
                 principal = try await config.verifier.verify(token: token)
             }
+        } catch AuthenticationError.hookUnavailable {
+            // The operator's verifier is down: nothing is known about the client, so nothing is counted
+            // against its address (security review finding 10); the app may try again later.
+            config.logger.log("closing \(connection.route): token verifier unavailable")
+            connection.close(code: .overloaded)
+            return
         } catch {
             metrics.authenticationFailed()
             config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
@@ -182,6 +188,9 @@ public final class NodeServer: Sendable {
         do {
             if let token, !BearerToken.isWellFormed(token) { throw AuthenticationError.invalidToken }
             principal = try await configuration.verifier.verify(token: token)
+        } catch AuthenticationError.hookUnavailable {
+            configuration.logger.log("POST \(route): token verifier unavailable")
+            return .text(status: 503, "token verifier unavailable\n")
         } catch {
             metrics.authenticationFailed()
             configuration.rateLimiter?.authenticationFailed(from: clientAddress)
