@@ -30,19 +30,7 @@ struct PreAuthenticationMemoryTests {
     /// bytes and the first `length` of them (as many as the node takes within the send timeout): an
     /// incomplete message the node holds until the token deadline. Returns the open socket.
     static func unauthenticatedSender(port: Int, announced: Int, length: Int) throws -> Int32 {
-        guard let fd = LoopbackSocket.connect(port: port) else { throw NetworkError.connectionLost }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let upgrade = "GET /v3/ecdsa/keygen HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: duo-instance\r\n\r\n"
-        _ = Array(upgrade.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var head: [UInt8] = []
-        var byte = [UInt8](repeating: 0, count: 1)
-        while !String(decoding: head, as: UTF8.self).hasSuffix("\r\n\r\n"), head.count < 4096 {
-            guard (byte.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 1, 0) }) == 1 else { break }
-            head += byte
-        }
+        guard let (fd, _) = LoopbackSocket.upgrade(port: port, timeout: 2) else { throw NetworkError.connectionLost }
         // FIN + binary, masked, 64-bit length, mask key 0 (payload unchanged).
         var frame: [UInt8] = [0x82, 0x80 | 127]
         frame += withUnsafeBytes(of: UInt64(announced).bigEndian, Array.init)

@@ -15,21 +15,9 @@ import Glibc
 struct RateLimitServerTests {
     /// Sends a WebSocket upgrade on a raw socket and returns the response head (status line and headers).
     static func rawUpgradeResponse(port: Int) throws -> String {
-        guard let fd = LoopbackSocket.connect(port: port) else { throw NetworkError.connectionLost }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = "GET /v3/ecdsa/keygen HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: duo-instance\r\n\r\n"
-        _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            received += buffer[..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
+        guard let (fd, head) = LoopbackSocket.upgrade(port: port) else { throw NetworkError.connectionLost }
+        close(fd)
+        return head
     }
 
     /// The `Retry-After` value of a response head, if any.
