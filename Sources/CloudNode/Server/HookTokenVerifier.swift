@@ -43,14 +43,15 @@ public struct HookTokenVerifier: TokenVerifier {
             if let sub = claims["sub"], (sub as? String).map({ $0.isEmpty || $0.utf8.count > 128 }) ?? true {
                 throw .invalidToken
             }
-            let subject = (claims["sub"] as? String) ?? "hook"
-            return Principal(subject: subject, scopes: try JWTHS256Verifier.scopes(claims),
-                             deviceBinding: try JWTHS256Verifier.deviceBinding(claims))
+            let subject = claims["sub"] as? String
+            return Principal(subject: subject ?? "hook", scopes: try JWTHS256Verifier.scopes(claims),
+                             deviceBinding: try JWTHS256Verifier.deviceBinding(claims), identifiesSubject: subject != nil)
         }
         let subject = String(decoding: body, as: UTF8.self)
         let printable = subject.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
         // A printable answer is the subject, whole: one longer than 128 bytes is refused, not cut.
         if printable, body.count > 128 { throw .invalidToken }
-        return Principal(subject: printable && !subject.isEmpty ? subject : "hook")
+        let named = printable && !subject.isEmpty
+        return Principal(subject: named ? subject : "hook", identifiesSubject: named)
     }
 }

@@ -133,7 +133,7 @@ public final class NodeServer: Sendable {
                 guard first.binary else { throw AuthenticationError.invalidToken }
                 principal = Principal(subject: "peer-link")
             } else {
-                principal = try await config.verifier.verify(token: token)
+                principal = try await config.verifier.verify(token: token).counted(at: connection.clientAddress)
             }
         } catch AuthenticationError.hookUnavailable {
             // The operator's verifier is down: nothing is known about the client, so nothing is counted
@@ -187,7 +187,7 @@ public final class NodeServer: Sendable {
         let principal: Principal
         do {
             if let token, !BearerToken.isWellFormed(token) { throw AuthenticationError.invalidToken }
-            principal = try await configuration.verifier.verify(token: token)
+            principal = try await configuration.verifier.verify(token: token).counted(at: clientAddress)
         } catch AuthenticationError.hookUnavailable {
             configuration.logger.log("POST \(route): token verifier unavailable")
             return .text(status: 503, "token verifier unavailable\n")

@@ -31,7 +31,7 @@ public struct StaticTokenVerifier: TokenVerifier {
     public func verify(token: String?) async throws(AuthenticationError) -> Principal {
         guard let token else { throw .missingToken }
         guard constantTimeEqual(SHA256.hash(Array(token.utf8)), digest) else { throw .invalidToken }
-        return Principal(subject: "token-file", scopes: scopes)
+        return Principal(subject: "token-file", scopes: scopes, identifiesSubject: false)
     }
 }
 

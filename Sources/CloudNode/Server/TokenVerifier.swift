@@ -11,11 +11,28 @@ public struct Principal: Sendable, Equatable {
     /// `type ‖ key`, as `DeviceKey.identity`), or nil. With a binding, a node requires SETUP's device key
     /// to equal it (§9.1); a trio recover with a new device key needs it (§9.3).
     public var deviceBinding: [UInt8]?
+    /// Whether `subject` names one principal. False for a name every client of the verifier shares
+    /// (`anonymous` under `--auth none`, `token-file`, a hook's fallback `hook`).
+    public var identifiesSubject: Bool
+    /// What the §9.5 limits count this principal's failed device signatures and key creations under: the
+    /// subject, or — for a shared subject — the client's address, which the server sets (security review
+    /// finding 10: a shared subject let anyone lock another client's device out).
+    public var rateLimitKey: String
 
-    public init(subject: String, scopes: Set<String>? = nil, deviceBinding: [UInt8]? = nil) {
+    public init(subject: String, scopes: Set<String>? = nil, deviceBinding: [UInt8]? = nil, identifiesSubject: Bool = true) {
         self.subject = subject
         self.scopes = scopes
         self.deviceBinding = deviceBinding
+        self.identifiesSubject = identifiesSubject
+        rateLimitKey = subject
+    }
+
+    /// This principal as the limits count it for a client at `address`.
+    func counted(at address: String) -> Principal {
+        guard !identifiesSubject else { return self }
+        var copy = self
+        copy.rateLimitKey = "address " + address
+        return copy
     }
 
     /// The scope of the duo export POST (never granted by default, §9.1).
@@ -74,6 +91,6 @@ public struct NoTokenVerifier: TokenVerifier {
     public var name: String { "none" }
     public var acceptsMissingToken: Bool { true }
     public func verify(token: String?) async throws(AuthenticationError) -> Principal {
-        Principal(subject: "anonymous")
+        Principal(subject: "anonymous", identifiesSubject: false)
     }
 }

@@ -120,7 +120,7 @@ public final class DuoStepRunner: Sendable {
                 try SetupValidator.validate(message: first, context: context, replay: &window)
             }
         } catch {
-            rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.subject ?? "")
+            rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.rateLimitKey ?? "")
             return await reject(error, instanceID: Self.instanceID(of: first), setupHash: Self.setupHash(of: first),
                                 connection: connection)
         }
@@ -144,7 +144,7 @@ public final class DuoStepRunner: Sendable {
         let owner = principal.map(\.subject)
         // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
         let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: owner ?? "") ?? nil } catch {
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
             return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
         defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }

@@ -34,7 +34,7 @@ extension TrioStepRunner {
                 try SetupValidator.validate(message: first, context: context, replay: &window)
             }
         } catch {
-            rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.subject ?? "")
+            rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.rateLimitKey ?? "")
             return await rejectApp(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
         }
         let setup = validated.setup
@@ -60,7 +60,7 @@ extension TrioStepRunner {
         }
         // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
         let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.subject ?? "") ?? nil } catch {
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
             return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
         defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }

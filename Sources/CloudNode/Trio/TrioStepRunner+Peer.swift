@@ -63,7 +63,7 @@ extension TrioStepRunner {
                 try SetupValidator.validate(message: message, context: context, replay: &window)
             }
         } catch {
-            rateLimiter?.noteRejected(error, setupMessage: message, principal: principal?.subject ?? "")
+            rateLimiter?.noteRejected(error, setupMessage: message, principal: principal?.rateLimitKey ?? "")
             return await rejectOnLink(error, instanceID: Self.instanceID(of: message), setupHash: nil, connection: connection)
         }
         let setup = validated.setup
@@ -91,7 +91,7 @@ extension TrioStepRunner {
         }
         // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
         let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.subject ?? "") ?? nil } catch {
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
             return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
         defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
