@@ -32,7 +32,9 @@ private final class ForwardedClient: DuoNetworkClient, @unchecked Sendable {
 struct SharedSubjectLockoutTests {
     @Test func failuresFromOneAddressDoNotLockTheDeviceOutElsewhere() async throws {
         let limits = NodeRateLimits(failedDeviceSignaturesPerMinute: 3, trustedProxies: ["127.0.0.1"])
-        let limiter = NodeRateLimiter(limits: limits)
+        // A clock that stands still: the retry-after the limiter computes does not depend on how long the
+        // machine takes between the failures and the check.
+        let limiter = NodeRateLimiter(limits: limits, clock: ManualClock().read)
         let nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-lockout-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
