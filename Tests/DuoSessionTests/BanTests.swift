@@ -17,12 +17,10 @@ struct BanTests {
     /// DKLs23 signing R2 byte 300 lies inside ã: the receiver's multiplication check fails.
     static let cheat = flipping(tag: DKLsTag.signRound2Direct, offset: 300)
 
-    @Test func nodeBansAnAppThatFailsItsMultiplicationCheck() async throws {
-        let fixture = try DuoFixture(algorithm: .ecdsa)
-        let keyshare = try await fixture.session.keygen()
+    /// A cheating app: a correct SETUP from the registered device, then a corrupted R2. Returns the node's
+    /// report and what the cheater saw.
+    static func cheat(_ fixture: DuoFixture, keyshare: Keyshare) async throws -> (DuoStepReport, SilentShardError?) {
         let device = try DeviceKey(signer: fixture.signer)
-
-        // The cheating app: a correct SETUP from the registered device, then a corrupted R2.
         let cloudKey = fixture.nodeKey.verifyingKey
         let keys = SessionKeyPair()
         let instanceID = SecureRandom.bytes(count: 32)
@@ -59,9 +57,17 @@ struct BanTests {
         var cheaterSaw: SilentShardError?
         do { _ = try await runCorrupting(machine, channel: &channel, corrupt: Self.cheat, send: send, read: read) }
         catch { cheaterSaw = error }
-        #expect(cheaterSaw != nil)
+        return (await nodeTask.value, cheaterSaw)
+    }
 
-        #expect(await nodeTask.value == .failed(.abortProtocolAndBanParty(party: .app)))
+
+    @Test func nodeBansAnAppThatFailsItsMultiplicationCheck() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        let device = try DeviceKey(signer: fixture.signer)
+        let (report, cheaterSaw) = try await Self.cheat(fixture, keyshare: keyshare)
+        #expect(cheaterSaw != nil)
+        #expect(report == .failed(.abortProtocolAndBanParty(party: .app)))
         #expect(try fixture.store.isBanned(deviceKey: device.identity))
 
         // Every later session of the device is refused, except reconcile.
@@ -76,6 +82,25 @@ struct BanTests {
         #expect(try fixture.store.liftBan(deviceKey: device.identity, operator: "test operator"))
         let signature = try await fixture.session.signature(keyshare: keyshare, message: Data(Self.message))
         #expect(try verifyECDSA(signature, hash: Data(Self.message), keyshare: keyshare))
+    }
+
+    /// Security review finding 12: the ban write was `try?` — when it failed, the ban was dropped and the
+    /// cheating device went on. Now the node retries and, failing that, keeps the device banned in its
+    /// memory: the device's next session is refused all the same.
+    @Test func aBanTheStoreRefusesIsNotDropped() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        let device = try DeviceKey(signer: fixture.signer)
+        // Every ban insert fails (a full disk, a broken replica): reads still work.
+        try SQLiteConnection(path: fixture.storePath).execute(
+            "CREATE TRIGGER refuse_bans BEFORE INSERT ON bans BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        let (report, _) = try await Self.cheat(fixture, keyshare: keyshare)
+        #expect(report == .failed(.abortProtocolAndBanParty(party: .app)))
+        #expect(try fixture.store.isBanned(deviceKey: device.identity) == false)
+        await #expect(throws: SilentShardError.self) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: Data(Self.message))
+        }
+        #expect(fixture.client.reports.last == .rejected(.banned))
     }
 
     @Test func appBansANodeThatFailsItsMultiplicationCheck() async throws {

@@ -162,6 +162,8 @@ struct DuoFixture {
     let session: DuoSession
     let signer = SoftwareEd25519MessageSigner()
     let clock: ManualClock
+    /// The node store's SQLite file (tests that tamper with the database).
+    let storePath: String
 
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
          tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
@@ -171,7 +173,8 @@ struct DuoFixture {
         nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-duo-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random(), clock: clock.date)
+        storePath = directory + "/node.sqlite"
+        store = try NodeShareStore(path: storePath, masterKey: .random(), clock: clock.date)
         runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: clock.read,
                                rateLimiter: rateLimiter)
         client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)

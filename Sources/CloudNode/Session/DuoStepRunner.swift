@@ -62,6 +62,8 @@ public final class DuoStepRunner: Sendable {
     let replayRetentionMilliseconds: UInt64
     private let storeQueue = NodeStoreQueues(label: "silentshard.node.store")
     let clock: @Sendable () -> UInt64
+    /// Devices this process banned (§9.4), before and until the store has them (finding 12).
+    let bans = DeviceBanLedger()
     private let setupTimeout: Duration
     private let frameTimeout: Duration
     private let leaseSeconds: Int64
@@ -317,7 +319,8 @@ public final class DuoStepRunner: Sendable {
     /// §9.4: whether `device` is banned now, by this process or another of its cluster. A failed read
     /// counts as not banned (the session passed the start-of-session check; the next flight reads again).
     private func deviceBanned(_ device: [UInt8]) async -> Bool {
-        (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
+        if bans.contains(device) { return true }
+        return (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
     }
 
     /// §9.4: this node's own AbortAndBan(app) (a failed consistency check in signing) bans the device
@@ -328,8 +331,10 @@ public final class DuoStepRunner: Sendable {
         guard case .abortProtocolAndBanParty(party: .app) = error else { return }
         let device = setup.deviceKey.identity, instanceID = setup.instanceID
         let reason = "AbortAndBan in \(setup.operation)"
-        try? await onStoreQueue { [store] () throws(NodeStoreError) in
-            _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: "node")
+        await bans.ban(device, log: { NodeLogger.standardError.log($0) }) { [self] in
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: "node")
+            }
         }
     }
 
@@ -475,7 +480,7 @@ public final class DuoStepRunner: Sendable {
         } catch {
             throw SetupRejection(.storageFailure)
         }
-        if state.banned { throw SetupRejection(.banned) }
+        if state.banned || bans.contains(deviceIdentity) { throw SetupRejection(.banned) }
         guard operation != .keygen else { return nil }
         if operation == .import {
             // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.

@@ -12,7 +12,8 @@ extension TrioStepRunner {
     /// §9.4: whether `device` is banned now, by this process or another of its cluster. A failed read
     /// counts as not banned (the session passed the start-of-session check; the next flight reads again).
     func deviceBanned(_ device: [UInt8]) async -> Bool {
-        (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
+        if bans.contains(device) { return true }
+        return (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
     }
 
     func banIfRequired(_ error: SilentShardError, setup: ValidatedSetup) async {
@@ -20,8 +21,10 @@ extension TrioStepRunner {
         let device = setup.deviceKey.identity, instanceID = setup.instanceID
         let reason = "AbortAndBan in \(setup.operation)"
         let party = "node \(identity.index)"
-        try? await onStoreQueue { [store] () throws(NodeStoreError) in
-            _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: party)
+        await bans.ban(device, log: { NodeLogger.standardError.log($0) }) { [self] in
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: party)
+            }
         }
     }
 }

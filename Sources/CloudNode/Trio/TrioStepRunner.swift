@@ -53,6 +53,8 @@ public final class TrioStepRunner: Sendable {
     let replay: LockedValue<ReplayWindow>
     let storeQueue = NodeStoreQueues(label: "silentshard.node.trio.store")
     let clock: @Sendable () -> UInt64
+    /// Devices this process banned (§9.4), before and until the store has them (finding 12).
+    let bans = DeviceBanLedger()
     let setupTimeout: Duration
     let frameTimeout: Duration
     /// Keyshares decoded and validated by earlier steps (a signing key is not re-validated per signature).
@@ -135,7 +137,7 @@ public final class TrioStepRunner: Sendable {
         } catch {
             throw SetupRejection(.storageFailure)
         }
-        if state.banned { throw SetupRejection(.banned) }
+        if state.banned || bans.contains(deviceIdentity) { throw SetupRejection(.banned) }
         guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
         if setup.operation == .import {
             // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
