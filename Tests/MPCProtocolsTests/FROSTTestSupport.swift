@@ -2,13 +2,13 @@ import Foundation
 import MPCCrypto
 @testable import MPCProtocols
 
-/// Test vectors live in ../shared/vectors/frost-ed25519 beside the package root.
+/// Test vectors live in the package's own `vectors/frost-ed25519` (copied from the team's shared vectors;
+/// a fresh clone is self-contained).
 enum FROSTVectors {
     static var directory: URL {
         URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("shared/vectors/frost-ed25519")
+            .appendingPathComponent("vectors/frost-ed25519")
     }
 
     static func load(_ name: String) throws -> [String: Any] {
