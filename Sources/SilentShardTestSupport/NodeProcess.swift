@@ -7,12 +7,15 @@ import Foundation
 public final class NodeProcess: @unchecked Sendable {
     package let process: ChildProcess
     public let port: Int
+    /// Node B's peer listener (`--peer-listen`), if it has one.
+    public let peerPort: Int?
     /// The node's verifying key (hex), from its startup lines.
     public let verifyingKey: String
 
-    private init(process: ChildProcess, port: Int, verifyingKey: String) {
+    private init(process: ChildProcess, port: Int, peerPort: Int?, verifyingKey: String) {
         self.process = process
         self.port = port
+        self.peerPort = peerPort
         self.verifyingKey = verifyingKey
     }
 
@@ -64,7 +67,9 @@ public final class NodeProcess: @unchecked Sendable {
             process.terminate()
             throw StartFailure(description: "node did not start: \(text)")
         }
-        return NodeProcess(process: process, port: port, verifyingKey: String(key))
+        let peerPort = lines.first(where: { $0.hasPrefix("silentshard node peer link listening on port ") })
+            .flatMap { Int($0.split(separator: " ").last ?? "") }
+        return NodeProcess(process: process, port: port, peerPort: peerPort, verifyingKey: String(key))
     }
 
     /// SIGKILL, then waits for the exit.

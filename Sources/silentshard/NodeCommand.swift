@@ -36,8 +36,11 @@ enum NodeCommand {
           --cluster-key HEX         trio: the cluster's Ed25519 verifying key (64 hex; the apps'   SILENTSHARD_CLUSTER_KEY
                                     cloudVerifyingKey)
           --certificate PATH        trio: this node's certificate (284 hex; silentshard node-cert)  SILENTSHARD_CERTIFICATE
-          --peer URL                trio-a: node B's base URL (ws://HOST:PORT or wss://…; /v3/peer) SILENTSHARD_PEER
-          --allow-insecure-peer     let --peer be ws:// to a non-loopback host (a private network)
+          --peer URL                trio-a: node B's peer listener (ws://HOST:PORT or wss://…)      SILENTSHARD_PEER
+          --peer-listen HOST:PORT   trio-b (required): where node A's links are served (/v3/peer    SILENTSHARD_PEER_LISTEN
+                                    only, never on --listen); a private address
+          --allow-insecure-peer     let --peer be ws:// to a non-loopback host, or --peer-listen
+                                    serve a non-loopback address without TLS (a private network)
 
         usage: silentshard node --database PATH|URL --master-key PATH --rotate-master-key NEWPATH
           re-seals every share under the key in NEWPATH (created, 0600, if missing) in one transaction,
@@ -73,6 +76,7 @@ enum NodeCommand {
             defer { purging?.cancel() }
             // Unbuffered: supervisors and tests read these lines through a pipe.
             FileHandle.standardOutput.write(Data(("silentshard node listening on port \(server.port)\n"
+                + (server.peerPort.map { "silentshard node peer link listening on port \($0)\n" } ?? "")
                 + "node verifying key (Ed25519): \(server.verifyingKeyHex)\n"
                 + (options["--database"].map { "node store: \(NodeStoreLocation($0).redactedDescription)\n" } ?? "")).utf8))
             await termination.wait()
@@ -91,6 +95,7 @@ enum NodeCommand {
         "--max-sessions": "SILENTSHARD_MAX_SESSIONS", "--rotate-master-key": "SILENTSHARD_ROTATE_MASTER_KEY", "--role": "SILENTSHARD_ROLE",
         "--jwt-issuer": "SILENTSHARD_JWT_ISSUER", "--jwt-audience": "SILENTSHARD_JWT_AUDIENCE",
         "--cluster-key": "SILENTSHARD_CLUSTER_KEY", "--certificate": "SILENTSHARD_CERTIFICATE", "--peer": "SILENTSHARD_PEER",
+        "--peer-listen": "SILENTSHARD_PEER_LISTEN",
         "--rate-limits": "SILENTSHARD_RATE_LIMITS", "--trusted-proxies": "SILENTSHARD_TRUSTED_PROXIES",
     ]
 
@@ -159,12 +164,15 @@ enum NodeCommand {
                 config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
                 config.postHandler = TrioPostHandler(runner: runner)
                 config.trio = (runner.identity.certificate, runner.identity.clusterKey)
-                config.routes.peerLink = true
+                config.peerListener = try peerListener(options)
             default:
                 throw Failure("--role must be duo, trio-a or trio-b")
             }
         } else if options["--role"].map({ $0 != "duo" }) ?? false {
             throw Failure("--role \(options["--role"] ?? "") needs --database and --master-key")
+        }
+        if options["--peer-listen"] != nil, options["--role"] != "trio-b" {
+            throw Failure("--peer-listen is for --role trio-b (node B serves node A's links there)")
         }
         config.tlsCertificatePath = options["--tls-cert"]
         config.tlsKeyPath = options["--tls-key"]
@@ -179,6 +187,12 @@ enum NodeCommand {
         if let text = options["--max-sessions"] {
             guard let value = Int(text), value > 0 else { throw Failure("--max-sessions must be a positive integer") }
             config.maximumConnections = value
+            config.peerListener?.maximumConnections = value
+        }
+        if let peer = config.peerListener, !isLoopback(peer.host), config.tlsCertificatePath == nil,
+           options["--allow-insecure-peer"] == nil {
+            throw Failure("--peer-listen \(peer.host) without --tls-cert is unencrypted: the links carry the apps' tokens "
+                          + "and sessions; use TLS, or --allow-insecure-peer on a private network you trust")
         }
         return (NodeServer(configuration: config), openedStore)
     }
@@ -226,6 +240,17 @@ enum NodeCommand {
         // and authorizes with its principal (scopes, key owner, device binding; §9.1–9.3).
         return TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
                               tokenVerifier: verifier, rateLimiter: rateLimiter)
+    }
+
+    /// Node B's `--peer-listen` (security review finding 5: `/v3/peer` only there, never on `--listen`).
+    static func peerListener(_ options: [String: String]) throws -> PeerListener? {
+        guard options["--role"] == "trio-b" else { return nil }
+        guard let text = options["--peer-listen"] else {
+            throw Failure("--role trio-b needs --peer-listen HOST:PORT (where node A's links are served; a private address)")
+        }
+        let (host, port): (String, Int)
+        do { (host, port) = try listenAddress(text) } catch { throw Failure("--peer-listen must be HOST:PORT") }
+        return PeerListener(host: host, port: port)
     }
 
     /// `--rate-limits` and `--trusted-proxies`.

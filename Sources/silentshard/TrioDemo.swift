@@ -40,19 +40,20 @@ enum TrioDemo {
                                                  logger: .silent)
             config.trio = (certificate, clusterKey.verifyingKey)
             config.postHandler = TrioPostHandler(runner: runner)
-            config.routes.peerLink = true
+            if role == .trioB { config.peerListener = PeerListener() }   // A's links: B's own loopback listener
             return NodeServer(configuration: config)
         }
         let serverB = try node(.trioB, peer: nil)
         let portB = try serverB.start()
-        let serverA = try node(.trioA, peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(portB)"))
+        guard let peerPortB = serverB.peerPort else { throw NodeServerError.startFailed(reason: "node B has no peer listener") }
+        let serverA = try node(.trioA, peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(peerPortB)"))
         let portA: Int
         do { portA = try serverA.start() } catch {
             await serverB.stop()
             throw error
         }
         if !options.json {
-            print("\n== trio over WebSocket: embedded node A on ws://127.0.0.1:\(portA) relaying to node B on ws://127.0.0.1:\(portB)")
+            print("\n== trio over WebSocket: embedded node A on ws://127.0.0.1:\(portA) relaying to node B (apps' port \(portB), links on port \(peerPortB))")
         }
         var rows: [NetworkedDemo.Row] = []
         do {

@@ -60,8 +60,10 @@ struct NodeKillTests {
         }
         let marker = directory.path("paused")
         let pause = ["SILENTSHARD_TEST_PAUSE": "\(scenario.point)@2:\(marker)"]
-        var nodeB = try await NodeProcess.start(arguments: arguments("b"), environment: scenario.killsB ? pause : [:])
-        let peer = ["--peer", "ws://127.0.0.1:\(nodeB.port)"]
+        var nodeB = try await NodeProcess.start(arguments: arguments("b") + ["--peer-listen", "127.0.0.1:0"],
+                                                environment: scenario.killsB ? pause : [:])
+        let peerPort = try #require(nodeB.peerPort)
+        let peer = ["--peer", "ws://127.0.0.1:\(peerPort)"]
         var nodeA = try await NodeProcess.start(arguments: arguments("a") + peer, environment: scenario.killsB ? [:] : pause,
                                                 logPath: directory.path("a.log"))
         let storage = InMemoryStorageClient()
@@ -75,7 +77,8 @@ struct NodeKillTests {
         #expect(await NodeProcess.waitForFile(marker), "the hook did not fire")
         if scenario.killsB {
             await nodeB.kill()
-            nodeB = try await NodeProcess.start(arguments: arguments("b"), port: nodeB.port)
+            nodeB = try await NodeProcess.start(arguments: arguments("b") + ["--peer-listen", "127.0.0.1:\(peerPort)"],
+                                                port: nodeB.port)
         } else {
             await nodeA.kill()
         }

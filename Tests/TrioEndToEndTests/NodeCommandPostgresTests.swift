@@ -51,9 +51,10 @@ struct NodeCommandPostgresTests {
             ["--node-key", path("\(node).key"), "--database", databases[node] ?? "", "--master-key", path("\(node).master"),
              "--role", "trio-\(node)", "--cluster-key", clusterKey, "--certificate", path("\(node).cert")]
         }
-        let (processB, portB) = try await TrioCommandLineTests.startNode(nodeArguments("b"))
+        let (processB, _, peerPortB) = try await TrioCommandLineTests.startNode(nodeArguments("b") + ["--peer-listen", "127.0.0.1:0"])
         defer { processB.terminate(grace: 5) }
-        let (processA, portA) = try await TrioCommandLineTests.startNode(nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(portB)"])
+        let peerPort = try #require(peerPortB)
+        let (processA, portA, _) = try await TrioCommandLineTests.startNode(nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(peerPort)"])
         defer { processA.terminate(grace: 5) }
 
         let session = SilentShard.ECDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: clusterKey,

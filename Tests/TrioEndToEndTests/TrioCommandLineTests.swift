@@ -33,8 +33,9 @@ struct TrioCommandLineTests {
         }
     }
 
-    /// Starts a node process and returns it with its port (from its first stdout line).
-    static func startNode(_ arguments: [String]) async throws -> (ChildProcess, Int) {
+    /// Starts a node process and returns it with its port and, for node B, its peer listener's port
+    /// (from its first stdout lines).
+    static func startNode(_ arguments: [String]) async throws -> (ChildProcess, Int, Int?) {
         let output = Pipe()
         let process = try ChildProcess.run(binary, arguments: ["node", "--listen", "127.0.0.1:0", "--auth", "none"] + arguments,
                                            standardOutput: .pipe(output), standardError: .null)
@@ -54,7 +55,9 @@ struct TrioCommandLineTests {
             process.terminate(grace: 5)
             throw NodeStartFailure()
         }
-        return (process, port)
+        let peerPort = text.split(separator: "\n").first(where: { $0.hasPrefix("silentshard node peer link listening on port ") })
+            .flatMap { Int($0.split(separator: " ").last ?? "") }
+        return (process, port, peerPort)
     }
 
     struct NodeStartFailure: Error {}
@@ -85,9 +88,10 @@ struct TrioCommandLineTests {
             ["--node-key", path("\(node).key"), "--database", path("\(node).sqlite"), "--master-key", path("\(node).master"),
              "--role", "trio-\(node)", "--cluster-key", clusterKey, "--certificate", path("\(node).cert")]
         }
-        let (processB, portB) = try await Self.startNode(nodeArguments("b"))
+        let (processB, portB, peerPortB) = try await Self.startNode(nodeArguments("b") + ["--peer-listen", "127.0.0.1:0"])
         defer { processB.terminate(grace: 5) }
-        let (processA, portA) = try await Self.startNode(nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(portB)"])
+        let peerPort = try #require(peerPortB)
+        let (processA, portA, _) = try await Self.startNode(nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(peerPort)"])
         defer { processA.terminate(grace: 5) }
 
         let session = SilentShard.EdDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: clusterKey,
@@ -109,6 +113,30 @@ struct TrioCommandLineTests {
         let insecure = try await InsecureSettingsTests.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"]
                                                             + nodeArguments("a") + ["--peer", "ws://10.255.255.1:9"])
         #expect(insecure.status == 2 && insecure.errors.contains("--allow-insecure-peer"), "\(insecure.errors)")
+        // Security review finding 5: B serves A's links on --peer-listen only: it is required, it is
+        // not for other roles, an unencrypted non-loopback one needs --allow-insecure-peer, and B's
+        // apps' port has no /v3/peer (nor does A's).
+        let withoutPeerListener = try await InsecureSettingsTests.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"]
+                                                                      + nodeArguments("b"))
+        #expect(withoutPeerListener.status == 2 && withoutPeerListener.errors.contains("--peer-listen"),
+                "\(withoutPeerListener.errors)")
+        let peerListenOnA = try await InsecureSettingsTests.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"]
+                                                                + nodeArguments("a") + ["--peer", "ws://127.0.0.1:\(peerPort)",
+                                                                                        "--peer-listen", "127.0.0.1:0"])
+        #expect(peerListenOnA.status == 2 && peerListenOnA.errors.contains("--peer-listen"), "\(peerListenOnA.errors)")
+        let openPeerListener = try await InsecureSettingsTests.run(["node", "--listen", "127.0.0.1:0", "--auth", "none"]
+                                                                   + nodeArguments("b") + ["--peer-listen", "0.0.0.0:0"])
+        #expect(openPeerListener.status == 2 && openPeerListener.errors.contains("--allow-insecure-peer"),
+                "\(openPeerListener.errors)")
+        for port in [portA, portB] {
+            let head = try await offPool { () -> String in
+                guard let (fd, head) = LoopbackSocket.upgrade(port: port, path: "/v3/peer", subprotocol: "silentshard-peer")
+                else { return "" }
+                close(fd)
+                return head
+            }
+            #expect(head.hasPrefix("HTTP/1.1 404"), "\(head)")
+        }
         processA.terminate(grace: 5)
         processB.terminate(grace: 5)
     }

@@ -66,18 +66,17 @@ struct TrioOverWebSocketTests {
                                               logger: .silent)
         configB.trio = (identityB.certificate, identityB.clusterKey)
         configB.postHandler = TrioPostHandler(runner: runnerB)
-        configB.routes.peerLink = true
+        configB.peerListener = PeerListener()
         let serverB = NodeServer(configuration: configB)
         _ = try serverB.start()
         let runnerA = TrioStepRunner(identity: identityA, store: storeA,
-                                     peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(serverB.port)"),
+                                     peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(serverB.peerPort ?? 0)"),
                                      replayWindow: try ReplayWindow())
         var configA = NodeServerConfiguration(nodeKey: identityA.nodeKey, verifier: try verifier ?? StaticTokenVerifier(token: token, scopes: scopes),
                                               stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerA)),
                                               logger: .silent)
         configA.trio = (identityA.certificate, identityA.clusterKey)
         configA.postHandler = TrioPostHandler(runner: runnerA)
-        configA.routes.peerLink = true
         let serverA = NodeServer(configuration: configA)
         _ = try serverA.start()
         return Cluster(clusterKey: clusterKey, serverA: serverA, serverB: serverB, storeA: storeA, storeB: storeB)
@@ -179,13 +178,14 @@ struct TrioOverWebSocketTests {
         await cluster.stop()
     }
 
-    /// `/v3/peer` is a route only where enabled (trio nodes); duo nodes 404 it.
-    @Test func peerRouteOnlyOnTrioNodes() {
+    /// `/v3/peer` is a route only of node B's peer listener, which serves nothing else (finding 5).
+    @Test func peerRouteOnlyOnThePeerListener() {
         #expect(NodeRouteTable.standard.route(for: "/v3/peer", post: false) == nil)
-        var table = NodeRouteTable.standard
-        table.peerLink = true
+        let table = NodeRouteTable.peerLinkOnly
         #expect(table.route(for: "/v3/peer", post: false) == .peerLink)
         #expect(table.route(for: "/v3/peer", post: true) == nil)
+        #expect(table.route(for: "/v3/trio/sign", post: false) == nil)
+        #expect(table.route(for: "/v3/ecdsa/keygen", post: false) == nil)
         #expect(NodeRoute.peerLink.mode.subprotocol == "silentshard-peer")
     }
 

@@ -81,6 +81,11 @@ public final class NodeRateLimiter: Sendable {
         }
     }
 
+    /// How many connections (WebSockets and POSTs in progress) are counted against `address` now.
+    public func openConnections(from address: String) -> Int {
+        state.withLock { $0.openConnections[address, default: 0] }
+    }
+
     /// Whether `address` is blocked for failed authentications (HTTP requests ask this).
     public func checkAddress(_ address: String) -> RateLimitVerdict {
         let now = clock()

@@ -53,6 +53,9 @@ final class LWSEngine: @unchecked Sendable {
     /// Upgrades confirmed but not yet established; `counted` is set when the address limit counted it.
     private var pendingUpgrades: [UInt: (route: NodeRoute, params: String?, address: String, counted: Bool)] = [:]
     private var exchanges: [UInt: HTTPExchange] = [:]
+    /// POST exchanges between their headers and their answer: they hold a connection place like an
+    /// upgrade does (security review finding 5).
+    private var openPosts = 0
     private var exchangeKeys: [UInt64: UInt] = [:]
     private var nextID: UInt64 = 0
     private let fragmentSize = 256 << 10
@@ -162,6 +165,12 @@ final class LWSEngine: @unchecked Sendable {
         }
     }
 
+    /// Stops the service thread of a started engine at once (another listener of the server failed to bind).
+    func abandon() {
+        running.withLock { $0 = false }
+        post {}
+    }
+
     /// Closes every connection with 1001, waits up to `grace` for them to go, then stops the thread.
     func stop(grace: Duration) async {
         post { [self] in
@@ -210,6 +219,16 @@ final class LWSEngine: @unchecked Sendable {
             guard let state = sockets[connectionID], state.closeCode == nil else { return }
             state.closeCode = code.rawValue
             lws_callback_on_writable(state.wsi)
+        }
+    }
+
+    /// The inter-node link's LINK_OPEN was accepted: the connection stops counting against its
+    /// address's connection limit (which bounds unauthenticated sockets; node A opens many links).
+    func stopCountingAddress(connectionID: UInt64) {
+        post { [self] in
+            guard let state = sockets[connectionID], let address = state.countedAddress else { return }
+            state.countedAddress = nil
+            settings.rateLimiter?.connectionClosed(from: address)
         }
     }
 
@@ -333,14 +352,14 @@ final class LWSEngine: @unchecked Sendable {
             return writeHTTP(wsi, exchange: exchange, key: key)
 
         case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_HTTP_DROP_PROTOCOL:
-            if let exchange = exchanges.removeValue(forKey: key) { exchangeKeys.removeValue(forKey: exchange.id) }
+            removeExchange(key: key)
             return 0
 
         case LWS_CALLBACK_WSI_DESTROY:
             if let pending = pendingUpgrades.removeValue(forKey: key), pending.counted {
                 settings.rateLimiter?.connectionClosed(from: pending.address)
             }
-            if let exchange = exchanges.removeValue(forKey: key) { exchangeKeys.removeValue(forKey: exchange.id) }
+            removeExchange(key: key)
             return 0
 
         default:
@@ -366,8 +385,8 @@ final class LWSEngine: @unchecked Sendable {
 
     /// Refuses an upgrade with a complete HTTP/1.1 response (lws_return_http_status answers an
     /// upgrade as HTTP/1.0, which strict clients refuse to parse).
-    private func reject(_ wsi: OpaquePointer, status: Int, retryAfter: UInt32? = nil, _ line: String) -> Int32 {
-        metrics.upgradeRejected()
+    private func reject(_ wsi: OpaquePointer, status: Int, retryAfter: UInt32? = nil, upgrade: Bool = true, _ line: String) -> Int32 {
+        if upgrade { metrics.upgradeRejected() }
         logger.log(line)
         let phrase = [400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 503: "Service Unavailable"][status] ?? "Error"
         let body = "\(status) \(phrase)\n"
@@ -395,12 +414,13 @@ final class LWSEngine: @unchecked Sendable {
         guard offered.contains(route.mode.subprotocol), !others.contains(where: offered.contains) else {
             return reject(wsi, status: 400, "rejected upgrade: \(route) without subprotocol \(route.mode.subprotocol)")
         }
-        guard metrics.openConnections + pendingUpgrades.count < settings.maximumConnections else {
+        guard sockets.count + pendingUpgrades.count + openPosts < settings.maximumConnections else {
             return reject(wsi, status: 503, "rejected upgrade: \(route): \(settings.maximumConnections) connections open")
         }
         let address = clientAddress(wsi)
-        // Inter-node links come from the other node of the pair, many at once; they are not counted.
-        let counted = route.mode != .peer && settings.rateLimiter != nil
+        // Every upgrade counts against its address and honours its block, inter-node links too (finding 5);
+        // a link stops counting once its LINK_OPEN is accepted (`stopCountingAddress`).
+        let counted = settings.rateLimiter != nil
         if counted, let limiter = settings.rateLimiter,
            case .limited(let retryAfter) = limiter.openConnection(from: address) {
             return reject(wsi, status: 429, retryAfter: retryAfter,
@@ -514,9 +534,25 @@ final class LWSEngine: @unchecked Sendable {
                 _ = lws_return_http_status(wsi, status, nil)
                 return -1
             }
+            // A POST holds a place until it is answered: it counts against the connection limit and its
+            // address's limit and block before its body is read (security review finding 5).
+            guard sockets.count + pendingUpgrades.count + openPosts < settings.maximumConnections else {
+                return reject(wsi, status: 503, upgrade: false, "POST \(route) refused: \(settings.maximumConnections) connections open")
+            }
+            let address = clientAddress(wsi)   // POSTs only: the rate limits (GETs are not limited)
+            if let limiter = settings.rateLimiter {
+                if case .limited(let retryAfter) = limiter.openConnection(from: address) {
+                    return reject(wsi, status: 429, retryAfter: retryAfter, upgrade: false,
+                                  "POST \(route): rate limited (\(address), retry after \(retryAfter) s)")
+                }
+                exchange.countedAddress = address
+            }
+            openPosts += 1
+            exchange.holdsPlace = true
             exchange.route = route
             exchange.params = params(wsi)
-            exchange.clientAddress = clientAddress(wsi)   // POSTs only: the rate limits (GETs are not limited)
+            exchange.clientAddress = address
+            removeExchange(key: key)   // a request on a kept-alive connection whose last exchange was not answered
             if let authorization = copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION, $0, $1) }),
                authorization.hasPrefix("Bearer ") {
                 exchange.token = String(authorization.dropFirst("Bearer ".count))
@@ -534,6 +570,20 @@ final class LWSEngine: @unchecked Sendable {
         exchangeKeys[exchange.id] = key
         lws_callback_on_writable(wsi)
         return 0
+    }
+
+    /// Forgets the exchange of `key` and gives back the place it held.
+    private func removeExchange(key: UInt) {
+        guard let exchange = exchanges.removeValue(forKey: key) else { return }
+        exchangeKeys.removeValue(forKey: exchange.id)
+        if exchange.holdsPlace {
+            exchange.holdsPlace = false
+            openPosts -= 1
+        }
+        if let address = exchange.countedAddress {
+            exchange.countedAddress = nil
+            settings.rateLimiter?.connectionClosed(from: address)
+        }
     }
 
     private func writeHTTP(_ wsi: OpaquePointer, exchange: HTTPExchange, key: UInt) -> Int32 {
@@ -566,8 +616,7 @@ final class LWSEngine: @unchecked Sendable {
                 return 0
             }
         }
-        exchanges.removeValue(forKey: key)
-        exchangeKeys.removeValue(forKey: exchange.id)
+        removeExchange(key: key)
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 }
@@ -604,6 +653,10 @@ final class HTTPExchange {
     let id: UInt64
     let wsi: OpaquePointer
     var clientAddress = ""
+    /// A POST counted in `openPosts` until it is answered or dropped.
+    var holdsPlace = false
+    /// The address the per-address limit counted this POST against, if it did.
+    var countedAddress: String?
     var route: NodeRoute?
     var params: String?
     var token: String?

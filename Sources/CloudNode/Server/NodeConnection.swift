@@ -153,6 +153,8 @@ public final class NodeConnection: Sendable {
             return true
         }
         if resume { engine.setReceiving(connectionID: id, enabled: true) }
+        // An accepted link from node A stops counting against its address (A opens one per session).
+        if route.mode == .peer { engine.stopCountingAddress(connectionID: id) }
     }
 
     private func fail(waiterID: UInt64, with error: NodeServerError) {

@@ -68,8 +68,10 @@ public struct NodeRouteTable: Sendable {
     public var trioEdDSAActions: Set<String>
     /// Trio actions served over HTTP POST (`presign-final`).
     public var trioPostActions: Set<String>
-    /// Whether `/v3/peer` (the trio inter-node link) is a route: only on trio nodes (off by default).
-    public var peerLink: Bool = false
+    /// Whether `/v3/peer` (the trio inter-node link) is a route. Only ``peerLinkOnly`` has it: node B
+    /// serves the link on its separate peer listener (``NodeServerConfiguration/peerListener``), never on
+    /// the apps' listener (security review finding 5).
+    public private(set) var peerLink: Bool = false
 
     /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions).
     public static let standard = NodeRouteTable(
@@ -82,6 +84,21 @@ public struct NodeRouteTable: Sendable {
                            "import"],
         trioPostActions: ["presign-final"]
     )
+
+    /// Node B's peer listener: `/v3/peer` and nothing else.
+    public static let peerLinkOnly: NodeRouteTable = {
+        var table = NodeRouteTable(duoActions: [], duoPostActions: [], trioPaths: [], trioECDSAActions: [], trioEdDSAActions: [],
+                                   trioPostActions: [])
+        table.peerLink = true
+        return table
+    }()
+
+    /// The same table without `/v3/peer` (what an apps' listener serves).
+    var withoutPeerLink: NodeRouteTable {
+        var table = self
+        table.peerLink = false
+        return table
+    }
 
     public init(duoActions: Set<String>, duoPostActions: Set<String>, trioPaths: Set<String>, trioECDSAActions: Set<String>,
                 trioEdDSAActions: Set<String>, trioPostActions: Set<String>) {

@@ -8,7 +8,8 @@ import SilentShardCore
 public final class NodeServer: Sendable {
     public let configuration: NodeServerConfiguration
     private let metrics = NodeMetrics()
-    private let engine: LockedValue<LWSEngine?> = LockedValue(nil)
+    /// The apps' listener, then node B's peer listener if configured.
+    private let engines: LockedValue<[LWSEngine]> = LockedValue([])
     private let boundPort = LockedValue(0)
     private let sessions = LockedValue<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
 
@@ -22,21 +23,28 @@ public final class NodeServer: Sendable {
     /// The listening port (0 before `start`).
     public var port: Int { boundPort.withLock { $0 } }
 
-    /// Binds and starts serving; returns the bound port.
+    /// The peer listener's port (node B, ``NodeServerConfiguration/peerListener``); nil when there is none
+    /// or before `start`.
+    public var peerPort: Int? { engines.withLock { $0.count == 2 ? $0[1].port : nil } }
+
+    /// Binds and starts serving; returns the bound port (and binds the peer listener, if configured).
     @discardableResult
     public func start() throws(NodeServerError) -> Int {
         let config = configuration
-        guard config.maximumMessageSize > 0, config.maximumPostBodySize > 0, config.maximumConnections > 0 else {
+        guard config.maximumMessageSize > 0, config.maximumPostBodySize > 0, config.maximumConnections > 0,
+              (config.peerListener?.maximumConnections ?? 1) > 0 else {
             throw .invalidConfiguration("limits must be positive")
         }
         guard (config.tlsCertificatePath == nil) == (config.tlsKeyPath == nil) else {
             throw .invalidConfiguration("--tls-cert and --tls-key go together")
         }
+        // The apps' listener never serves /v3/peer (security review finding 5); the peer listener
+        // serves nothing else.
         var settings = LWSEngine.Settings(
             host: config.host, port: config.port, tlsCertificatePath: config.tlsCertificatePath, tlsKeyPath: config.tlsKeyPath,
             maximumMessageSize: config.maximumMessageSize, maximumPostBodySize: config.maximumPostBodySize,
-            maximumConnections: config.maximumConnections, idleTimeout: config.idleTimeout, routes: config.routes,
-            rateLimiter: config.rateLimiter)
+            maximumConnections: config.maximumConnections, idleTimeout: config.idleTimeout,
+            routes: config.routes.withoutPeerLink, rateLimiter: config.rateLimiter)
         settings.acceptsMissingToken = config.verifier.acceptsMissingToken
         let delegate = LWSEngine.Delegate(
             connectionOpened: { [weak self] connection in self?.spawnSession(connection) },
@@ -45,32 +53,57 @@ public final class NodeServer: Sendable {
                 Task { reply(await self.servePost(route: route, params: params, token: token, body: body, clientAddress: address)) }
             },
             get: { [weak self] path in self?.serveGet(path) })
-        let created = LWSEngine(settings: settings, delegate: delegate, metrics: metrics, logger: config.logger)
-        try engine.withLock { (current: inout LWSEngine?) throws(NodeServerError) in
-            guard current == nil else { throw .alreadyStarted }
+        var created = [LWSEngine(settings: settings, delegate: delegate, metrics: metrics, logger: config.logger)]
+        if let peer = config.peerListener {
+            var peerSettings = settings
+            peerSettings.host = peer.host
+            peerSettings.port = peer.port
+            peerSettings.maximumConnections = peer.maximumConnections
+            peerSettings.routes = .peerLinkOnly
+            peerSettings.acceptsMissingToken = false
+            let peerDelegate = LWSEngine.Delegate(
+                connectionOpened: delegate.connectionOpened,
+                post: { _, _, _, _, _, reply in reply(.text(status: 404, "not found\n")) },
+                get: { path in path == "/health" ? .text("ok") : nil })
+            created.append(LWSEngine(settings: peerSettings, delegate: peerDelegate, metrics: metrics, logger: config.logger))
+        }
+        try engines.withLock { (current: inout [LWSEngine]) throws(NodeServerError) in
+            guard current.isEmpty else { throw .alreadyStarted }
             current = created
         }
+        var started: [LWSEngine] = []
         do {
-            try created.start()
+            for engine in created {
+                try engine.start()
+                started.append(engine)
+            }
         } catch {
-            engine.withLock { $0 = nil }
+            for engine in started { engine.abandon() }
+            engines.withLock { $0 = [] }
             throw error
         }
-        boundPort.withLock { $0 = created.port }
+        boundPort.withLock { $0 = created[0].port }
         if config.verifier is NoTokenVerifier {
             config.logger.log("WARNING: --auth none: every client is accepted without a token. Development only.")
         }
-        config.logger.log("listening on \(config.tlsCertificatePath == nil ? "ws" : "wss")://\(config.host):\(created.port) "
+        let scheme = config.tlsCertificatePath == nil ? "ws" : "wss"
+        config.logger.log("listening on \(scheme)://\(config.host):\(created[0].port) "
                           + "(auth \(config.verifier.name)); verifying key \(verifyingKeyHex); rate limits "
                           + (config.rateLimiter.map { $0.limits.summary } ?? "none"))
-        return created.port
+        if let peer = config.peerListener, created.count == 2 {
+            config.logger.log("serving node A's links on \(scheme)://\(peer.host):\(created[1].port)/v3/peer")
+        }
+        return created[0].port
     }
 
     /// Closes every connection with 1001 (waiting up to `grace` for steps to end), cancels the
     /// remaining sessions and stops the service thread. Idempotent.
     public func stop(grace: Duration = .seconds(2)) async {
-        guard let current = engine.withLock({ $0 }) else { return }
-        await current.stop(grace: grace)
+        let current = engines.withLock { $0 }
+        guard !current.isEmpty else { return }
+        await withTaskGroup(of: Void.self) { group in
+            for engine in current { group.addTask { await engine.stop(grace: grace) } }
+        }
         let tasks = sessions.withLock { Array($0.tasks.values) }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
@@ -127,8 +160,9 @@ public final class NodeServer: Sendable {
         }
         let principal: Principal
         do {
-            // The inter-node link authenticates by its LINK_OPEN frame (session.md §2.3); the app's
-            // token travels inside it and is checked by the session runner.
+            // The inter-node link authenticates by its LINK_OPEN frame (session.md §2.3), which the
+            // handler verifies and reports through `linkOpened`; the app's token travels inside it and
+            // is checked by the session runner.
             if connection.route.mode == .peer {
                 guard first.binary else { throw AuthenticationError.invalidToken }
                 principal = Principal(subject: "peer-link")
@@ -148,10 +182,23 @@ public final class NodeServer: Sendable {
             connection.close(code: .unauthorized)
             return
         }
-        connection.markAuthenticated()
-        metrics.stepStarted(connection.route)
-        let context = StepContext(route: connection.route, params: connection.params, principal: principal,
+        var context = StepContext(route: connection.route, params: connection.params, principal: principal,
                                   connection: connection, token: token, clientAddress: connection.clientAddress)
+        if connection.route.mode == .peer {
+            let (metrics, limiter, logger) = (metrics, config.rateLimiter, config.logger)
+            context.linkOpened = { accepted in
+                if accepted {
+                    connection.markAuthenticated()
+                } else {
+                    metrics.authenticationFailed()
+                    limiter?.authenticationFailed(from: connection.clientAddress)
+                    logger.log("peer link refused (\(connection.clientAddress))")
+                }
+            }
+        } else {
+            connection.markAuthenticated()
+        }
+        metrics.stepStarted(connection.route)
         let handler = config.stepHandlers.handler(for: connection.route)
         let stepTimeout = config.stepTimeout
         let watchdog = Task {
@@ -179,11 +226,7 @@ public final class NodeServer: Sendable {
 
     private func servePost(route: NodeRoute, params: String?, token: String?, body: Data,
                            clientAddress: String) async -> HTTPResponse {
-        if case .limited(let retryAfter) = configuration.rateLimiter?.checkAddress(clientAddress) {
-            configuration.logger.log("POST \(route): rate limited (\(clientAddress), retry after \(retryAfter) s)")
-            return HTTPResponse(status: 429, contentType: "text/plain; charset=utf-8", body: Data("rate limited\n".utf8),
-                                retryAfter: retryAfter)
-        }
+        // The address's limits and block were checked before the body was read (LWSEngine.beginHTTP).
         let principal: Principal
         do {
             if let token, !BearerToken.isWellFormed(token) { throw AuthenticationError.invalidToken }

@@ -40,6 +40,9 @@ public struct NodeServerConfiguration: Sendable {
     /// Trio: this node's certificate and the cluster key, shown at `GET /v3/verifying-key`
     /// (session.md §2.2: `verifying_key` is then the cluster key, `node_key` the node's own).
     public var trio: (certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey)?
+    /// Trio node B: where it serves the inter-node link `/v3/peer`, apart from the apps' listener
+    /// (security review finding 5). nil: no link is served (duo nodes, node A).
+    public var peerListener: PeerListener?
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,
@@ -67,5 +70,22 @@ public struct NodeServerConfiguration: Sendable {
         self.postHandler = postHandler
         self.logger = logger
         self.rateLimiter = rateLimiter
+    }
+}
+
+/// Node B's listener for node A's links (`/v3/peer` only; session.md §2.3). Keep it on a private
+/// address: only A's processes need it. Same TLS files as the apps' listener.
+public struct PeerListener: Sendable, Equatable {
+    /// Listen address (IPv4 or IPv6 literal, or `localhost`).
+    public var host: String
+    /// Listen port; 0 picks a free one (``NodeServer/peerPort`` tells which).
+    public var port: Int
+    /// Concurrent links; upgrades beyond are refused with 503.
+    public var maximumConnections: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 0, maximumConnections: Int = 1024) {
+        self.host = host
+        self.port = port
+        self.maximumConnections = maximumConnections
     }
 }

@@ -13,6 +13,12 @@ public struct StepContext: Sendable {
     public var token: String? = nil
     /// The client's address as the §9.5 limits count it.
     public var clientAddress: String = ""
+    /// Inter-node link (`/v3/peer`) only: the handler reports its verdict on the LINK_OPEN frame here.
+    /// Accepted: the connection is authenticated (larger messages are read; it stops counting against
+    /// its address). Refused: counted as a failed authentication of the address, which blocks an address
+    /// that keeps trying (security review finding 5). Other routes are authenticated by their token
+    /// before the handler runs and ignore it.
+    public var linkOpened: @Sendable (_ accepted: Bool) -> Void = { _ in }
 }
 
 /// Runs one protocol step on an authenticated connection (the session runner implements it).

@@ -15,7 +15,7 @@ public struct TrioStepHandler: StepHandler {
         let connection = ServerStepConnection(connection: context.connection)
         switch context.route.mode {
         case .peer:
-            _ = await runner.serveLink(connection: connection)
+            _ = await runner.serveLink(connection: connection, linkOpened: context.linkOpened)
         case .trio:
             guard let operation = Self.operation(context.route.action) else {
                 context.connection.close(code: .routeNotServed)

@@ -7,7 +7,10 @@ import SilentShardCore
 extension TrioStepRunner {
     /// Serves one inter-node link opened by A for an app session: LINK_OPEN, then the app's SETUP
     /// (validated entirely here, §4.3), then B's side of the session. Closes the link at the end.
-    public func serveLink(connection: some NodeStepConnection) async -> TrioStepReport {
+    /// - Parameter linkOpened: told whether LINK_OPEN was accepted, before anything else is read (the
+    ///   server then authenticates the connection, or counts a failed authentication of its address).
+    public func serveLink(connection: some NodeStepConnection,
+                          linkOpened: @Sendable (_ accepted: Bool) -> Void = { _ in }) async -> TrioStepReport {
         guard !identity.isEntry else {
             await connection.close(code: 1011, reason: "not node B")
             return .failed(.unsupportedOperation)
@@ -24,10 +27,14 @@ extension TrioStepRunner {
             let window = replay.withLock { $0 }
             opened = try TrioLink.accept(first, identity: identity, replay: window, now: clock())
         } catch {
-            // An unauthenticated opener gets nothing but the close (A reports PEER_UNAVAILABLE).
+            // An unauthenticated opener gets nothing but the close (A reports PEER_UNAVAILABLE). Anything
+            // but a certified A counts as a failed authentication; a stale timestamp from a certified A
+            // is its clock, not an attack, and is not counted against A's address.
+            if case .clockSkew = error {} else { linkOpened(false) }
             await connection.close(code: 1008, reason: "link refused")
             return .failed(error)
         }
+        linkOpened(true)
         guard case .message(let message, _) = await inbox.next(timeout: setupTimeout) else {
             await connection.close(code: 1002, reason: "no setup")
             return .failed(.timeout)

@@ -5,6 +5,8 @@ import Foundation
 /// the node runs in its own process, as in production, so its CPU time and memory can be read).
 final class NodeProcess: @unchecked Sendable {
     let port: Int
+    /// Node B's peer listener (`--peer-listen`), if it has one.
+    let peerPort: Int?
     let verifyingKey: String
     let directory: String
     private let process: ChildProcess
@@ -33,6 +35,7 @@ final class NodeProcess: @unchecked Sendable {
                                        standardOutput: .pipe(output), standardError: .null)
         var text = ""
         var port: Int?
+        var peerPort: Int?
         var key: String?
         let handle = output.fileHandleForReading
         while port == nil || key == nil {
@@ -43,6 +46,9 @@ final class NodeProcess: @unchecked Sendable {
                 if line.hasPrefix("silentshard node listening on port "), let value = Int(line.split(separator: " ").last ?? "") {
                     port = value
                 }
+                if line.hasPrefix("silentshard node peer link listening on port "), let value = Int(line.split(separator: " ").last ?? "") {
+                    peerPort = value
+                }
                 if line.hasPrefix("node verifying key (Ed25519): ") { key = String(line.split(separator: " ").last ?? "") }
             }
         }
@@ -51,6 +57,7 @@ final class NodeProcess: @unchecked Sendable {
             throw BenchError("the node did not start")
         }
         self.port = port
+        self.peerPort = peerPort
         verifyingKey = key
     }
 

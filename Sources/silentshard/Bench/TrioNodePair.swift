@@ -3,7 +3,7 @@ import MPCCrypto
 import SilentShardCore
 
 /// Trio nodes A and B as two `silentshard node` processes (`--role trio-a|trio-b`), each with its own key,
-/// database and master key, certified by a fresh cluster key; A relays to B over `/v3/peer`.
+/// database and master key, certified by a fresh cluster key; A relays to B over `/v3/peer` on B's peer listener.
 final class TrioNodePair: @unchecked Sendable {
     let nodeA: NodeProcess
     let nodeB: NodeProcess
@@ -38,8 +38,11 @@ final class TrioNodePair: @unchecked Sendable {
                 "--cluster-key", Hex.encode(cluster.verifyingKey.bytes), "--certificate", directory + "/node.cert",
             ] + extra)
         }
-        nodeB = try start(.trioB, name: "b", extra: [])
-        do { nodeA = try start(.trioA, name: "a", extra: ["--peer", "ws://127.0.0.1:\(nodeB.port)"]) } catch {
+        nodeB = try start(.trioB, name: "b", extra: ["--peer-listen", "127.0.0.1:0"])
+        do {
+            guard let peerPort = nodeB.peerPort else { throw BenchError("node B did not report its peer listener") }
+            nodeA = try start(.trioA, name: "a", extra: ["--peer", "ws://127.0.0.1:\(peerPort)"])
+        } catch {
             nodeB.stop()
             throw error
         }
