@@ -17,9 +17,12 @@ struct BanTests {
     /// DKLs23 signing R2 byte 300 lies inside ã: the receiver's multiplication check fails.
     static let cheat = flipping(tag: DKLsTag.signRound2Direct, offset: 300)
 
-    /// A cheating app: a correct SETUP from the registered device, then a corrupted R2. Returns the node's
-    /// report and what the cheater saw.
-    static func cheat(_ fixture: DuoFixture, keyshare: Keyshare) async throws -> (DuoStepReport, SilentShardError?) {
+    /// A cheating app: a correct SETUP from the registered device, then a corrupted R2 (`corrupt`; the
+    /// default flips a bit of ã). Returns the node's report and what the cheater saw. `beforeSend` runs
+    /// before each of the app's protocol flights (0: R1, 1: R2) and may hold it.
+    static func cheat(_ fixture: DuoFixture, keyshare: Keyshare,
+                      corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage = BanTests.cheat,
+                      beforeSend: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> (DuoStepReport, SilentShardError?) {
         let device = try DeviceKey(signer: fixture.signer)
         let cloudKey = fixture.nodeKey.verifyingKey
         let keys = SessionKeyPair()
@@ -55,7 +58,13 @@ struct BanTests {
         try await send([setupFrame])
         _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
         var cheaterSaw: SilentShardError?
-        do { _ = try await runCorrupting(machine, channel: &channel, corrupt: Self.cheat, send: send, read: read) }
+        var flights = 0
+        func sendFlight(_ frames: [Frame]) async throws(SilentShardError) {
+            await beforeSend(flights)
+            flights += 1
+            try await send(frames)
+        }
+        do { _ = try await runCorrupting(machine, channel: &channel, corrupt: corrupt, send: sendFlight, read: read) }
         catch { cheaterSaw = error }
         return (await nodeTask.value, cheaterSaw)
     }

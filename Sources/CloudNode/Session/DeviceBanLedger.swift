@@ -1,5 +1,6 @@
 import Foundation
 import MPCCrypto
+import SilentShardCore
 
 /// §9.4 at one node process: the devices this process banned, known to every session of the process
 /// the moment the ban is decided — before the store has it — and kept until the store does.
@@ -8,13 +9,69 @@ import MPCCrypto
 /// device went on. Now the write is retried; while it has not succeeded the device stays banned in this
 /// process's memory (its sessions are refused with BANNED), and the failure is logged. An operator's
 /// `liftBan` applies to the store: a ban that never reached the store lasts until the process restarts.
+///
+/// It also keeps one device's checks apart (finding 12, second half): ``checkedStep(_:exclusive:isBanned:advance:)``.
 final class DeviceBanLedger: Sendable {
     private let pending = LockedValue<Set<[UInt8]>>([])
+    /// Per device: whether a checked step runs now (the key is present) and who waits for its turn.
+    private let turns = LockedValue<[[UInt8]: [CheckedContinuation<Void, Never>]]>([:])
     /// Waits before the second and third store attempts.
     static let retryDelays: [Duration] = [.milliseconds(50), .milliseconds(250)]
 
     /// Whether this process banned `device` and the store may not have it yet.
     func contains(_ device: [UInt8]) -> Bool { pending.withLock { $0.contains(device) } }
+
+    /// Runs `advance` — a protocol step over the device's messages, where its consistency checks run —
+    /// for one session of `device` (§9.4, security review finding 12):
+    /// * refused with `partyBanned(.app)` (ABORT BANNED) if the device is banned by then, before the step
+    ///   runs, whether its messages would pass or not — so the abort says nothing about them;
+    /// * if the step catches the device cheating (AbortAndBan), the device is banned in this process's
+    ///   memory before the step ends (the store write follows, ``ban(_:log:write:)``);
+    /// * `exclusive` (signing and presigning, whose KOS, multiplication and Γ checks depend on this node's
+    ///   secrets): one step at a time per device in this process, so no other session's check of the
+    ///   device runs between a failed check and its ban. Concurrent sessions of a cheating device learn
+    ///   the outcome of at most one failed check.
+    func checkedStep(_ device: [UInt8], exclusive: Bool, isBanned: () async -> Bool,
+                     advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) {
+        if exclusive { await takeTurn(device) }
+        defer { if exclusive { endTurn(device) } }
+        if contains(device) { throw .partyBanned(party: .app) }
+        if await isBanned() { throw .partyBanned(party: .app) }
+        do {
+            try await advance()
+        } catch {
+            if case .abortProtocolAndBanParty(party: .app) = error { pending.withLock { _ = $0.insert(device) } }
+            throw error
+        }
+    }
+
+    private func takeTurn(_ device: [UInt8]) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let free = turns.withLock { table -> Bool in
+                if table[device] == nil {
+                    table[device] = []
+                    return true
+                }
+                table[device]?.append(continuation)
+                return false
+            }
+            if free { continuation.resume() }
+        }
+    }
+
+    private func endTurn(_ device: [UInt8]) {
+        let next = turns.withLock { table -> CheckedContinuation<Void, Never>? in
+            guard var waiting = table[device] else { return nil }
+            guard !waiting.isEmpty else {
+                table[device] = nil
+                return nil
+            }
+            let next = waiting.removeFirst()
+            table[device] = waiting
+            return next
+        }
+        next?.resume()
+    }
 
     /// Bans `device` here at once, then writes the ban with `write` (up to three attempts). Returns whether
     /// the store has it; if not, the device stays banned in memory and `log` says so.

@@ -219,19 +219,14 @@ public final class DuoStepRunner: Sendable {
         func read() async throws(SilentShardError) -> [UInt8] {
             try await self.read(connection, timeout: frameTimeout)
         }
-        // §9.4: before each protocol flight after the first (the ACCEPT's, which followed the key-state ban
-        // check), the ban table is read again: a device banned while its session runs gets nothing more.
-        var flightsSent = 0
-        func sendFlight(_ frames: [Frame]) async throws(SilentShardError) {
-            if flightsSent > 0, await deviceBanned(setup.deviceKey.identity) { throw .partyBanned(party: .app) }
-            flightsSent += 1
-            try await send(frames)
-        }
+        // §9.4: before each protocol step over the app's messages — so before each flight after the first
+        // (the ACCEPT's, which followed the key-state ban check) — the ban table is read again inside the
+        // gate: a device banned while its session runs gets nothing more, and its checks do not run.
         let result: DuoProtocolResult
         do {
             try channel.ingest(frames: early)
-            result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: sendFlight,
-                                                     read: read)
+            result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: send,
+                                                     read: read, gate: checkedStep(setup))
         } catch {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
@@ -314,6 +309,16 @@ public final class DuoStepRunner: Sendable {
               let done = try? DonePayload(bytes: frame.payload)
         else { return .signed(confirmed: false) }
         return .signed(confirmed: done == own)
+    }
+
+    /// §9.4, finding 12: the gate around each protocol step over the device's messages
+    /// (``DeviceBanLedger/checkedStep(_:exclusive:isBanned:advance:)``; exclusive for signing).
+    private func checkedStep(_ setup: ValidatedSetup) -> SessionDriver.AdvanceGate {
+        let device = setup.deviceKey.identity, exclusive = setup.operation == .sign || setup.operation == .preSign
+        return { [self] advance async throws(SilentShardError) in
+            try await bans.checkedStep(device, exclusive: exclusive, isBanned: { await self.deviceBanned(device) },
+                                       advance: advance)
+        }
     }
 
     /// §9.4: whether `device` is banned now, by this process or another of its cluster. A failed read

@@ -16,6 +16,16 @@ extension TrioStepRunner {
         return (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
     }
 
+    /// §9.4, finding 12: the gate around each protocol step over the device's messages
+    /// (``DeviceBanLedger/checkedStep(_:exclusive:isBanned:advance:)``; exclusive for signing and presigning).
+    func checkedStep(_ setup: ValidatedSetup) -> SessionDriver.AdvanceGate {
+        let device = setup.deviceKey.identity, exclusive = setup.operation == .sign || setup.operation == .preSign
+        return { [self] advance async throws(SilentShardError) in
+            try await bans.checkedStep(device, exclusive: exclusive, isBanned: { await self.deviceBanned(device) },
+                                       advance: advance)
+        }
+    }
+
     func banIfRequired(_ error: SilentShardError, setup: ValidatedSetup) async {
         guard case .abortProtocolAndBanParty(party: .app) = error else { return }
         let device = setup.deviceKey.identity, instanceID = setup.instanceID

@@ -393,18 +393,14 @@ public final class TrioStepRunner: Sendable {
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
                      relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
         await TestPause.reach(.running)
-        // §9.4: before each protocol flight after the first (which follows the key-state ban check), the ban
-        // table is read again: a device banned while its session runs gets nothing more.
-        var flightsSent = 0
-        func sendFlight(_ frames: [Frame]) async throws(SilentShardError) {
-            if flightsSent > 0, await deviceBanned(setup.deviceKey.identity) { throw .partyBanned(party: .app) }
-            flightsSent += 1
-            try await send(frames)
-        }
+        // §9.4: before each protocol step over the peers' messages — so before each flight after the first
+        // (which follows the key-state ban check) — the ban table is read again inside the gate: a device
+        // banned while its session runs gets nothing more, and its checks do not run.
         let result: DuoProtocolResult
         do {
             let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading,
-                                                              send: sendFlight, read: read, relay: relay)
+                                                              send: send, read: read, relay: relay,
+                                                              gate: checkedStep(setup))
             if let presignature = finished.presignature {
                 guard let bytes = try? presignature.serialized() else { throw SilentShardError.invalidInput(reason: "presignature") }
                 return await storePresignature(version: Self.dklsPresignatureVersion, body: bytes, setup: setup,

@@ -7,14 +7,16 @@ import MPCProtocols
 public enum DuoDriver {
     /// Runs `machine` to its result. `leadingFrames` go out in the same bundle as the first round
     /// (the node's ACCEPT).
+    /// `gate` runs each step that consumes the peer's messages (``SessionDriver/AdvanceGate``).
     public static func runProtocol(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
                                    send: ([Frame]) async throws(SilentShardError) -> Void,
-                                   read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> DuoProtocolResult {
+                                   read: () async throws(SilentShardError) -> [UInt8],
+                                   gate: SessionDriver.AdvanceGate = SessionDriver.ungated) async throws(SilentShardError) -> DuoProtocolResult {
         let (started, firstRound) = try await DuoCompute.step(machine) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
             try m.start()
         }
         return try await runProtocol(started: started, unsent: firstRound, channel: &channel, leadingFrames: leadingFrames,
-                                     send: send, read: read)
+                                     send: send, read: read, gate: gate)
     }
 
     /// Runs a machine whose first round already ran (``DuoProtocolMachine/start()``) to its result;
@@ -22,7 +24,8 @@ public enum DuoDriver {
     public static func runProtocol(started machine: DuoProtocolMachine, unsent: [ProtocolMessage], channel: inout DuoFrameChannel,
                                    leadingFrames: [Frame] = [],
                                    send: ([Frame]) async throws(SilentShardError) -> Void,
-                                   read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> DuoProtocolResult {
+                                   read: () async throws(SilentShardError) -> [UInt8],
+                                   gate: SessionDriver.AdvanceGate = SessionDriver.ungated) async throws(SilentShardError) -> DuoProtocolResult {
         var (current, out) = (machine, unsent)
         var pending = leadingFrames
         while true {
@@ -36,8 +39,10 @@ public enum DuoDriver {
                 inputs = channel.take(tags: current.awaiting)
             }
             let messages = inputs ?? []
-            (current, out) = try await DuoCompute.step(current) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
-                try m.advance(messages)
+            try await gate { () async throws(SilentShardError) in
+                (current, out) = try await DuoCompute.step(current) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
+                    try m.advance(messages)
+                }
             }
         }
     }

@@ -19,13 +19,23 @@ public enum SessionDriver {
     public typealias Send = ([Frame]) async throws(SilentShardError) -> Void
     public typealias Read = () async throws(SilentShardError) -> Incoming
     public typealias Relay = ([(frame: Frame, to: PartyIndex)]) async throws(SilentShardError) -> Void
+    /// Runs one machine step that consumes the peers' messages — where the protocol's checks of them run.
+    /// The default runs it; a node passes one that refuses a banned device's step before it runs and
+    /// keeps one device's checks apart (§9.4, security review finding 12).
+    public typealias AdvanceGate = (_ advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) -> Void
+
+    /// The gate that just runs the step.
+    public static func ungated(_ advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) {
+        try await advance()
+    }
 
     /// Runs `machine` to its result. `leadingFrames` go out in the same send as the first round.
     public static func runProtocol(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                                    leadingFrames: [Frame] = [], send: Send, read: Read,
-                                   relay: Relay = { _ throws(SilentShardError) in }) async throws(SilentShardError) -> DuoProtocolResult {
+                                   relay: Relay = { _ throws(SilentShardError) in },
+                                   gate: AdvanceGate = ungated) async throws(SilentShardError) -> DuoProtocolResult {
         let finished = try await runMachine(machine, channel: &channel, leadingFrames: leadingFrames, send: send, read: read,
-                                            relay: relay)
+                                            relay: relay, gate: gate)
         guard let result = finished.result else { throw .invalidInput(reason: "unexpected result") }
         return result
     }
@@ -34,7 +44,8 @@ public enum SessionDriver {
     /// `presignature`).
     public static func runMachine(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                                   leadingFrames: [Frame] = [], send: Send, read: Read,
-                                  relay: Relay = { _ throws(SilentShardError) in }) async throws(SilentShardError)
+                                  relay: Relay = { _ throws(SilentShardError) in },
+                                  gate: AdvanceGate = ungated) async throws(SilentShardError)
         -> SessionProtocolMachine {
         var (current, out) = try await step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in try m.start() }
         var pending = leadingFrames
@@ -49,8 +60,10 @@ public enum SessionDriver {
                 inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
             }
             let messages = inputs ?? []
-            (current, out) = try await step(current) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
-                try m.advance(messages)
+            try await gate { () async throws(SilentShardError) in
+                (current, out) = try await step(current) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
+                    try m.advance(messages)
+                }
             }
         }
     }
