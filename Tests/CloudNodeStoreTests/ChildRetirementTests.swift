@@ -39,7 +39,7 @@ struct ChildRetirementTests {
 
         // The parent moves to gen 2: the child and grandchild are gone, the parent's new share is current.
         try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "node 1")
-        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app")
+        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app", owner: "test-owner")
         for id in [child, grandchild] {
             #expect(try store.share(keyId: id) == nil)
             #expect(try store.presignatureCount(keyId: id) == 0)
@@ -59,7 +59,7 @@ struct ChildRetirementTests {
         #expect(try store.share(keyId: child)?.gen == bytes32(0x22))
 
         // A duo-style direct commit of a new parent generation retires it again; deleting the parent too.
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 3, seed: 3), replacing: bytes32(2), party: "app")
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 3, seed: 3), replacing: bytes32(2), party: "app", owner: "test-owner")
         #expect(try store.share(keyId: child) == nil)
         try commitChild(store, child, parent: keyA, parentGen: 3, gen: 0x23)
         try store.deleteKey(keyId: keyA, party: "operator")

@@ -30,7 +30,7 @@ struct ConcurrencyTests {
             let outcome: String
             do {
                 try racers[index].commitDirectly(keyId: keyA, share: keyshare(gen: UInt8(10 + index), seed: UInt8(10 + index)),
-                                                 replacing: bytes32(1), party: "app \(index)")
+                                                 replacing: bytes32(1), party: "app \(index)", owner: "test-owner")
                 outcome = "committed"
             } catch let error as NodeStoreError {
                 outcome = error == .currentChanged(keyId: keyA) ? "changed" : "error \(error)"
@@ -76,7 +76,7 @@ struct ConcurrencyTests {
         #expect(conflicts.load(ordering: .sequentiallyConsistent) == racers.count - 1)
         let gen = try #require(winners.first)
         #expect(try store.share(keyId: keyA, slot: .prepared) == keyshare(gen: gen, seed: gen, digest: gen))
-        try racers[0].commit(keyId: keyA, gen: bytes32(gen), digest: bytes32(gen), party: "app")
+        try racers[0].commit(keyId: keyA, gen: bytes32(gen), digest: bytes32(gen), party: "app", owner: "test-owner")
         #expect(try store.share(keyId: keyA) == keyshare(gen: gen, seed: gen, digest: gen))
     }
 
@@ -175,7 +175,7 @@ struct ConcurrencyTests {
         }
         #expect(checks == 1)
         // Every instance works on the same schema.
-        try first.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
+        try first.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app", owner: "test-owner")
         for store in stores { #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1)) }
     }
 
@@ -211,7 +211,7 @@ struct ConcurrencyTests {
         #expect(try admin.query(terminate, []).rows.count == 2)  // the store's connection and its replay connection
         #expect(try store.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
         #expect(try admin.query(terminate, []).rows.count >= 1)  // the reconnected store connection
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app")
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app", owner: "test-owner")
         #expect(try admin.query(terminate, []).rows.count >= 1)
         try store.recordSessionInstance(bytes32(9), nowMilliseconds: 1, retentionMilliseconds: 1000)
         #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2))

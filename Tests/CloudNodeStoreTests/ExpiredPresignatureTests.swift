@@ -29,7 +29,7 @@ struct ExpiredPresignatureTests {
 
         // The purge task: an expired half of another key goes without anyone storing or consuming.
         try store.prepare(keyId: keyB, share: keyshare(gen: 1, seed: 9, digest: 0xD9), party: "node 1")
-        try store.commit(keyId: keyB, gen: bytes32(1), digest: bytes32(0xD9), party: "app")
+        try store.commit(keyId: keyB, gen: bytes32(1), digest: bytes32(0xD9), party: "app", owner: "test-owner")
         try store.storePresignature(NodePresignature(id: bytes32(4), keyId: keyB, gen: bytes32(1), party: 1, deviceKey: device,
                                                      expiresAt: start.addingTimeInterval(130), secret: secretShare(4, count: 160)))
         clock.withLock { $0 = start.addingTimeInterval(200) }

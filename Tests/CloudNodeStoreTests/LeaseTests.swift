@@ -51,15 +51,15 @@ struct LeaseTests {
     func commitIsCompareAndSwap(_ backend: StoreBackend) throws {
         let store = try storeWithCommittedKey(scratchLocation(backend))  // CURRENT = gen 1
         // Two refreshes started from gen 1; the first commits gen 2, the second (gen 3) must not overwrite it.
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app")
-        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 3, seed: 3), replacing: bytes32(1), party: "app") }
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app", owner: "test-owner")
+        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 3, seed: 3), replacing: bytes32(1), party: "app", owner: "test-owner") }
                 == .currentChanged(keyId: keyA))
         #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2))
         #expect(try store.decision(keyId: keyA, gen: bytes32(3)) == nil)
         // A keygen/import commit (replacing nil) cannot overwrite an existing key.
-        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 4, seed: 4), replacing: nil, party: "app") }
+        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 4, seed: 4), replacing: nil, party: "app", owner: "test-owner") }
                 == .currentChanged(keyId: keyA))
-        try store.commitDirectly(keyId: keyB, share: keyshare(gen: 4, seed: 4), replacing: nil, party: "app")
+        try store.commitDirectly(keyId: keyB, share: keyshare(gen: 4, seed: 4), replacing: nil, party: "app", owner: "test-owner")
         #expect(try store.share(keyId: keyB) == keyshare(gen: 4, seed: 4))
     }
 }
@@ -76,7 +76,7 @@ struct RederivablePrepareTests {
         try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD2), party: "retry", rederivable: true)
         #expect(try store.status(keyId: keyA).preparedDigest == bytes32(0xD2))
         // The first attempt's COMMIT can no longer commit.
-        #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD1), party: "late") }
+        #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD1), party: "late", owner: "test-owner") }
                 == .preparedMismatch(keyId: keyA))
         // Aborted, then derived again.
         try store.abort(keyId: keyA, gen: bytes32(1), party: "rollback")
@@ -87,7 +87,7 @@ struct RederivablePrepareTests {
         // Another gen is still a conflict.
         #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 1, digest: 0xD4), party: "x", rederivable: true) }
                 == .preparedConflict(keyId: keyA))
-        try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD3), party: "app")
+        try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD3), party: "app", owner: "test-owner")
         #expect(try store.share(keyId: keyA)?.gen == bytes32(1))
         // A committed gen is never reopened.
         #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD5), party: "y", rederivable: true) }

@@ -19,10 +19,10 @@ struct NodeShareTests {
         #expect(try store.share(keyId: keyA, slot: .prepared) == keyshare(gen: 2, seed: 2, digest: 0xD2))
 
         #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 3, seed: 3, digest: 0xD3), party: "x") } == .preparedConflict(keyId: keyA))
-        #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xEE), party: "app") } == .preparedMismatch(keyId: keyA))
+        #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xEE), party: "app", owner: "test-owner") } == .preparedMismatch(keyId: keyA))
 
-        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app")
-        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app")
+        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app", owner: "test-owner")
+        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app", owner: "test-owner")
         #expect(try store.status(keyId: keyA) == NodeKeyStatus(currentGen: bytes32(2)))
         #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2, digest: 0xD2))
         #expect(try store.decision(keyId: keyA, gen: bytes32(2)) == .committed)
@@ -38,15 +38,15 @@ struct NodeShareTests {
         #expect(try store.status(keyId: keyA) == NodeKeyStatus(currentGen: bytes32(1)))
         #expect(try store.decision(keyId: keyA, gen: bytes32(2)) == .aborted)
         #expect(nodeError { try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "x") } == .alreadyDecided(keyId: keyA))
-        #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app") } == .alreadyDecided(keyId: keyA))
+        #expect(nodeError { try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app", owner: "test-owner") } == .alreadyDecided(keyId: keyA))
     }
 
     @Test("duo direct commit replaces CURRENT in one step", arguments: StoreBackend.allCases)
     func commitDirectly(_ backend: StoreBackend) throws {
         let store = try storeWithCommittedKey(scratchLocation(backend))
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app")
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app")
-        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: bytes32(1), party: "app") } == .alreadyDecided(keyId: keyA))
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app", owner: "test-owner")
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 5, seed: 5), replacing: bytes32(1), party: "app", owner: "test-owner")
+        #expect(nodeError { try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: bytes32(1), party: "app", owner: "test-owner") } == .alreadyDecided(keyId: keyA))
         #expect(try store.share(keyId: keyA) == keyshare(gen: 5, seed: 5))
         #expect(try store.decision(keyId: keyA, gen: bytes32(5)) == .committed)
     }
@@ -99,7 +99,7 @@ struct NodeShareTests {
         let path = scratchPath()
         let store = try storeWithCommittedKey(path: path)
         try store.prepare(keyId: keyB, share: keyshare(gen: 9, seed: 9, digest: 0xD9), party: "node 1")
-        try store.commit(keyId: keyB, gen: bytes32(9), digest: bytes32(0xD9), party: "app")
+        try store.commit(keyId: keyB, gen: bytes32(9), digest: bytes32(0xD9), party: "app", owner: "test-owner")
         try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "node 1")
         let raw = try SQLiteConnection(path: path)
 
@@ -189,7 +189,7 @@ struct NodeShareTests {
         #expect(try reopened.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
         #expect(try reopened.share(keyId: keyA, slot: .prepared) == keyshare(gen: 2, seed: 2, digest: 0xD2))
         // Reconcile can finish the commit on the reopened store.
-        try reopened.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app reconcile")
+        try reopened.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app reconcile", owner: "test-owner")
         #expect(try reopened.share(keyId: keyA) == keyshare(gen: 2, seed: 2, digest: 0xD2))
     }
 
@@ -222,7 +222,7 @@ struct NodeDKLsKeyshareTests {
         let store = try NodeShareStore(location: scratchLocation(backend), masterKey: .random())
         try store.prepare(keyId: keyId, share: NodeKeyshare(gen: node.generation, kind: .ecdsa, bytes: node.serialized(), digest: digest),
                           party: "node 1")
-        try store.commit(keyId: keyId, gen: node.generation, digest: digest, party: "app")
+        try store.commit(keyId: keyId, gen: node.generation, digest: digest, party: "app", owner: "test-owner")
         let loaded = try #require(try store.share(keyId: keyId))
         #expect(try DKLsKeyshare(serialized: loaded.bytes).serialized() == node.serialized())
     }

@@ -62,11 +62,11 @@ struct PresignatureTests {
         // A refresh commit deletes the old generation's presignatures.
         try store.storePresignature(presignature(6))
         try store.prepare(keyId: keyA, share: keyshare(gen: 2, seed: 2, digest: 0xD2), party: "node 1")
-        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app")
+        try store.commit(keyId: keyA, gen: bytes32(2), digest: bytes32(0xD2), party: "app", owner: "test-owner")
         #expect(try store.presignatureCount(keyId: keyA) == 0)
 
         let limited = try NodeShareStore(location: scratchLocation(backend), masterKey: .random(), presignatureLimit: 2)
-        try limited.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
+        try limited.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app", owner: "test-owner")
         try limited.storePresignature(presignature(7))
         try limited.storePresignature(presignature(8))
         #expect(nodeError { try limited.storePresignature(presignature(9)) } == .presignatureLimit(keyId: keyA))
@@ -197,13 +197,13 @@ struct PresignatureTests {
           arguments: StoreBackend.allCases)
     func latency(_ backend: StoreBackend) throws {
         let store = try NodeShareStore(location: scratchLocation(backend), masterKey: .random())
-        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app")
+        try store.commitDirectly(keyId: keyA, share: keyshare(gen: 1, seed: 1), replacing: nil, party: "app", owner: "test-owner")
         let rounds = 40
         var clock = ContinuousClock.now
         for round in 0..<rounds {
             let gen = bytes32(UInt8(round + 2))
             try store.prepare(keyId: keyA, share: NodeKeyshare(gen: gen, kind: .ecdsa, bytes: secretShare(1, count: 4096), digest: gen), party: "n")
-            try store.commit(keyId: keyA, gen: gen, digest: gen, party: "app")
+            try store.commit(keyId: keyA, gen: gen, digest: gen, party: "app", owner: "test-owner")
         }
         let commitTime = (ContinuousClock.now - clock) / (rounds * 2)
         for round in 0..<rounds {

@@ -60,7 +60,7 @@ func storeWithCommittedKey(path: String = scratchPath(), masterKey: NodeMasterKe
                            clock: @escaping @Sendable () -> Date = { Date() }) throws -> NodeShareStore {
     let store = try NodeShareStore(path: path, masterKey: masterKey, clock: clock)
     try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD0), party: "node 1")
-    try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD0), party: "app")
+    try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD0), party: "app", owner: "test-owner")
     return store
 }
 
@@ -113,7 +113,7 @@ func storeWithCommittedKey(_ location: NodeStoreLocation, masterKey: NodeMasterK
                            clock: @escaping @Sendable () -> Date = { Date() }) throws -> NodeShareStore {
     let store = try NodeShareStore(location: location, masterKey: masterKey, presignatureLimit: presignatureLimit, clock: clock)
     try store.prepare(keyId: keyA, share: keyshare(gen: 1, seed: 1, digest: 0xD0), party: "node 1")
-    try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD0), party: "app")
+    try store.commit(keyId: keyA, gen: bytes32(1), digest: bytes32(0xD0), party: "app", owner: "test-owner")
     return store
 }
 

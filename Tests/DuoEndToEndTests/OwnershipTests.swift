@@ -65,6 +65,35 @@ struct OwnershipTests {
         await node.server.stop()
     }
 
+    /// Security review finding 11: a key the node holds without an owner row (from before owners were
+    /// recorded, or written around the store) served every subject — `owner == nil` read as "a key the node
+    /// does not know yet". Now it serves nobody (FORBIDDEN), and keys made without a principal (an
+    /// embedding without a verifier) are owned by `anonymous`.
+    @Test func aKeyWithoutAnOwnerServesNobody() async throws {
+        let directory = NSTemporaryDirectory() + "silentshard-owner-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let node = try DuoOverWebSocketTests.startNode(databasePath: directory + "/node.sqlite",
+                                                       verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
+        let cloudKey = Hex.encode(node.key.verifyingKey.bytes)
+        let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
+        func session(_ token: String) -> DuoSession {
+            SilentShard.ECDSA.duoInitiator(
+                messageSigner: signer, cloudVerifyingKey: cloudKey,
+                websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)", authenticationToken: token),
+                storageClient: storage)
+        }
+        let alice = session(Self.jwt(sub: "alice"))
+        let keyshare = try await alice.keygen()
+        let hash = Data(SHA256.hash(Array("ownerless".utf8)))
+        try SQLiteConnection(path: directory + "/node.sqlite").execute("DELETE FROM key_owners")
+        #expect(try node.store.ownership(keyId: keyshare.keyId) == .unowned)
+        for token in [Self.jwt(sub: "alice"), Self.jwt(sub: "mallory")] {
+            await #expect(throws: SilentShardError.authorizationDenied) { _ = try await session(token).signature(keyshare: keyshare, message: hash) }
+        }
+        await node.server.stop()
+    }
+
     /// §9.1: a token bound to a device key is good only with that device's SETUPs.
     @Test func deviceBoundTokens() async throws {
         let signer = SoftwareEd25519MessageSigner()

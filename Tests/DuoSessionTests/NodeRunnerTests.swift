@@ -52,6 +52,14 @@ struct NodeRunnerTests {
         #expect(reject.header.kind == .reject && reject.hasValidSignature(by: fixture.nodeKey.verifyingKey))
     }
 
+    /// Finding 11: a runner used without a principal (an embedding with no verifier) still records an
+    /// owner for the keys it creates — `anonymous`, the subject `--auth none` gives every client.
+    @Test func keysMadeWithoutAPrincipalAreOwnedByAnonymous() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        #expect(try fixture.store.ownership(keyId: keyshare.keyId) == .owned(by: NoTokenVerifier.subject))
+    }
+
     @Test func setupOnAnotherRouteIsRouteMismatch() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa)
         let setup = try await capturedSetup(fixture)

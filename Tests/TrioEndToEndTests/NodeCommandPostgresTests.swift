@@ -110,7 +110,7 @@ struct NodeCommandPostgresTests {
         let store = try NodeShareStore(location: .postgres(url: database), masterKey: master)
         let keyId = String(repeating: "ab", count: 32)
         let share = NodeKeyshare(gen: [UInt8](repeating: 1, count: 32), kind: .ecdsa, bytes: SecureRandom.bytes(count: 64))
-        try store.commitDirectly(keyId: keyId, share: share, replacing: nil, party: "test")
+        try store.commitDirectly(keyId: keyId, share: share, replacing: nil, party: "test", owner: "test-owner")
         let rotated = try await TrioCommandLineTests.run(["node", "--database", database, "--master-key", oldKey,
                                                           "--rotate-master-key", newKey])
         #expect(rotated.status == 0)

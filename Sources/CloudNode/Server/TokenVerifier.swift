@@ -87,10 +87,12 @@ extension TokenVerifier {
 
 /// Dev only: accepts every connection, with or without a token. The node logs a loud warning.
 public struct NoTokenVerifier: TokenVerifier {
+    /// The one subject every client gets.
+    public static let subject = "anonymous"
     public init() {}
     public var name: String { "none" }
     public var acceptsMissingToken: Bool { true }
     public func verify(token: String?) async throws(AuthenticationError) -> Principal {
-        Principal(subject: "anonymous", identifiesSubject: false)
+        Principal(subject: Self.subject, identifiesSubject: false)
     }
 }

@@ -80,13 +80,13 @@ public struct DuoExportPostHandler: PostHandler {
         else { throw SetupRejection(.invalidParameter) }
         let keyID = Hex.encode(keyIDBytes)
         let deviceIdentity = setup.deviceKey.identity
-        let state: (banned: Bool, share: NodeKeyshare?, owner: String?)
+        let state: (banned: Bool, share: NodeKeyshare?, owner: KeyOwnership)
         let instance = setup.instanceID, now = runner.clock(), retention = runner.replayRetentionMilliseconds
         do {
             state = try await runner.onStoreQueue { [store = runner.store] () throws(NodeStoreError) in
                 // §9.6: the durable replay store, shared with the WebSocket steps.
                 try store.recordSessionInstance(instance, nowMilliseconds: now, retentionMilliseconds: retention)
-                return (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID), try store.owner(keyId: keyID))
+                return (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID), try store.ownership(keyId: keyID))
             }
         } catch .replay {
             throw SetupRejection(.replay)

@@ -143,7 +143,7 @@ public final class DuoStepRunner: Sendable {
                 return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
             }
         }
-        let owner = principal.map(\.subject)
+        let owner = KeyAuthorization.ownerSubject(principal)
         // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
         let signingKeyID: String?
         do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
@@ -170,7 +170,7 @@ public final class DuoStepRunner: Sendable {
     }
 
     /// A validated step: key state, then the protocol (or reconcile).
-    private func serve(_ setup: ValidatedSetup, early: [Frame], now: UInt64, owner: String?,
+    private func serve(_ setup: ValidatedSetup, early: [Frame], now: UInt64, owner: String,
                        connection: some NodeStepConnection) async -> DuoStepReport {
         if setup.operation == .reconcile {
             return await reconcile(setup, now: now, connection: connection)
@@ -211,7 +211,7 @@ public final class DuoStepRunner: Sendable {
 
     // MARK: - Running
 
-    private func running(setup: ValidatedSetup, early: [Frame], machine: DuoProtocolMachine, accept: Frame, owner: String?,
+    private func running(setup: ValidatedSetup, early: [Frame], machine: DuoProtocolMachine, accept: Frame, owner: String,
                          channel: inout DuoFrameChannel, connection: some NodeStepConnection) async -> DuoStepReport {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
@@ -246,7 +246,7 @@ public final class DuoStepRunner: Sendable {
 
     /// WAIT_COMMIT (duo): the app's COMMIT(D) must match this node's own result; then one commit
     /// transaction, then OUTCOME(committed). A mismatch is RESULT_MISMATCH (nothing stored).
-    private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, owner: String?, channel: inout DuoFrameChannel,
+    private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, owner: String, channel: inout DuoFrameChannel,
                         send: ([Frame]) async throws(SilentShardError) -> Void,
                         read: () async throws(SilentShardError) -> [UInt8]) async -> DuoStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
@@ -448,8 +448,8 @@ public final class DuoStepRunner: Sendable {
         try KeyAuthorization.checkCredential(principal, operation: setup.operation, deviceKey: setup.deviceKey.identity)
         guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else { return }
         let keyID = Hex.encode(keyIDBytes)
-        let owner: String?
-        do { owner = try await onStoreQueue { [store] () throws(NodeStoreError) in try store.owner(keyId: keyID) } }
+        let owner: KeyOwnership
+        do { owner = try await onStoreQueue { [store] () throws(NodeStoreError) in try store.ownership(keyId: keyID) } }
         catch { throw SetupRejection(.storageFailure) }
         try KeyAuthorization.checkOwner(owner, principal: principal)
     }

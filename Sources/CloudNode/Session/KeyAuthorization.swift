@@ -17,8 +17,21 @@ enum KeyAuthorization {
         if let binding = principal.deviceBinding, binding != deviceKey { throw SetupRejection(.forbidden) }
     }
 
-    /// Rule 3, with the owner the store recorded for the key (nil: a key the node does not know yet).
-    static func checkOwner(_ owner: String?, principal: Principal) throws(SetupRejection) {
-        if let owner, owner != principal.subject { throw SetupRejection(.forbidden) }
+    /// Rule 3, with the key's ownership as the store has it: a key the node does not know passes (keygen,
+    /// import; later steps report KEY_NOT_FOUND); an owned key only for its owner; a key without an owner
+    /// for nobody (finding 11).
+    static func checkOwner(_ ownership: KeyOwnership, principal: Principal) throws(SetupRejection) {
+        switch ownership {
+        case .unknownKey: return
+        case .owned(let owner): if owner != principal.subject { throw SetupRejection(.forbidden) }
+        case .unowned: throw SetupRejection(.forbidden)
+        }
+    }
+
+    /// The owner a new key is recorded with: the principal's subject; without a principal (an embedding
+    /// that runs the runner with no verifier), the subject `--auth none` gives every client, so a key
+    /// is never stored without an owner (finding 11).
+    static func ownerSubject(_ principal: Principal?) -> String {
+        principal?.subject ?? NoTokenVerifier.subject
     }
 }

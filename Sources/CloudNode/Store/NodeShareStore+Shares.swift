@@ -46,7 +46,8 @@ extension NodeShareStore {
     ///
     /// `owner`: when the key has no CURRENT share yet (trio keygen, import, a hard-derived child), the
     /// token subject recorded as the key's owner in the same transaction (session.md §9.2); an
-    /// existing key keeps its owner.
+    /// existing key keeps its owner. A new key with an empty owner is `ownerRequired` (nothing written):
+    /// a key is never stored without an owner (security review finding 11).
     ///
     /// `parent`: for a hard-derived child, the parent key and the generation it was derived from. The
     /// parent must still be CURRENT at that generation (else `staleGeneration` for the parent: a child
@@ -56,7 +57,7 @@ extension NodeShareStore {
     /// A key that moves to a new generation (refresh, recover, reconcile) retires its hard-derived
     /// children in the same transaction (see `retireChildren`).
     public func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String,
-                       owner: String? = nil, parent: (keyId: String, gen: [UInt8])? = nil) throws(NodeStoreError) {
+                       owner: String, parent: (keyId: String, gen: [UInt8])? = nil) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(gen, "gen")
         try Self.require32(digest, "digest")
@@ -81,10 +82,9 @@ extension NodeShareStore {
                 throw .staleGeneration(keyId: parentId)
             }
             let isNew = try currentGen(db, id) == nil
+            if isNew, owner.isEmpty { throw .ownerRequired(keyId: id) }
             try makeCurrent(db, id, prepared)
-            if isNew, let owner, !owner.isEmpty {
-                try recordOwner(db, id, owner)
-            }
+            if isNew { try recordOwner(db, id, owner) }
             if isNew, let parentId {
                 try db.run("""
                     INSERT INTO key_parents (key_id, parent_key_id, created_at) VALUES (?, ?, ?)
@@ -106,9 +106,10 @@ extension NodeShareStore {
     /// node no longer has.
     ///
     /// `owner`: for a new key (`replacing` nil), the token subject recorded as the key's owner in the
-    /// same transaction (session.md §9.2); later sessions with another subject are refused.
+    /// same transaction (session.md §9.2); later sessions with another subject are refused. Empty for a new
+    /// key: `ownerRequired`, nothing written (finding 11).
     public func commitDirectly(keyId: String, share: NodeKeyshare, replacing: [UInt8]?,
-                               party: String, owner: String? = nil) throws(NodeStoreError) {
+                               party: String, owner: String) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(share.gen, "gen")
         if let digest = share.digest { try Self.require32(digest, "digest") }
@@ -125,10 +126,9 @@ extension NodeShareStore {
             if let prepared = try slotInfo(db, id, .prepared), prepared.gen != share.gen {
                 throw .preparedConflict(keyId: id)
             }
+            if replacing == nil, owner.isEmpty { throw .ownerRequired(keyId: id) }
             try makeCurrent(db, id, share)
-            if replacing == nil, let owner, !owner.isEmpty {
-                try recordOwner(db, id, owner)
-            }
+            if replacing == nil { try recordOwner(db, id, owner) }
             try audit(db, "commit", keyId: id, party: party, outcome: "committed directly")
         }
     }
@@ -165,6 +165,19 @@ extension NodeShareStore {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) -> String? in
             try db.first("SELECT subject FROM key_owners WHERE key_id = ?", [.text(id)])?.text(0)
+        }
+    }
+
+    /// Who owns `keyId`, telling a key the node does not have from one it has without an owner (a row
+    /// from before owners were recorded): authorization refuses the latter to everyone (finding 11).
+    public func ownership(keyId: String) throws(NodeStoreError) -> KeyOwnership {
+        let id = try Self.canonicalKeyId(keyId)
+        return try reading { db throws(NodeStoreError) -> KeyOwnership in
+            if let subject = try db.first("SELECT subject FROM key_owners WHERE key_id = ?", [.text(id)])?.text(0) {
+                return .owned(by: subject)
+            }
+            let held = try db.first("SELECT 1 FROM keyshares WHERE key_id = ? LIMIT 1", [.text(id)]) != nil
+            return held ? .unowned : .unknownKey
         }
     }
 

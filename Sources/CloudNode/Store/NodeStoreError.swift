@@ -24,6 +24,8 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     case alreadyDecided(keyId: String)
     /// No current share for this key id.
     case keyNotFound(keyId: String)
+    /// A new key's commit named no owner: a key is never stored without one (security review finding 11).
+    case ownerRequired(keyId: String)
     /// The generation named is not the key's current one.
     case staleGeneration(keyId: String)
     /// A direct commit found CURRENT at another generation than the one its session started from.
@@ -65,6 +67,7 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
         case .preparedMismatch(let keyId): "prepared share for key \(keyId) does not match"
         case .alreadyDecided(let keyId): "generation of key \(keyId) already decided"
         case .keyNotFound(let keyId): "no current share for key \(keyId)"
+        case .ownerRequired(let keyId): "a new key needs an owner (key \(keyId))"
         case .staleGeneration(let keyId): "generation of key \(keyId) is not current"
         case .currentChanged(let keyId): "current generation of key \(keyId) changed during the session"
         case .replay: "session id seen before"

@@ -96,3 +96,13 @@ public struct AuditEntry: Sendable, Equatable {
     public var party: String?
     public var outcome: String
 }
+
+/// Whether and by whom a key is owned (session.md §9.2).
+public enum KeyOwnership: Sendable, Equatable {
+    /// The node holds no share of the key.
+    case unknownKey
+    /// The token subject recorded when the key was created.
+    case owned(by: String)
+    /// The node holds shares of the key but no owner: nobody may use it (security review finding 11).
+    case unowned
+}

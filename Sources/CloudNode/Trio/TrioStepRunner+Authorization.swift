@@ -7,8 +7,9 @@ import SilentShardCore
 extension TrioStepRunner {
     /// The outcome of a node's authorization of one SETUP.
     struct Authorization: Sendable {
-        /// The token subject, recorded as a new key's owner in the commit transaction (§9.2).
-        var owner: String?
+        /// The token subject, recorded as a new key's owner in the commit transaction (§9.2); without a
+        /// principal, `anonymous` (a key is never stored without an owner, finding 11).
+        var owner: String
         /// A recover authorized to register SETUP's device key in place of the registered one (§9.3).
         var rebind: Bool
     }
@@ -18,19 +19,20 @@ extension TrioStepRunner {
     /// SETUP's device key must equal it. §9.2: a session on a key this node knows must come from the
     /// key's owner subject. §9.3: a recover whose device key is not the registered one needs the
     /// explicit scope `recover`, a binding to that device key and the owner's subject (FORBIDDEN
-    /// otherwise). `principal` nil (no verifier information): nothing is checked, nothing recorded.
+    /// otherwise). `principal` nil (no verifier information): nothing is checked; a new key is recorded as
+    /// owned by `anonymous`, the subject `--auth none` gives.
     func authorize(_ setup: ValidatedSetup, principal: Principal?) async throws(SetupRejection) -> Authorization {
-        guard let principal else { return Authorization(owner: nil, rebind: false) }
+        guard let principal else { return Authorization(owner: KeyAuthorization.ownerSubject(nil), rebind: false) }
         try KeyAuthorization.checkCredential(principal, operation: setup.operation, deviceKey: setup.deviceKey.identity)
         let authorized = Authorization(owner: principal.subject, rebind: false)
         guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else {
             return authorized
         }
         let keyID = Hex.encode(keyIDBytes)
-        let state: (owner: String?, device: [UInt8]?)
+        let state: (owner: KeyOwnership, device: [UInt8]?)
         do {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
-                let owner = try store.owner(keyId: keyID)
+                let owner = try store.ownership(keyId: keyID)
                 let device = try store.share(keyId: keyID).flatMap { try? DuoNodeShareBlob(bytes: $0.bytes) }?.deviceIdentity
                 return (owner, device)
             }
@@ -43,7 +45,7 @@ extension TrioStepRunner {
         }
         // §9.3: recover with a new device key.
         guard principal.grantsExplicitly("recover"), principal.deviceBinding == setup.deviceKey.identity,
-              state.owner != nil
+              case .owned = state.owner
         else { throw SetupRejection(.forbidden) }
         return Authorization(owner: principal.subject, rebind: true)
     }

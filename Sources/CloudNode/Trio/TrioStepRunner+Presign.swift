@@ -114,7 +114,7 @@ extension TrioStepRunner {
                 // EdDSA needs the node's share (s_X) for its signature share: loaded first, its key id and
                 // generation checked against the row inside the consuming transaction.
                 let keyID = try store.presignatureKeyId(id: presigID)
-                let owner = try keyID.flatMap { try store.owner(keyId: $0) }
+                let owner = try keyID.map { try store.ownership(keyId: $0) } ?? .unknownKey
                 let share = try keyID.flatMap { try store.share(keyId: $0) }
                 let frostShare: FROST.Keyshare? = try share.flatMap { share in
                     guard share.kind == .eddsa else { return nil }

@@ -44,7 +44,7 @@ extension TrioStepRunner {
 
     /// Waits for the app's decision and carries it out; answers OUTCOME for COMMIT and rollback.
     func reconcileRunning(_ setup: ValidatedSetup, channel: inout PartyFrameChannel, send: SessionDriver.Send,
-                          read: SessionDriver.Read, relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
+                          read: SessionDriver.Read, relay: SessionDriver.Relay, owner: String) async -> TrioStepReport {
         guard let keyIDBytes = setup.payload.keyID else { return .failed(.invalidInput(reason: "key id")) }
         let keyId = Hex.encode(keyIDBytes)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)

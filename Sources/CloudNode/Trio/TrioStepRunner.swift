@@ -303,7 +303,7 @@ public final class TrioStepRunner: Sendable {
     /// `owner`: the token subject recorded as a new key's owner in the commit transaction (§9.2).
     func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout PartyFrameChannel,
                 send: SessionDriver.Send, read: SessionDriver.Read, relay: SessionDriver.Relay,
-                owner: String? = nil) async -> TrioStepReport {
+                owner: String) async -> TrioStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let other = identity.peerIndex
@@ -391,7 +391,7 @@ public final class TrioStepRunner: Sendable {
     /// Runs the protocol and its ending (commit or DONE) for a participating node.
     func participate(setup: ValidatedSetup, machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
-                     relay: SessionDriver.Relay, owner: String? = nil) async -> TrioStepReport {
+                     relay: SessionDriver.Relay, owner: String) async -> TrioStepReport {
         await TestPause.reach(.running)
         // §9.4: before each protocol step over the peers' messages — so before each flight after the first
         // (which follows the key-state ban check) — the ban table is read again inside the gate: a device
