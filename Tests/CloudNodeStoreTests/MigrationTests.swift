@@ -13,15 +13,17 @@ struct MigrationTests {
         let store = try storeWithCommittedKey(path: path, masterKey: masterKey)
         try store.storePresignature(NodePresignature(id: bytes32(3), keyId: keyA, gen: bytes32(1), party: 1, deviceKey: device,
                                                      expiresAt: Date().addingTimeInterval(600), secret: secretShare(3, count: 64)))
-        // Make it look like a file written by the SQLite-only releases (schema 1: no lease process column, no key_parents).
-        try SQLiteConnection(path: path).execute("DROP TABLE schema_migrations; ALTER TABLE leases DROP COLUMN process; DROP TABLE key_parents")
+        // Make it look like a file written by the SQLite-only releases (schema 1: no lease process column, no key_parents,
+        // no retired_keys).
+        try SQLiteConnection(path: path).execute(
+            "DROP TABLE schema_migrations; ALTER TABLE leases DROP COLUMN process; DROP TABLE key_parents; DROP TABLE retired_keys")
         let reopened = try NodeShareStore(path: path, masterKey: masterKey)
         #expect(try reopened.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
         #expect(try reopened.presignatureCount(keyId: keyA) == 1)
         let versions = try reopened.reading { db throws(NodeStoreError) in
             try db.query("SELECT version FROM schema_migrations", []).map { row throws(NodeStoreError) in try row.integer(0) }
         }
-        #expect(versions.sorted() == [1, 2, 3])
+        #expect(versions.sorted() == [1, 2, 3, 4])
         try reopened.acquireLease(keyId: keyA, holder: bytes32(9), seconds: 60)
     }
 

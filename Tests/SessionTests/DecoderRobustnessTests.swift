@@ -16,6 +16,7 @@ struct DecoderRobustnessTests {
             ("setup", { _ = try? SetupPayload(bytes: $0) }),
             ("accept", { _ = try? AcceptPayload(bytes: $0) }),
             ("reject", { _ = try? RejectPayload(bytes: $0) }),
+            ("key retired detail", { _ = try? KeyRetiredDetail(bytes: $0) }),
             ("certificate", { _ = try? NodeCertificate(bytes: $0) }),
             ("ready", { _ = try? ReadyPayload(bytes: $0) }),
             ("commit", { _ = try? CommitPayload(bytes: $0) }),

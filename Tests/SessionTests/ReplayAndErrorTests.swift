@@ -76,8 +76,16 @@ struct ReplayAndErrorTests {
     }
 
     @Test func wireCodes() {
-        #expect(WireCode.known.count == 43)
-        #expect(Set(WireCode.known.values).count == 43)
+        // Session version 1's 43 codes and KEY_RETIRED (spec proposal P7).
+        #expect(WireCode.known.count == 44)
+        #expect(Set(WireCode.known.values).count == 44)
+        #expect(WireCode.keyRetired.name == "KEY_RETIRED" && WireCode.keyRetired.retry == .no)
+        // Its detail: parent key id and path, strictly decoded; the path shown as text.
+        let detail = KeyRetiredDetail(parentKeyID: [UInt8](repeating: 7, count: 32),
+                                      path: DerivationPathBytes(indices: [0x8000_002C, 0x8000_003C, 0, 5]).encoded)
+        #expect((try? KeyRetiredDetail(bytes: detail.encoded)) == detail && detail.pathText == "m/44'/60'/0/5")
+        #expect(throws: SessionError.self) { try KeyRetiredDetail(bytes: [UInt8](repeating: 7, count: 32)) }
+        #expect(throws: SessionError.self) { try KeyRetiredDetail(bytes: detail.encoded + [0]) }
         #expect(WireCode.staleGeneration.retry == .reconcile && WireCode.keyBusy.retry == .delay)
         #expect(WireCode.forbidden.retry == .no && WireCode.sequence.retry == .newSession)
         #expect(WireCode(rawValue: 0x01FF).retry == .newSession && WireCode(rawValue: 0x05AA).retry == .newSession)

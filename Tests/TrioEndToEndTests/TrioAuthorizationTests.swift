@@ -211,13 +211,15 @@ struct TrioAuthorizationTests {
         let recovered = try await user.recovery(keysharePublicKey: parent.publicKey)
 
         // Everything the old device could do with the child is refused at both nodes: the nodes have no
-        // share of it any more (a signer without the share answers SIGNER_UNAVAILABLE, session.md §6.3).
+        // share of it any more, and tell the key's owner it was retired and where to derive it again
+        // (KEY_RETIRED, spec proposal P7) — which helps only a device the parent is registered to.
         let message = TrioOverWebSocketTests.message(.ecdsa, "stolen child")
-        for (signer, node) in [(TrioSigner.nodeA, UInt8(1)), (.nodeB, UInt8(2))] {
-            await #expect(throws: SilentShardError.peerUnavailable(party: .node(node)), "sign via \(signer)") {
+        let retired = SilentShardError.keyRetired(keyId: nil, parentKeyId: parent.keyId, path: "m/44'/60'/0'")
+        for signer in [TrioSigner.nodeA, .nodeB] {
+            await #expect(throws: retired, "sign via \(signer)") {
                 _ = try await stolen.signature(keyshare: child, message: message, signer: signer)
             }
-            await #expect(throws: SilentShardError.peerUnavailable(party: .node(node)), "presign via \(signer)") {
+            await #expect(throws: retired, "presign via \(signer)") {
                 _ = try await stolen.preSignature(keyshare: child, signer: signer)
             }
         }
@@ -226,7 +228,7 @@ struct TrioAuthorizationTests {
                 _ = try await stolen.preSignatureFinal(preSignature: presignature, message: message)
             }
         }
-        await #expect(throws: SilentShardError.keyNotFound(keyId: nil), "export the child") {
+        await #expect(throws: retired, "export the child") {
             _ = try await stolen.export(keyshare: child)
         }
         for store in [cluster.storeA, cluster.storeB] {
@@ -244,12 +246,21 @@ struct TrioAuthorizationTests {
             _ = try await stolen.signature(keyshare: again, message: message, signer: .nodeA)
         }
 
-        // A refresh of the parent retires the child too (its shares lie on the old polynomial).
+        // A refresh of the parent retires the child too (its shares lie on the old polynomial); the app is
+        // told, typed, which parent and path to derive it from again, and does so.
         let refreshed = try await user.keyRefresh(keyshare: recovered)
-        await #expect(throws: SilentShardError.peerUnavailable(party: .node(1))) {
+        var toldParent: String?, toldPath: String?
+        do {
             _ = try await user.signature(keyshare: again, message: message, signer: .nodeA)
+            Issue.record("a retired child signed")
+        } catch {
+            if case .keyRetired(_, let parentKeyId, let path) = error {
+                toldParent = parentKeyId
+                toldPath = path
+            }
         }
-        let third = try await user.hardDerivation(keyshare: refreshed, path: "m/44'/60'/0'")
+        #expect(toldParent == refreshed.keyId && toldPath == "m/44'/60'/0'")
+        let third = try await user.hardDerivation(keyshare: refreshed, path: toldPath ?? "")
         #expect(third.publicKey == child.publicKey)
         let last = try await user.signature(keyshare: third, message: message, signer: .nodeA)
         #expect(try TrioOverWebSocketTests.verifies(last, message: message, keyshare: third))

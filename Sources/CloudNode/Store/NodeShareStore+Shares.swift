@@ -49,7 +49,8 @@ extension NodeShareStore {
     /// existing key keeps its owner. A new key with an empty owner is `ownerRequired` (nothing written):
     /// a key is never stored without an owner (security review finding 11).
     ///
-    /// `parent`: for a hard-derived child, the parent key and the generation it was derived from. The
+    /// `parent`: for a hard-derived child, the parent key, the generation it was derived from and the
+    /// derivation path (SETUP's encoding, told back with KEY_RETIRED once the child is retired). The
     /// parent must still be CURRENT at that generation (else `staleGeneration` for the parent: a child
     /// of a generation that was replaced meanwhile never commits), and a new child records the link, so
     /// that the parent's next generation retires it (`makeCurrent`).
@@ -57,7 +58,7 @@ extension NodeShareStore {
     /// A key that moves to a new generation (refresh, recover, reconcile) retires its hard-derived
     /// children in the same transaction (see `retireChildren`).
     public func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String,
-                       owner: String, parent: (keyId: String, gen: [UInt8])? = nil) throws(NodeStoreError) {
+                       owner: String, parent: (keyId: String, gen: [UInt8], path: [UInt8])? = nil) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(gen, "gen")
         try Self.require32(digest, "digest")
@@ -85,11 +86,12 @@ extension NodeShareStore {
             if isNew, owner.isEmpty { throw .ownerRequired(keyId: id) }
             try makeCurrent(db, id, prepared)
             if isNew { try recordOwner(db, id, owner) }
-            if isNew, let parentId {
+            if isNew, let parentId, let parent {
                 try db.run("""
-                    INSERT INTO key_parents (key_id, parent_key_id, created_at) VALUES (?, ?, ?)
-                    ON CONFLICT (key_id) DO UPDATE SET parent_key_id = excluded.parent_key_id, created_at = excluded.created_at
-                    """, [.text(id), .text(parentId), .integer(now)])
+                    INSERT INTO key_parents (key_id, parent_key_id, created_at, path) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (key_id) DO UPDATE SET parent_key_id = excluded.parent_key_id, created_at = excluded.created_at,
+                        path = excluded.path
+                    """, [.text(id), .text(parentId), .integer(now), .blob(parent.path)])
             }
             try audit(db, "commit", keyId: id, party: party, outcome: "committed")
         }
@@ -177,7 +179,23 @@ extension NodeShareStore {
                 return .owned(by: subject)
             }
             let held = try db.first("SELECT 1 FROM keyshares WHERE key_id = ? LIMIT 1", [.text(id)]) != nil
-            return held ? .unowned : .unknownKey
+            if held { return .unowned }
+            // A retired child stays its owner's: only the owner learns it was retired (KEY_RETIRED).
+            if let subject = try db.first("SELECT subject FROM retired_keys WHERE key_id = ?", [.text(id)])?.text(0) {
+                return .owned(by: subject)
+            }
+            return .unknownKey
+        }
+    }
+
+    /// A hard-derived child retired by its parent's new generation (finding 1): the parent key id and the
+    /// derivation path (SETUP encoding), or nil if `keyId` is not a retired child.
+    public func retirement(keyId: String) throws(NodeStoreError) -> (parentKeyId: String, path: [UInt8])? {
+        let id = try Self.canonicalKeyId(keyId)
+        return try reading { db throws(NodeStoreError) -> (parentKeyId: String, path: [UInt8])? in
+            guard let row = try db.first("SELECT parent_key_id, path FROM retired_keys WHERE key_id = ?", [.text(id)])
+            else { return nil }
+            return (try row.text(0), try row.blob(1))
         }
     }
 
@@ -225,7 +243,9 @@ extension NodeShareStore {
         try slotInfo(db, keyId, .current)?.gen
     }
 
+    /// Records the owner of a new key; a key created again under a retired key's id is no longer retired.
     private func recordOwner(_ db: any StoreSQL, _ keyId: String, _ owner: String) throws(NodeStoreError) {
+        try db.run("DELETE FROM retired_keys WHERE key_id = ?", [.text(keyId)])
         try db.run("""
             INSERT INTO key_owners (key_id, subject, created_at) VALUES (?, ?, ?)
             ON CONFLICT (key_id) DO UPDATE SET subject = excluded.subject, created_at = excluded.created_at
@@ -246,6 +266,15 @@ extension NodeShareStore {
                 let child = try row.text(0)
                 guard seen.insert(child).inserted else { continue }
                 try db.lock(.key(child))
+                // The tombstone: the child's owner is told KEY_RETIRED with the parent and path to derive
+                // it again from (a key without an owner row would be nobody's: `unowned`).
+                try db.run("""
+                    INSERT INTO retired_keys (key_id, parent_key_id, path, subject, retired_at)
+                    SELECT p.key_id, p.parent_key_id, p.path, o.subject, ? FROM key_parents p
+                    JOIN key_owners o ON o.key_id = p.key_id WHERE p.key_id = ?
+                    ON CONFLICT (key_id) DO UPDATE SET parent_key_id = excluded.parent_key_id, path = excluded.path,
+                        subject = excluded.subject, retired_at = excluded.retired_at
+                    """, [.integer(now), .text(child)])
                 try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(child)])
                 try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(child)])
                 try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(child)])

@@ -95,6 +95,15 @@ enum NodeStoreMigrations {
             CREATE TABLE IF NOT EXISTS key_parents (key_id TEXT PRIMARY KEY, parent_key_id TEXT NOT NULL, created_at BIGINT NOT NULL);
             CREATE INDEX IF NOT EXISTS key_parents_by_parent ON key_parents (parent_key_id);
             """),
+        // 4: the derivation path of each child, and a tombstone for each retired child (its parent, path and
+        // owner), so its owner is told KEY_RETIRED and where to derive it again (security review finding 1).
+        Migration(version: 4, sqlite: """
+            ALTER TABLE key_parents ADD COLUMN path BLOB NOT NULL DEFAULT x'';
+            CREATE TABLE IF NOT EXISTS retired_keys (key_id TEXT PRIMARY KEY NOT NULL, parent_key_id TEXT NOT NULL, path BLOB NOT NULL, subject TEXT NOT NULL, retired_at INTEGER NOT NULL);
+            """, postgres: """
+            ALTER TABLE key_parents ADD COLUMN IF NOT EXISTS path BYTEA NOT NULL DEFAULT ''::bytea;
+            CREATE TABLE IF NOT EXISTS retired_keys (key_id TEXT PRIMARY KEY, parent_key_id TEXT NOT NULL, path BYTEA NOT NULL, subject TEXT NOT NULL, retired_at BIGINT NOT NULL);
+            """),
     ]
 
     /// The highest migration this build knows.

@@ -127,12 +127,13 @@ public final class TrioStepRunner: Sendable {
         let deviceIdentity = setup.deviceKey.identity
         let keyID = setup.payload.keyID.map { Hex.encode($0) }
         let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
-        let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?)
+        let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?, retired: (parentKeyId: String, path: [UInt8])?)
         do {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
                 let banned = try store.isBanned(deviceKey: deviceIdentity)
-                guard let keyID else { return (banned, nil, nil) }
-                return (banned, try store.share(keyId: keyID), try store.status(keyId: keyID))
+                guard let keyID else { return (banned, nil, nil, nil) }
+                let share = try store.share(keyId: keyID)
+                return (banned, share, try store.status(keyId: keyID), share == nil ? try store.retirement(keyId: keyID) : nil)
             }
         } catch {
             throw SetupRejection(.storageFailure)
@@ -146,6 +147,11 @@ public final class TrioStepRunner: Sendable {
             else { throw SetupRejection(.invalidParameter) }
             guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
             return nil
+        }
+        if state.share == nil, let retired = state.retired, let parent = try? Hex.decode(retired.parentKeyId) {
+            // Finding 1: a hard-derived child retired by its parent's new generation. The owner (only the
+            // owner gets this far) learns which parent and path to derive it from again.
+            throw SetupRejection(.keyRetired, detail: KeyRetiredDetail(parentKeyID: parent, path: retired.path).encoded)
         }
         guard let share = state.share, share.kind == expectedKind else {
             // §6.3: a signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
@@ -315,8 +321,11 @@ public final class TrioStepRunner: Sendable {
         let keyId = keyshare.keyId
         let rederivable = setup.operation == .hardDerivation
         // A hard child names its parent and the generation it came from (security review finding 1).
-        let parent = rederivable ? setup.payload.keyID.flatMap { id in setup.payload.gen.map { (keyId: Hex.encode(id), gen: $0) } }
-                                 : nil
+        let parent = rederivable
+            ? setup.payload.keyID.flatMap { id in
+                setup.payload.gen.map { (keyId: Hex.encode(id), gen: $0, path: setup.payload.path ?? []) }
+            }
+            : nil
         do {
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 do throws(NodeStoreError) {

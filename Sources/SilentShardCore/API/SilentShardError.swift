@@ -1,4 +1,5 @@
 import Foundation
+import MPCCrypto
 import MPCProtocols
 
 /// A party of a session, as errors name it.
@@ -59,6 +60,11 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case rateLimited(retryAfter: UInt32?)
     // Key state
     case keyNotFound(keyId: String?)
+    /// The key is a hard-derived child its parent's refresh or recover retired (its shares lay on the
+    /// parent's old generation): derive it again with `hardDerivation(keyshare: parent, path: path)` from
+    /// the parent's current keyshare — the same public key and key id. `parentKeyId` and `path` come from
+    /// an authenticated node answer; nil when the answer did not carry them.
+    case keyRetired(keyId: String?, parentKeyId: String?, path: String?)
     case keyAlreadyExists
     case staleKeyshare
     case keyBusy
@@ -96,6 +102,8 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         switch error {
         case .nodeClock(let time, _):
             self = .clockSkew(nodeTime: time)
+        case .keyRetired(let detail, _):
+            self = .keyRetired(keyId: nil, parentKeyId: Hex.encode(detail.parentKeyID), path: detail.pathText)
         case .cloudVerificationFailed(let reason):
             self = .cloudVerificationFailed(reason: reason.rawValue)
         case .invalidConfiguration(let issue):
@@ -153,6 +161,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .presigExpired: return .presignatureExpired
         case .wrongCluster: return .cloudVerificationFailed(reason: "wrong cluster")
         case .keyNotFound: return .keyNotFound(keyId: nil)
+        case .keyRetired: return .keyRetired(keyId: nil, parentKeyId: nil, path: nil)
         case .keyExists: return .keyAlreadyExists
         case .staleGeneration: return .staleKeyshare
         case .keyBusy: return .keyBusy
@@ -208,6 +217,9 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .partyBanned(let p): return "party banned\(of(p))"
         case .rateLimited(let after): return "rate limited\(after.map { " (retry after \($0) s)" } ?? "")"
         case .keyNotFound(let keyId): return "key not found\(keyId.map { ": \($0)" } ?? "")"
+        case .keyRetired(let keyId, let parentKeyId, let path):
+            return "key retired\(keyId.map { ": \($0)" } ?? ""): derive it again"
+                + (parentKeyId.map { " from parent \($0)" } ?? "") + (path.map { " along \($0)" } ?? "")
         case .keyAlreadyExists: return "key already exists"
         case .staleKeyshare: return "stale keyshare generation"
         case .keyBusy: return "key busy"

@@ -80,6 +80,9 @@ public struct RejectPayload: Sendable, Equatable {
             || (code == .unsupportedVersion && setupHash.allSatisfy { $0 == 0 })
         let authenticated = signed && bound
         if authenticated, let nodeTime = nodeTimeDetail { return .nodeClock(nodeTime, by: frame.header.sender) }
+        if authenticated, code == .keyRetired, let retired = try? KeyRetiredDetail(bytes: detail) {
+            return .keyRetired(retired, by: frame.header.sender)
+        }
         if retryAfterSeconds > 0 {
             return .retryLater(code, afterSeconds: retryAfterSeconds, by: frame.header.sender, authenticated: authenticated)
         }

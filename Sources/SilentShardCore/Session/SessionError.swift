@@ -1,3 +1,4 @@
+import MPCCrypto
 import MPCProtocols
 
 /// Every failure of the session layer (`specs/session.md` §10). Cases carry a wire code, the party to
@@ -19,6 +20,9 @@ public enum SessionError: Error, Equatable, Sendable {
     /// An **authenticated** STALE_TIMESTAMP REJECT (§4.5, §9.6) with the node's time (ms since the
     /// epoch): the app MAY retry once with a timestamp corrected by it (§5.3).
     case nodeClock(UInt64, by: PartyIndex)
+    /// An **authenticated** KEY_RETIRED REJECT (spec proposal P7) with its detail: the key was a
+    /// hard-derived child its parent's refresh or recover retired; derive it again from the parent.
+    case keyRetired(KeyRetiredDetail, by: PartyIndex)
     case cloudVerificationFailed(CloudVerificationFailure)
     case invalidConfiguration(ConfigurationIssue)
 
@@ -43,6 +47,7 @@ public enum SessionError: Error, Equatable, Sendable {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code
         case .nodeClock: return .staleTimestamp
+        case .keyRetired: return .keyRetired
         case .cloudVerificationFailed, .invalidConfiguration: return nil
         }
     }
@@ -53,6 +58,7 @@ public enum SessionError: Error, Equatable, Sendable {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code
         case .nodeClock: return .staleTimestamp
+        case .keyRetired: return .keyRetired
         case .cloudVerificationFailed: return .badAuthenticator
         case .invalidConfiguration: return .internalError
         }
@@ -62,7 +68,7 @@ public enum SessionError: Error, Equatable, Sendable {
     public var blamedParty: PartyIndex? {
         switch self {
         case .detected(_, let blamed), .reported(_, _, let blamed, _): return blamed
-        case .retryLater, .nodeClock, .cloudVerificationFailed, .invalidConfiguration: return nil
+        case .retryLater, .nodeClock, .keyRetired, .cloudVerificationFailed, .invalidConfiguration: return nil
         }
     }
 
@@ -78,7 +84,7 @@ public enum SessionError: Error, Equatable, Sendable {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code.retry
         case .nodeClock: return WireCode.staleTimestamp.retry
-        case .cloudVerificationFailed, .invalidConfiguration: return .no
+        case .keyRetired, .cloudVerificationFailed, .invalidConfiguration: return .no
         }
     }
 
@@ -108,6 +114,8 @@ extension SessionError: CustomStringConvertible {
             return "party \(by) reported \(code.name), retry after \(seconds) s\(authenticated ? "" : " [unauthenticated]")"
         case .nodeClock(let time, let by):
             return "party \(by) reported STALE_TIMESTAMP (node time \(time) ms)"
+        case .keyRetired(let detail, let by):
+            return "party \(by) reported KEY_RETIRED (derive again from parent \(Hex.encode(detail.parentKeyID)) along \(detail.pathText))"
         case .cloudVerificationFailed(let reason):
             return "cloud verification failed: \(reason.rawValue)"
         case .invalidConfiguration(let issue):

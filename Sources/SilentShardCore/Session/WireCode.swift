@@ -38,6 +38,9 @@ public struct WireCode: RawRepresentable, Hashable, Sendable {
     public static let presigExpired = WireCode(rawValue: 0x0308)
     public static let presignLimit = WireCode(rawValue: 0x0309)
     public static let reconcileConflict = WireCode(rawValue: 0x030A)
+    /// A hard-derived child retired by its parent's refresh or recover (spec proposal P7); detail
+    /// ``KeyRetiredDetail``.
+    public static let keyRetired = WireCode(rawValue: 0x030B)
     // 0x04xx parameters and policy
     public static let invalidParameter = WireCode(rawValue: 0x0401)
     public static let unsupportedOperation = WireCode(rawValue: 0x0402)
@@ -67,7 +70,7 @@ public struct WireCode: RawRepresentable, Hashable, Sendable {
         .keyNotFound: "KEY_NOT_FOUND", .keyExists: "KEY_EXISTS", .staleGeneration: "STALE_GENERATION",
         .keyBusy: "KEY_BUSY", .reconcileRequired: "RECONCILE_REQUIRED", .presigNotFound: "PRESIG_NOT_FOUND",
         .presigConsumed: "PRESIG_CONSUMED", .presigExpired: "PRESIG_EXPIRED", .presignLimit: "PRESIGN_LIMIT",
-        .reconcileConflict: "RECONCILE_CONFLICT", .invalidParameter: "INVALID_PARAMETER",
+        .reconcileConflict: "RECONCILE_CONFLICT", .keyRetired: "KEY_RETIRED", .invalidParameter: "INVALID_PARAMETER",
         .unsupportedOperation: "UNSUPPORTED_OPERATION", .policyDenied: "POLICY_DENIED",
         .signerUnavailable: "SIGNER_UNAVAILABLE", .abort: "ABORT", .abortAndBan: "ABORT_AND_BAN",
         .signatureFailed: "SIGNATURE_FAILED", .resultMismatch: "RESULT_MISMATCH", .rollback: "ROLLBACK",
