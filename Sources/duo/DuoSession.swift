@@ -17,11 +17,9 @@ public final class DuoSession: Sendable {
     let storageClient: any StorageClient
     private let transport: TransportBox
     private let gate = StepGate()
-    /// Milliseconds to add to the device clock: set from the node's time in an authenticated
-    /// STALE_TIMESTAMP REJECT (§5.3, §9.6), so a phone with a wrong clock still works.
-    private let clockOffset = LockedValue<Int64>(0)
-    /// The device's wall clock (the system clock; tests inject their own).
-    private let deviceClock: MillisecondClock
+    /// The device's wall clock (the system clock; tests inject their own), corrected from the node's
+    /// time in an authenticated STALE_TIMESTAMP REJECT (§5.3, §9.6).
+    private let clock: SessionClock
 
     /// The session's transport. `NetworkClient` is not `Sendable` (seed contract); the box is safe
     /// because every use happens inside a step that holds `gate`, so the client is never used from
@@ -39,7 +37,7 @@ public final class DuoSession: Sendable {
                  storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any DuoNetworkActionProvider,
                  deviceClock: @escaping MillisecondClock = WallClock.milliseconds) {
         self.algorithm = algorithm
-        self.deviceClock = deviceClock
+        clock = SessionClock(device: deviceClock)
         self.messageSigner = messageSigner
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
@@ -323,36 +321,15 @@ public final class DuoSession: Sendable {
                       fill: (inout SetupPayload) -> Void,
                       machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
         async throws(SilentShardError) -> DuoProtocolResult {
-        var clockCorrected = false, busyRetries = 0
-        while true {
-            do {
-                return try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
-                                         machine: machine)
-            } catch {
-                switch error {
-                case .clockSkew(let nodeTime?) where !clockCorrected:
-                    // §5.3: a REJECT(STALE_TIMESTAMP) signed by the node and bound to our SETUP carries the
-                    // node's time; retry once with a corrected timestamp (fresh instance id). Nothing was stored.
-                    clockCorrected = true
-                    clockOffset.withLock { $0 = Int64(clamping: nodeTime) - deviceMilliseconds }
-                case .keyBusy where busyRetries < 5:
-                    // §10 KEY_BUSY (retry: delay): another share-changing session on the key — often this
-                    // app's own previous step, whose lease the node releases a moment after its last frame.
-                    try? await Task.sleep(for: .milliseconds(25 << busyRetries))
-                    busyRetries += 1
-                default:
-                    throw error
-                }
-            }
+        // §5.3 clock correction and §10 KEY_BUSY backoff (StepRetryPolicy, shared with trio).
+        try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
+            try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
+                              machine: machine)
         }
     }
 
-    private var deviceMilliseconds: Int64 { Int64(clamping: deviceClock()) }
-
     /// The session's clock: the device clock corrected by the node's, ms since the epoch.
-    var sessionMilliseconds: UInt64 {
-        UInt64(clamping: deviceMilliseconds + clockOffset.withLock { $0 })
-    }
+    var sessionMilliseconds: UInt64 { clock.milliseconds }
 
     private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
                          reconciling: ReconcileContext?,

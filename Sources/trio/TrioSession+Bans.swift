@@ -43,7 +43,7 @@ extension TrioSession {
         guard case .abortProtocolAndBanParty(party: .node(let index)) = error,
               let nodeKey = channel.receiver.accepts[index]?.nodeKey
         else { return }
-        let evidence = AppBanRecord(nodeIndex: index, bannedAtMilliseconds: deviceClock(),
+        let evidence = AppBanRecord(nodeIndex: index, bannedAtMilliseconds: clock.milliseconds,
                                     instanceID: channel.instanceID)
         let record = KeyshareRecord(keyId: Self.banRecordId(nodeKey: nodeKey),
                                     current: StoredShare(kind: .sdkRecord, bytes: evidence.encoded))

@@ -120,7 +120,7 @@ extension TrioSession {
         }
         // §8.2: the app refuses with a 60 s margin.
         let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
-        let now = Date(timeIntervalSince1970: TimeInterval(deviceClock()) / 1000)
+        let now = Date(timeIntervalSince1970: TimeInterval(clock.milliseconds) / 1000)
         guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
         let pending: PreSignature.Pending
         do {
@@ -175,7 +175,7 @@ extension TrioSession {
         }
         var authenticated = false
         if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(cloudVerifyingKey) {
-            let now = deviceClock() / 1000
+            let now = clock.milliseconds / 1000
             authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
                 && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
         }

@@ -28,8 +28,9 @@ public final class TrioSession: Sendable {
     let storageClient: any StorageClient
     let transport: TransportBox
     private let gate = TrioStepGate()
-    /// The device's wall clock (the system clock; tests inject their own).
-    let deviceClock: MillisecondClock
+    /// The device's wall clock (the system clock; tests inject their own), corrected from a node's time in
+    /// an authenticated STALE_TIMESTAMP REJECT (§5.3, §9.6).
+    let clock: SessionClock
 
     /// `NetworkClient` is not `Sendable` (seed contract); every use happens inside a step holding
     /// `gate`, so the client is never used from two tasks at once.
@@ -46,7 +47,7 @@ public final class TrioSession: Sendable {
                  storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any TrioNetworkActionProvider,
                  deviceClock: @escaping MillisecondClock = WallClock.milliseconds) {
         self.algorithm = algorithm
-        self.deviceClock = deviceClock
+        clock = SessionClock(device: deviceClock)
         self.messageSigner = messageSigner
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
@@ -190,11 +191,23 @@ public final class TrioSession: Sendable {
         return result
     }
 
-    /// One step; a preSign step (`presign` given) returns nil and leaves its result in `presign`.
+    /// One step; a preSign step (`presign` given) returns nil and leaves its result in `presign`. An
+    /// authenticated STALE_TIMESTAMP corrects the clock and KEY_BUSY backs off (`StepRetryPolicy`).
     func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
               reconciling: ReconcileContext? = nil, presign: PresignCapture?, keyIdParam: String? = nil,
               groupID: [UInt8]? = nil, fill: (inout SetupPayload) -> Void,
               machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
+        try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
+            try await attempt(operation, action: action, existing: existing, participants: participants,
+                              reconciling: reconciling, presign: presign, keyIdParam: keyIdParam, groupID: groupID,
+                              fill: fill, machine: machine)
+        }
+    }
+
+    private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
+                         participants: [PartyIndex], reconciling: ReconcileContext?, presign: PresignCapture?,
+                         keyIdParam: String?, groupID: [UInt8]?, fill: (inout SetupPayload) -> Void,
+                         machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
         // Without a keyshare (recover): the route's key id and the pinned group, if the caller has them.
         let params = existing?.keyId ?? keyIdParam
         let recordedGroup = existing?.groupId.map { [UInt8]($0) } ?? groupID
@@ -205,7 +218,7 @@ public final class TrioSession: Sendable {
         do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
         let keys = SessionKeyPair()
         let instanceID = SecureRandom.bytes(count: 32)
-        let now = deviceClock()
+        let now = clock.milliseconds
         var setup = SetupPayload(mode: .trio, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
                                  deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
                                  participants: PartySet(participants))

@@ -304,7 +304,8 @@ struct TrioFixture {
     static func certificate(_ role: NodeCertificate.Role, key: Ed25519.SigningKey, group: [UInt8],
                             issuer: Ed25519.SigningKey) -> NodeCertificate {
         let now = UInt64(Date().timeIntervalSince1970)
-        return NodeCertificate(role: role, groupID: group, nodeKey: key.verifyingKey, notBefore: now - 60,
+        // Valid a day back, so a test may set the nodes' clocks behind the app's (clock-skew tests).
+        return NodeCertificate(role: role, groupID: group, nodeKey: key.verifyingKey, notBefore: now - 86_400,
                                notAfter: now + 86_400 * 30, serial: 1, issuer: issuer)
     }
 
@@ -324,7 +325,8 @@ struct TrioFixture {
          tamperToB: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 },
          frameTimeout: Duration = .seconds(30), rateLimiterA: NodeRateLimiter? = nil,
-         rateLimiterB: NodeRateLimiter? = nil, clock: ManualClock = ManualClock()) throws {
+         rateLimiterB: NodeRateLimiter? = nil, clock: ManualClock = ManualClock(),
+         nodesAheadBy nodeClockOffset: Int64 = 0) throws {
         self.clock = clock
         let keyA = Ed25519.SigningKey(), keyB = Ed25519.SigningKey()
         identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
@@ -336,10 +338,12 @@ struct TrioFixture {
         storeA = try Self.store(clock: clock)
         storeB = try Self.store(clock: clock)
         peer = InProcessPeer(tamperToB: tamperToB, tamperToA: tamperToA)
+        // The nodes' clock: the fixture's, shifted by `nodesAheadBy` ms (clock-skew tests).
+        let nodeClock: @Sendable () -> UInt64 = { UInt64(clamping: Int64(clamping: clock.milliseconds) + nodeClockOffset) }
         runnerA = TrioStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
-                                 clock: clock.read, frameTimeout: frameTimeout, rateLimiter: rateLimiterA)
+                                 clock: nodeClock, frameTimeout: frameTimeout, rateLimiter: rateLimiterA)
         runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
-                                 clock: clock.read, frameTimeout: frameTimeout, rateLimiter: rateLimiterB)
+                                 clock: nodeClock, frameTimeout: frameTimeout, rateLimiter: rateLimiterB)
         client = LoopbackTrioClient(runner: runnerA, cutter: peer.cutter, tamper: tamperAppReads)
         let b = runnerB
         peer.runner.withLock { $0 = b }

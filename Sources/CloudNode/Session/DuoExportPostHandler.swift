@@ -54,7 +54,7 @@ public struct DuoExportPostHandler: PostHandler {
             }
         } catch {
             // Not audited: the bytes are not authenticated by any device key.
-            return reject(error, instanceID: header.instanceID, setupHash: DuoStepRunner.setupHash(of: body))
+            return reject(error, instanceID: header.instanceID, setupHash: RejectedSetup.setupHash(of: body))
         }
         let keyID = setup.payload.keyID.map { Hex.encode($0) }
         let device = "device:" + Hex.encode(setup.deviceKey.identity)

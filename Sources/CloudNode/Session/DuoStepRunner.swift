@@ -123,7 +123,7 @@ public final class DuoStepRunner: Sendable {
             }
         } catch {
             rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.rateLimitKey ?? "")
-            return await reject(error, instanceID: Self.instanceID(of: first), setupHash: Self.setupHash(of: first),
+            return await reject(error, instanceID: RejectedSetup.instanceID(of: first), setupHash: RejectedSetup.setupHash(of: first),
                                 connection: connection)
         }
         let setup = validated.setup
@@ -151,21 +151,12 @@ public final class DuoStepRunner: Sendable {
         }
         defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
         // §7.2: one share-changing session (or reconcile) per key at a time; signing runs concurrently.
-        guard setup.operation == .reconcile || setup.operation.changesShares,
-              let keyIDBytes = setup.payload.keyID
-        else { return await serve(setup, early: validated.rest, now: now, owner: owner, connection: connection) }
-        let keyID = Hex.encode(keyIDBytes), holder = setup.instanceID
-        do {
-            try await onStoreQueue { [store, leaseSeconds] () throws(NodeStoreError) in
-                try store.acquireLease(keyId: keyID, holder: holder, seconds: leaseSeconds)
-            }
-        } catch {
-            let code: WireCode = if case .keyBusy = error { .keyBusy } else { .storageFailure }
-            return await reject(SetupRejection(code), instanceID: setup.instanceID, setupHash: setup.setupHash,
-                                connection: connection)
+        let lease: KeyLease?
+        do { lease = try await KeyLease.acquire(for: setup, seconds: leaseSeconds, store: store, queue: storeQueue) } catch {
+            return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
         let report = await serve(setup, early: validated.rest, now: now, owner: owner, connection: connection)
-        try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyID, holder: holder) }
+        await lease?.release(store: store, queue: storeQueue)
         return report
     }
 
@@ -603,22 +594,6 @@ public final class DuoStepRunner: Sendable {
         try? await connection.send(Data(frame.encoded()))
         await connection.close(code: 1008, reason: "rejected")
         return .rejected(rejection.code)
-    }
-
-    /// §4.5: a REJECT of a SETUP that parsed as a frame is bound to its `setup_hash` (so the app can
-    /// authenticate it, e.g. to correct its clock after STALE_TIMESTAMP); zeros only when no SETUP
-    /// frame could be parsed.
-    static func setupHash(of message: [UInt8]) -> [UInt8]? {
-        guard let (frame, _) = try? Frame.parse(message[...]), frame.header.kind == .setup else { return nil }
-        return SessionHash.setupHash(headerAndPayload: frame.headerAndPayload)
-    }
-
-    /// The instance id of an unparsable SETUP if its header is readable, else zeros (§4.5).
-    private static func instanceID(of message: [UInt8]) -> [UInt8] {
-        guard let header = try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)), header.kind == .setup else {
-            return [UInt8](repeating: 0, count: 32)
-        }
-        return header.instanceID
     }
 
     func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {

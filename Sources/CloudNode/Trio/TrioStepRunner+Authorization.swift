@@ -50,6 +50,14 @@ extension TrioStepRunner {
         return Authorization(owner: principal.subject, rebind: true)
     }
 
+    /// §7.2: gives a step's lease back once the step returned (queued: `defer` cannot await; the
+    /// release is idempotent and only ever drops this session's own row).
+    func releaseWhenDone(_ lease: KeyLease?) {
+        guard let lease else { return }
+        let (store, queue) = (store, storeQueue)
+        Task { await lease.release(store: store, queue: queue) }
+    }
+
     /// §9.6: the SETUP's instance id into the node's durable replay store (its database: survives a
     /// restart, shared by every process on that database), after the in-memory window passed it. A
     /// replay is REPLAY; a store failure STORAGE_FAILURE. Both A and B record, each in its own database.

@@ -35,20 +35,36 @@ extension TrioStepRunner {
             }
         } catch {
             rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.rateLimitKey ?? "")
-            return await rejectApp(error, instanceID: Self.instanceID(of: first), setupHash: nil, connection: connection)
+            return await rejectApp(error, instanceID: RejectedSetup.instanceID(of: first),
+                                   setupHash: RejectedSetup.setupHash(of: first), connection: connection)
         }
         let setup = validated.setup
         func reject(_ code: WireCode, detail: [UInt8] = []) async -> TrioStepReport {
             await rejectApp(SetupRejection(code, detail: detail), instanceID: setup.instanceID, setupHash: setup.setupHash,
                             connection: connection)
         }
-        // Step 9 (§9.1–9.3), steps 9–10 (11: no policy hooks configured).
-        let current: NodeKeyshare?
-        var status: KeyStatus?
+        // Admission, in the order of every node: durable replay (§9.6), authorization (§9.1–9.3), rate
+        // limits (§9.5), the key's lease (§7.2), key state and bans (steps 9–10; 11: no policy hooks).
         let authorization: Authorization
         do {
             try await recordInstance(setup, now: now)
             authorization = try await authorize(setup, principal: principal)
+        } catch {
+            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        let signingKeyID: String?
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
+            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
+        let lease: KeyLease?
+        do { lease = try await KeyLease.acquire(for: setup, seconds: leaseSeconds, store: store, queue: storeQueue) } catch {
+            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        defer { releaseWhenDone(lease) }
+        let current: NodeKeyshare?
+        var status: KeyStatus?
+        do {
             if setup.operation == .reconcile {
                 status = try await reconcileStatus(setup)
                 current = nil
@@ -58,12 +74,6 @@ extension TrioStepRunner {
         } catch {
             return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
-        // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
-        let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
-            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
         let participates = !setup.isRelayOnly
         let keys: SessionKeyPair? = participates ? SessionKeyPair() : nil
         var machine: SessionProtocolMachine?

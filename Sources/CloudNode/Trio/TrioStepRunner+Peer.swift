@@ -71,7 +71,8 @@ extension TrioStepRunner {
             }
         } catch {
             rateLimiter?.noteRejected(error, setupMessage: message, principal: principal?.rateLimitKey ?? "")
-            return await rejectOnLink(error, instanceID: Self.instanceID(of: message), setupHash: nil, connection: connection)
+            return await rejectOnLink(error, instanceID: RejectedSetup.instanceID(of: message),
+                                      setupHash: RejectedSetup.setupHash(of: message), connection: connection)
         }
         let setup = validated.setup
         func reject(_ code: WireCode, detail: [UInt8] = []) async -> TrioStepReport {
@@ -80,13 +81,28 @@ extension TrioStepRunner {
         }
         // The link belongs to this session only.
         guard opened.instanceID == setup.instanceID else { return await reject(.unexpected) }
-        let current: NodeKeyshare?
-        var status: KeyStatus?
+        // Admission in the order of every node (see `run`), with the principal of the forwarded token,
+        // independently of A.
         let authorization: Authorization
         do {
             try await recordInstance(setup, now: now)
-            // §9.1–9.3 with the principal of the forwarded token, independently of A.
             authorization = try await authorize(setup, principal: principal)
+        } catch {
+            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        let signingKeyID: String?
+        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
+            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
+        let lease: KeyLease?
+        do { lease = try await KeyLease.acquire(for: setup, seconds: leaseSeconds, store: store, queue: storeQueue) } catch {
+            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
+        }
+        defer { releaseWhenDone(lease) }
+        let current: NodeKeyshare?
+        var status: KeyStatus?
+        do {
             if setup.operation == .reconcile {
                 status = try await reconcileStatus(setup)
                 current = nil
@@ -96,12 +112,6 @@ extension TrioStepRunner {
         } catch {
             return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
-        // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
-        let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
-            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
         let keys = SessionKeyPair()
         var machine: SessionProtocolMachine?
         if setup.operation != .reconcile {

@@ -52,6 +52,8 @@ public final class TrioStepRunner: Sendable {
     let peer: (any TrioPeerConnector)?
     let replay: LockedValue<ReplayWindow>
     let storeQueue = NodeStoreQueues(label: "silentshard.node.trio.store")
+    /// How long a share-changing step or reconcile holds its key's lease at this node (§7.2).
+    let leaseSeconds: Int64
     let clock: @Sendable () -> UInt64
     /// Devices this process banned (§9.4), before and until the store has them (finding 12).
     let bans = DeviceBanLedger()
@@ -89,8 +91,9 @@ public final class TrioStepRunner: Sendable {
                 clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                 setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
                 frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds)),
-                rateLimiter: NodeRateLimiter? = nil) {
+                leaseDuration: Duration = .seconds(300), rateLimiter: NodeRateLimiter? = nil) {
         self.rateLimiter = rateLimiter
+        leaseSeconds = max(1, leaseDuration.components.seconds)
         self.identity = identity
         self.store = store
         self.peer = peer
@@ -469,13 +472,6 @@ public final class TrioStepRunner: Sendable {
         return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
     }
 
-    /// The instance id of an unparsable SETUP if its header is readable, else zeros (§4.5).
-    static func instanceID(of message: [UInt8]) -> [UInt8] {
-        guard let header = try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)), header.kind == .setup else {
-            return [UInt8](repeating: 0, count: 32)
-        }
-        return header.instanceID
-    }
 
     func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
         try await storeQueue.run(body)
