@@ -82,13 +82,16 @@ let package = Package(
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
         // Child processes without Foundation's Process (its Linux run() can crash; ChildProcess.swift).
         .target(name: "ChildProcesses", dependencies: ["MPCCrypto", "CSpawnShims"]),
-        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore", "MPCCrypto", "ChildProcesses"]),
+        .target(name: "SilentShardTestSupport", dependencies: ["SilentShardCore", "MPCCrypto", "ChildProcesses", "InMemoryTransport"]),
+        // Two NetworkClients joined by an in-memory pipe: tests, and the CLI's in-process benchmark
+        // transport (so the CLI does not link test support). Apps never link it.
+        .target(name: "InMemoryTransport", dependencies: ["SilentShardCore", "MPCCrypto"]),
         // Swift Testing traits for the test targets only (the `.heavy` gate); never linked into a product.
         .target(name: "SilentShardTestTraits"),
 
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "duo", "trio",
-                                                             "SilentShardTestSupport", "CSocketShims", "ChildProcesses"]),
+                                                             "InMemoryTransport", "CSocketShims", "ChildProcesses"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),

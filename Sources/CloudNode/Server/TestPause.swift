@@ -4,8 +4,9 @@ import Foundation
 /// A test hook that parks one session of a node process at a named point of the commit path, so a
 /// test can kill the process exactly there (issue 10: "kill the node between stage and commit").
 ///
-/// **Inert unless the process environment has `SILENTSHARD_TEST_PAUSE`** (read once at first use;
-/// nothing else can set it). Format: `SILENTSHARD_TEST_PAUSE=<point>[@<n>]:<marker path>`. The n-th
+/// **Compiled only into debug builds** (the fault tests run `.build/debug/silentshard`; a release build,
+/// what production runs, has no hook), and inert there unless the process environment has
+/// `SILENTSHARD_TEST_PAUSE` (read once at first use; nothing else can set it). Format: `SILENTSHARD_TEST_PAUSE=<point>[@<n>]:<marker path>`. The n-th
 /// arrival at `<point>` (default the first) creates the file at `<marker path>` and then waits (a
 /// suspended task: no thread is blocked) until the process is killed; other arrivals pass. Points:
 /// * `running` — trio: a participating node after the ACCEPTs, before its first protocol round;
@@ -22,6 +23,7 @@ public enum TestPause {
         case commitReceived = "commit-received"
     }
 
+    #if DEBUG
     private static let configuration: (point: String, arrival: Int, marker: String)? = {
         guard let value = ProcessInfo.processInfo.environment["SILENTSHARD_TEST_PAUSE"],
               let colon = value.firstIndex(of: ":")
@@ -34,14 +36,17 @@ public enum TestPause {
         return (String(point), arrival, marker)
     }()
     private static let arrivals = LockedValue(0)
+    #endif
 
     /// Parks the caller when the hook is configured for `point` and this is the chosen arrival.
     static func reach(_ point: Point) async {
+        #if DEBUG
         guard let configuration, configuration.point == point.rawValue,
               arrivals.withLock({ count in count += 1; return count == configuration.arrival })
         else { return }
         FileManager.default.createFile(atPath: configuration.marker, contents: Data(point.rawValue.utf8))
         // Until the test kills the process (a day is "forever" for a test; cancellation ends it too).
         try? await Task.sleep(for: .seconds(86_400))
+        #endif
     }
 }

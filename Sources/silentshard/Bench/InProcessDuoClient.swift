@@ -2,7 +2,7 @@ import MPCCrypto
 import CloudNode
 import Foundation
 import SilentShardCore
-import SilentShardTestSupport
+import InMemoryTransport
 
 /// The bench's in-memory transport: each `connect` opens an in-process pipe and serves the step with
 /// a `DuoStepRunner` on the other end — the whole SDK and node path (session layer, SQLite store)
