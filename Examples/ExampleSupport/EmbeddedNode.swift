@@ -16,7 +16,7 @@ public final class EmbeddedNode: Sendable {
     public let cloudVerifyingKey: String
     /// The node's side of a duo step, for transports that are not WebSockets
     /// (`runner.run(connection:route:)` serves one step over any `NodeStepConnection`).
-    public let runner: DuoStepRunner
+    package let runner: DuoStepRunner
     private let server: NodeServer?
     private let directory: String
 

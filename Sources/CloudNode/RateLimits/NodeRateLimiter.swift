@@ -3,7 +3,7 @@ import MPCCrypto
 
 /// What a limit says: go ahead, or come back after `retryAfter` seconds (REJECT `RATE_LIMITED`'s
 /// `retry_after_s`, HTTP 429's `Retry-After`).
-public enum RateLimitVerdict: Sendable, Equatable {
+package enum RateLimitVerdict: Sendable, Equatable {
     case allowed
     case limited(retryAfter: UInt32)
 }
@@ -15,9 +15,9 @@ public enum RateLimitVerdict: Sendable, Equatable {
 /// Memory is bounded by recent activity: entries whose window has passed are swept at most every
 /// 10 s, and at most ``maximumTrackedClients`` addresses and device keys are tracked at once (beyond
 /// that, new ones are not counted rather than evicting the ones being limited).
-public final class NodeRateLimiter: Sendable {
+package final class NodeRateLimiter: Sendable {
     /// Why a request was refused (the `limit` label of `silentshard_node_rate_limited_total`).
-    public enum Refusal: String, CaseIterable, Sendable {
+    package enum Refusal: String, CaseIterable, Sendable {
         case blockedAddress = "blocked-address"
         case connectionsPerAddress = "connections-per-address"
         case keyCreationsPerHour = "key-creations-per-hour"
@@ -25,9 +25,9 @@ public final class NodeRateLimiter: Sendable {
         case deviceFailuresPerMinute = "device-failures-per-minute"
     }
 
-    public let limits: NodeRateLimits
+    package let limits: NodeRateLimits
     /// Tracked addresses (failed authentications) and (principal, device key) pairs, each.
-    public static let maximumTrackedClients = 100_000
+    package static let maximumTrackedClients = 100_000
 
     private struct State {
         var openConnections: [String: Int] = [:]
@@ -48,7 +48,7 @@ public final class NodeRateLimiter: Sendable {
     private static let sweepInterval: UInt64 = 10_000
 
     /// - Parameter clock: monotonic milliseconds (tests pass their own).
-    public init(limits: NodeRateLimits = .standard,
+    package init(limits: NodeRateLimits = .standard,
                 clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds / 1_000_000 }) {
         self.limits = limits
         self.clock = clock
@@ -59,7 +59,7 @@ public final class NodeRateLimiter: Sendable {
     /// Whether `address` may open one more WebSocket: refused while it is blocked for failed
     /// authentications or has ``NodeRateLimits/connectionsPerAddress`` open. An allowed connection is
     /// counted until ``connectionClosed(from:)``.
-    public func openConnection(from address: String) -> RateLimitVerdict {
+    package func openConnection(from address: String) -> RateLimitVerdict {
         let now = clock()
         return state.withLock { state in
             sweep(&state, now: now)
@@ -74,7 +74,7 @@ public final class NodeRateLimiter: Sendable {
     }
 
     /// A connection ``openConnection(from:)`` allowed has ended.
-    public func connectionClosed(from address: String) {
+    package func connectionClosed(from address: String) {
         state.withLock { state in
             guard let open = state.openConnections[address] else { return }
             state.openConnections[address] = open > 1 ? open - 1 : nil
@@ -82,12 +82,12 @@ public final class NodeRateLimiter: Sendable {
     }
 
     /// How many connections (WebSockets and POSTs in progress) are counted against `address` now.
-    public func openConnections(from address: String) -> Int {
+    package func openConnections(from address: String) -> Int {
         state.withLock { $0.openConnections[address, default: 0] }
     }
 
     /// Whether `address` is blocked for failed authentications (HTTP requests ask this).
-    public func checkAddress(_ address: String) -> RateLimitVerdict {
+    package func checkAddress(_ address: String) -> RateLimitVerdict {
         let now = clock()
         return state.withLock { state in
             blockWait(state, address: address, now: now).map { Self.refuse(&state, .blockedAddress, $0) } ?? .allowed
@@ -97,7 +97,7 @@ public final class NodeRateLimiter: Sendable {
     /// A token from `address` was refused. The failure that reaches
     /// ``NodeRateLimits/failedAuthenticationsPerMinute`` within a minute blocks the address for
     /// ``NodeRateLimits/blockSeconds``.
-    public func authenticationFailed(from address: String) {
+    package func authenticationFailed(from address: String) {
         let limit = limits.failedAuthenticationsPerMinute
         guard limit > 0 else { return }
         let now = clock()
@@ -114,7 +114,7 @@ public final class NodeRateLimiter: Sendable {
     // MARK: Principals, keys, device keys (the step runners)
 
     /// Whether `principal` may start a keygen or import now; an allowed one is counted.
-    public func startKeyCreation(principal: String) -> RateLimitVerdict {
+    package func startKeyCreation(principal: String) -> RateLimitVerdict {
         let limit = limits.keyCreationsPerPrincipalPerHour
         guard limit > 0 else { return .allowed }
         let now = clock()
@@ -133,7 +133,7 @@ public final class NodeRateLimiter: Sendable {
 
     /// Whether one more signing or presigning session may run on `keyID`; an allowed one holds its
     /// place until ``endSigning(keyID:)``.
-    public func startSigning(keyID: String) -> RateLimitVerdict {
+    package func startSigning(keyID: String) -> RateLimitVerdict {
         let limit = limits.signingSessionsPerKey
         guard limit > 0 else { return .allowed }
         return state.withLock { state in
@@ -145,7 +145,7 @@ public final class NodeRateLimiter: Sendable {
     }
 
     /// A session ``startSigning(keyID:)`` allowed has ended.
-    public func endSigning(keyID: String) {
+    package func endSigning(keyID: String) {
         guard limits.signingSessionsPerKey > 0 else { return }
         state.withLock { state in
             guard let running = state.signingSessions[keyID] else { return }
@@ -154,7 +154,7 @@ public final class NodeRateLimiter: Sendable {
     }
 
     /// Whether SETUPs of `deviceKey` (its identity bytes) from `principal` are refused for failed device signatures.
-    public func checkDevice(_ deviceKey: [UInt8], principal: String) -> RateLimitVerdict {
+    package func checkDevice(_ deviceKey: [UInt8], principal: String) -> RateLimitVerdict {
         let limit = limits.failedDeviceSignaturesPerMinute
         guard limit > 0 else { return .allowed }
         let now = clock()
@@ -169,7 +169,7 @@ public final class NodeRateLimiter: Sendable {
     }
 
     /// A SETUP naming `deviceKey` carried a signature that did not verify.
-    public func deviceSignatureFailed(_ deviceKey: [UInt8], principal: String) {
+    package func deviceSignatureFailed(_ deviceKey: [UInt8], principal: String) {
         let limit = limits.failedDeviceSignaturesPerMinute
         guard limit > 0 else { return }
         let now = clock()
@@ -183,10 +183,10 @@ public final class NodeRateLimiter: Sendable {
     // MARK: Metrics
 
     /// Refusals so far, by limit.
-    public func refusals(_ refusal: Refusal) -> Int { state.withLock { $0.refusals[refusal, default: 0] } }
+    package func refusals(_ refusal: Refusal) -> Int { state.withLock { $0.refusals[refusal, default: 0] } }
 
     /// Prometheus lines for `GET /metrics`: refusals by limit, addresses blocked (no addresses or principals).
-    public func metricsText() -> String {
+    package func metricsText() -> String {
         let (refusals, blocked) = state.withLock { ($0.refusals, $0.addressesBlocked) }
         var out = "# HELP silentshard_node_rate_limited_total Requests refused by a rate limit (session.md 9.5), by limit.\n"
             + "# TYPE silentshard_node_rate_limited_total counter\n"

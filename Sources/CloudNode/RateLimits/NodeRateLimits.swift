@@ -6,27 +6,27 @@ import Foundation
 /// Counts are per node process (in memory): a cluster of N processes behind a load balancer admits up
 /// to N times each limit. The share-changing lease (one per key) and the presignature quota (100 per
 /// key) are enforced by the store, cluster-wide, and are not configured here.
-public struct NodeRateLimits: Sendable, Equatable {
+package struct NodeRateLimits: Sendable, Equatable {
     /// Open WebSocket connections per client address (64). Inter-node links (`/v3/peer`) are not counted.
-    public var connectionsPerAddress: Int
+    package var connectionsPerAddress: Int
     /// Failed authentications (token refused) per client address per minute (10); the next one blocks it.
-    public var failedAuthenticationsPerMinute: Int
+    package var failedAuthenticationsPerMinute: Int
     /// How long an address that reached ``failedAuthenticationsPerMinute`` is refused (10 min).
-    public var blockSeconds: Int
+    package var blockSeconds: Int
     /// Keygens and imports a principal may start per hour (10).
-    public var keyCreationsPerPrincipalPerHour: Int
+    package var keyCreationsPerPrincipalPerHour: Int
     /// Concurrent signing and presigning sessions per key (8).
-    public var signingSessionsPerKey: Int
+    package var signingSessionsPerKey: Int
     /// Failed device signatures per device key per minute (5): after them, SETUPs of that device are
     /// refused until the oldest failure is a minute old. Counted per (principal, device key), so a
     /// client with a token of its own cannot lock another principal's device out.
-    public var failedDeviceSignaturesPerMinute: Int
+    package var failedDeviceSignaturesPerMinute: Int
     /// Addresses of reverse proxies whose `X-Forwarded-For` the node believes (exact textual match of
     /// the TCP peer, e.g. `127.0.0.1`). Empty: the TCP peer is the client. Behind a proxy that is not
     /// listed, every client shares the proxy's address and its per-address limits.
-    public var trustedProxies: Set<String>
+    package var trustedProxies: Set<String>
 
-    public init(connectionsPerAddress: Int = 64, failedAuthenticationsPerMinute: Int = 10, blockSeconds: Int = 600,
+    package init(connectionsPerAddress: Int = 64, failedAuthenticationsPerMinute: Int = 10, blockSeconds: Int = 600,
                 keyCreationsPerPrincipalPerHour: Int = 10, signingSessionsPerKey: Int = 8,
                 failedDeviceSignaturesPerMinute: Int = 5, trustedProxies: Set<String> = []) {
         self.connectionsPerAddress = connectionsPerAddress
@@ -39,19 +39,19 @@ public struct NodeRateLimits: Sendable, Equatable {
     }
 
     /// The spec's defaults (§9.5).
-    public static let standard = NodeRateLimits()
+    package static let standard = NodeRateLimits()
 
     /// Every limit off.
-    public static let off = NodeRateLimits(connectionsPerAddress: 0, failedAuthenticationsPerMinute: 0, blockSeconds: 0,
+    package static let off = NodeRateLimits(connectionsPerAddress: 0, failedAuthenticationsPerMinute: 0, blockSeconds: 0,
                                            keyCreationsPerPrincipalPerHour: 0, signingSessionsPerKey: 0,
                                            failedDeviceSignaturesPerMinute: 0)
 
     /// The names ``init(parsing:)`` accepts.
-    public static let settingNames = ["auth-failures-per-minute", "block-seconds", "connections-per-address",
+    package static let settingNames = ["auth-failures-per-minute", "block-seconds", "connections-per-address",
                                       "device-failures-per-minute", "key-creations-per-hour", "signing-sessions-per-key"]
 
     /// One line for the startup log: `standard`, `off`, or every value by name (and the trusted proxies).
-    public var summary: String {
+    package var summary: String {
         var limits = self
         limits.trustedProxies = []
         let proxies = trustedProxies.isEmpty ? "" : " (trusted proxies " + trustedProxies.sorted().joined(separator: ",") + ")"
@@ -80,7 +80,7 @@ public struct NodeRateLimits: Sendable, Equatable {
 
     /// Parses `standard`, `off`, or comma-separated `name=value` overrides of the standard limits
     /// (e.g. `key-creations-per-hour=100,signing-sessions-per-key=16`; 0 turns one off).
-    public init(parsing text: String) throws(NodeRateLimitsError) {
+    package init(parsing text: String) throws(NodeRateLimitsError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         switch trimmed {
         case "standard", "": self = .standard
@@ -103,11 +103,11 @@ public struct NodeRateLimits: Sendable, Equatable {
 }
 
 /// A `--rate-limits` value that could not be parsed.
-public enum NodeRateLimitsError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum NodeRateLimitsError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownSetting(String)
     case invalidValue(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownSetting(let item):
             "unknown rate limit '\(item)' (standard, off, or NAME=N with NAME one of "

@@ -4,12 +4,12 @@ import SilentShardCore
 /// Asks an operator service: POSTs the token (as the body and as `Authorization: Bearer`) to a
 /// URL; any 2xx accepts (a short, printable response body becomes the principal's subject; a JSON
 /// object answer gives `sub` and `scope`/`scopes`), any other status or a transport failure refuses.
-public struct HookTokenVerifier: TokenVerifier {
+package struct HookTokenVerifier: TokenVerifier {
     private let url: URL
     private let timeout: Duration
 
     /// `url` must be `http`/`https`.
-    public init(url: String, timeout: Duration = .seconds(5)) throws(NodeServerError) {
+    package init(url: String, timeout: Duration = .seconds(5)) throws(NodeServerError) {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
               parsed.host != nil
         else { throw .invalidConfiguration("hook URL") }
@@ -17,9 +17,9 @@ public struct HookTokenVerifier: TokenVerifier {
         self.timeout = timeout
     }
 
-    public var name: String { "hook" }
+    package var name: String { "hook" }
 
-    public func verify(token: String?) async throws(AuthenticationError) -> Principal {
+    package func verify(token: String?) async throws(AuthenticationError) -> Principal {
         guard let token else { throw .missingToken }
         // Never forwarded unless it is a b64token (no CR/LF/NUL can reach the hook's request head).
         guard BearerToken.isWellFormed(token) else { throw .invalidToken }

@@ -3,18 +3,18 @@ import MPCCrypto
 
 /// Accepts HS256 JWTs (RFC 7519) signed with a shared secret and carrying a numeric `exp` in the
 /// future. Scopes come from the `scope` claim (space-separated) or a `scopes` array. Any other `alg` (including `none`) is refused; the MAC is compared in constant time.
-public struct JWTHS256Verifier: TokenVerifier {
+package struct JWTHS256Verifier: TokenVerifier {
     private let secret: [UInt8]
     /// Allowed clock skew for `exp` and `nbf`.
-    public var leeway: Duration
+    package var leeway: Duration
     private let now: @Sendable () -> Date
     /// When set, the `iss` claim must equal it.
-    public let issuer: String?
+    package let issuer: String?
     /// When set, the `aud` claim (a string or an array of strings) must contain it.
-    public let audience: String?
+    package let audience: String?
 
     /// Reads the secret from `path` (the raw file bytes, one trailing newline removed).
-    public init(secretFile path: String, leeway: Duration = .seconds(0), issuer: String? = nil,
+    package init(secretFile path: String, leeway: Duration = .seconds(0), issuer: String? = nil,
                 audience: String? = nil) throws(NodeServerError) {
         guard var data = FileManager.default.contents(atPath: path) else { throw .invalidConfiguration("JWT secret file unreadable") }
         if data.last == UInt8(ascii: "\n") { data.removeLast() }
@@ -23,7 +23,7 @@ public struct JWTHS256Verifier: TokenVerifier {
     }
 
     /// Uses `secret` (at least 32 bytes, as RFC 7518 §3.2 requires for HS256).
-    public init(secret: [UInt8], leeway: Duration = .seconds(0), issuer: String? = nil, audience: String? = nil,
+    package init(secret: [UInt8], leeway: Duration = .seconds(0), issuer: String? = nil, audience: String? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws(NodeServerError) {
         guard secret.count >= 32 else { throw .invalidConfiguration("JWT secret shorter than 32 bytes") }
         self.secret = secret
@@ -35,13 +35,13 @@ public struct JWTHS256Verifier: TokenVerifier {
 
     /// The longest subject accepted: longer ones are refused, never cut (two subjects sharing a prefix
     /// must not become one principal).
-    public static let maximumSubjectByteCount = 128
+    package static let maximumSubjectByteCount = 128
 
-    public var name: String { "jwt-hs256" }
+    package var name: String { "jwt-hs256" }
 
     private struct Header: Decodable { var alg: String }
 
-    public func verify(token: String?) async throws(AuthenticationError) -> Principal {
+    package func verify(token: String?) async throws(AuthenticationError) -> Principal {
         guard let token else { throw .missingToken }
         guard token.utf8.count <= 8192 else { throw .invalidToken }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -97,5 +97,5 @@ public struct JWTHS256Verifier: TokenVerifier {
 }
 
 extension JWTHS256Verifier: CustomStringConvertible {
-    public var description: String { "JWTHS256Verifier(<redacted>)" }
+    package var description: String { "JWTHS256Verifier(<redacted>)" }
 }

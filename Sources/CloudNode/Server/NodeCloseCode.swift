@@ -1,5 +1,5 @@
 /// The close codes the node sends (session.md §2.1; 4xxx are this node's private codes).
-public enum NodeCloseCode: UInt16, Sendable, Equatable {
+package enum NodeCloseCode: UInt16, Sendable, Equatable {
     /// The step finished.
     case normal = 1000
     /// The node is shutting down.
@@ -24,7 +24,7 @@ public enum NodeCloseCode: UInt16, Sendable, Equatable {
     case routeNotServed = 4501
 
     /// A short reason sent with the close (never contains secrets).
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .normal: "done"
         case .goingAway: "shutting down"

@@ -4,7 +4,7 @@ import Foundation
 
 /// One WebSocket connection as the Swift side sees it. Thread-safe; every libwebsockets call it
 /// causes is queued to the service thread.
-public final class NodeConnection: Sendable {
+package final class NodeConnection: Sendable {
     /// A message as received.
     struct Message: Sendable {
         var data: Data
@@ -39,11 +39,11 @@ public final class NodeConnection: Sendable {
     /// Process-unique id (for the service thread's table and logs).
     let id: UInt64
     /// The route the connection was opened on.
-    public let route: NodeRoute
+    package let route: NodeRoute
     /// The `params` query value, if any (untrusted).
-    public let params: String?
+    package let params: String?
     /// The client's address as the rate limits count it (§9.5; the forwarded one behind a trusted proxy).
-    public let clientAddress: String
+    package let clientAddress: String
     private let engine: LWSEngine
     private let state = LockedValue(State())
     /// How long `read()` waits for a message (the per-step idle timeout); nil: forever.
@@ -67,7 +67,7 @@ public final class NodeConnection: Sendable {
     /// 1002 (session.md §2.1).
     /// - Throws: ``NodeServerError/timeout`` after the idle timeout (the connection stays open),
     ///   ``NodeServerError/connectionClosed(code:)``, ``NodeServerError/unexpectedText``.
-    public func read() async throws(NodeServerError) -> Data {
+    package func read() async throws(NodeServerError) -> Data {
         let message = try await receive(timeout: idleTimeout)
         guard message.binary else {
             close(code: .malformed)
@@ -77,7 +77,7 @@ public final class NodeConnection: Sendable {
     }
 
     /// Sends one message; returns once libwebsockets accepted its last fragment (backpressure).
-    public func send(_ data: Data, binary: Bool = true) async throws(NodeServerError) {
+    package func send(_ data: Data, binary: Bool = true) async throws(NodeServerError) {
         do {
             try await engine.send(connectionID: id, data: data, binary: binary)
         } catch let error as NodeServerError {
@@ -88,7 +88,7 @@ public final class NodeConnection: Sendable {
     }
 
     /// Closes with `code` after the queued messages were written. Idempotent.
-    public func close(code: NodeCloseCode) {
+    package func close(code: NodeCloseCode) {
         engine.close(connectionID: id, code: code)
     }
 

@@ -1,18 +1,18 @@
 import Foundation
 
 /// Where the server's log lines go (one line each; never tokens, keys or message bytes).
-public struct NodeLogger: Sendable {
+package struct NodeLogger: Sendable {
     private let sink: @Sendable (String) -> Void
 
-    public init(_ sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
+    package init(_ sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
 
     /// Lines to standard error with a UTC timestamp.
-    public static let standardError = NodeLogger { line in
+    package static let standardError = NodeLogger { line in
         FileHandle.standardError.write(Data("\(Date().ISO8601Format()) node: \(line)\n".utf8))
     }
 
     /// Discards everything.
-    public static let silent = NodeLogger { _ in }
+    package static let silent = NodeLogger { _ in }
 
     func log(_ line: String) { sink(line) }
 }

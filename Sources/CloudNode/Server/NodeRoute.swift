@@ -1,5 +1,5 @@
 /// Which client family a route belongs to (session.md §2.1).
-public enum NodeMode: String, Sendable, Equatable {
+package enum NodeMode: String, Sendable, Equatable {
     /// Two parties: app and this node; subprotocol `duo-instance`.
     case duo
     /// Three parties: app and two nodes; subprotocol `trio`.
@@ -9,7 +9,7 @@ public enum NodeMode: String, Sendable, Equatable {
     case peer
 
     /// The WebSocket subprotocol a connection on this mode's routes must select.
-    public var subprotocol: String {
+    package var subprotocol: String {
         switch self {
         case .duo: "duo-instance"
         case .trio: "trio"
@@ -19,22 +19,22 @@ public enum NodeMode: String, Sendable, Equatable {
 }
 
 /// The signature algorithm a route addresses.
-public enum NodeAlgorithm: String, Sendable, Equatable {
+package enum NodeAlgorithm: String, Sendable, Equatable {
     case ecdsa
     case eddsa
 }
 
 /// One step's address, parsed from the request path: duo `/v3/{algorithm}/{action}`, trio
 /// `/v3/{path}/{action}` (ECDSA) and `/v3/{path}/eddsa/{action}` (EdDSA).
-public struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
-    public var mode: NodeMode
-    public var algorithm: NodeAlgorithm
+package struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
+    package var mode: NodeMode
+    package var algorithm: NodeAlgorithm
     /// Trio: the first segment (`trio` by default). Duo: `duo`.
-    public var path: String
+    package var path: String
     /// The last segment, for example `keygen`.
-    public var action: String
+    package var action: String
 
-    public init(mode: NodeMode, algorithm: NodeAlgorithm, path: String, action: String) {
+    package init(mode: NodeMode, algorithm: NodeAlgorithm, path: String, action: String) {
         self.mode = mode
         self.algorithm = algorithm
         self.path = path
@@ -42,7 +42,7 @@ public struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `mode/algorithm/action` (with the trio path), for logs and metrics labels.
-    public var description: String {
+    package var description: String {
         switch mode {
         case .duo: "duo/\(algorithm.rawValue)/\(action)"
         case .trio: "trio/\(path)/\(algorithm.rawValue)/\(action)"
@@ -51,30 +51,30 @@ public struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The inter-node link route `/v3/peer`.
-    public static let peerLink = NodeRoute(mode: .peer, algorithm: .ecdsa, path: "peer", action: "peer")
+    package static let peerLink = NodeRoute(mode: .peer, algorithm: .ecdsa, path: "peer", action: "peer")
 }
 
 /// The routes a node serves. Anything else is an unknown route (404 / rejected upgrade).
-public struct NodeRouteTable: Sendable {
+package struct NodeRouteTable: Sendable {
     /// Duo actions served over WebSocket (both algorithms).
-    public var duoActions: Set<String>
+    package var duoActions: Set<String>
     /// Duo actions served over HTTP POST (`export`, called by the app's backend).
-    public var duoPostActions: Set<String>
+    package var duoPostActions: Set<String>
     /// Trio route prefixes (the `path` of the trio actions; `trio` by default).
-    public var trioPaths: Set<String>
+    package var trioPaths: Set<String>
     /// Trio ECDSA actions.
-    public var trioECDSAActions: Set<String>
+    package var trioECDSAActions: Set<String>
     /// Trio EdDSA actions.
-    public var trioEdDSAActions: Set<String>
+    package var trioEdDSAActions: Set<String>
     /// Trio actions served over HTTP POST (`presign-final`).
-    public var trioPostActions: Set<String>
+    package var trioPostActions: Set<String>
     /// Whether `/v3/peer` (the trio inter-node link) is a route. Only ``peerLinkOnly`` has it: node B
     /// serves the link on its separate peer listener (``NodeServerConfiguration/peerListener``), never on
     /// the apps' listener (security review finding 5).
-    public private(set) var peerLink: Bool = false
+    package private(set) var peerLink: Bool = false
 
     /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions).
-    public static let standard = NodeRouteTable(
+    package static let standard = NodeRouteTable(
         duoActions: ["keygen", "reconcile", "refresh", "sign", "import"],
         duoPostActions: ["export"],
         trioPaths: ["trio"],
@@ -86,7 +86,7 @@ public struct NodeRouteTable: Sendable {
     )
 
     /// Node B's peer listener: `/v3/peer` and nothing else.
-    public static let peerLinkOnly: NodeRouteTable = {
+    package static let peerLinkOnly: NodeRouteTable = {
         var table = NodeRouteTable(duoActions: [], duoPostActions: [], trioPaths: [], trioECDSAActions: [], trioEdDSAActions: [],
                                    trioPostActions: [])
         table.peerLink = true
@@ -100,7 +100,7 @@ public struct NodeRouteTable: Sendable {
         return table
     }
 
-    public init(duoActions: Set<String>, duoPostActions: Set<String>, trioPaths: Set<String>, trioECDSAActions: Set<String>,
+    package init(duoActions: Set<String>, duoPostActions: Set<String>, trioPaths: Set<String>, trioECDSAActions: Set<String>,
                 trioEdDSAActions: Set<String>, trioPostActions: Set<String>) {
         self.duoActions = duoActions
         self.duoPostActions = duoPostActions
@@ -112,7 +112,7 @@ public struct NodeRouteTable: Sendable {
 
     /// The route of a WebSocket upgrade or a POST to `uriPath` (percent-decoded, no query), or nil.
     /// `post` selects the POST action sets.
-    public func route(for uriPath: String, post: Bool) -> NodeRoute? {
+    package func route(for uriPath: String, post: Bool) -> NodeRoute? {
         guard uriPath.utf8.count <= 512 else { return nil }
         let segments = uriPath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if !post, peerLink, segments == ["", "v3", "peer"] { return .peerLink }

@@ -5,31 +5,31 @@ import SilentShardCore
 /// The cloud node's server: HTTP and WebSocket on one port (libwebsockets, one service thread),
 /// authenticating each step's token before its handler runs. Embeddable: `start()` returns the
 /// bound port (use port 0 in tests and demos), `stop()` closes everything gracefully.
-public final class NodeServer: Sendable {
-    public let configuration: NodeServerConfiguration
+package final class NodeServer: Sendable {
+    package let configuration: NodeServerConfiguration
     private let metrics = NodeMetrics()
     /// The apps' listener, then node B's peer listener if configured.
     private let engines: LockedValue<[LWSEngine]> = LockedValue([])
     private let boundPort = LockedValue(0)
     private let sessions = LockedValue<(next: Int, tasks: [Int: Task<Void, Never>])>((0, [:]))
 
-    public init(configuration: NodeServerConfiguration) {
+    package init(configuration: NodeServerConfiguration) {
         self.configuration = configuration
     }
 
     /// The node's Ed25519 verifying key (hex), as served at `GET /v3/verifying-key`.
-    public var verifyingKeyHex: String { Hex.encode(configuration.nodeKey.verifyingKey.bytes) }
+    package var verifyingKeyHex: String { Hex.encode(configuration.nodeKey.verifyingKey.bytes) }
 
     /// The listening port (0 before `start`).
-    public var port: Int { boundPort.withLock { $0 } }
+    package var port: Int { boundPort.withLock { $0 } }
 
     /// The peer listener's port (node B, ``NodeServerConfiguration/peerListener``); nil when there is none
     /// or before `start`.
-    public var peerPort: Int? { engines.withLock { $0.count == 2 ? $0[1].port : nil } }
+    package var peerPort: Int? { engines.withLock { $0.count == 2 ? $0[1].port : nil } }
 
     /// Binds and starts serving; returns the bound port (and binds the peer listener, if configured).
     @discardableResult
-    public func start() throws(NodeServerError) -> Int {
+    package func start() throws(NodeServerError) -> Int {
         let config = configuration
         guard config.maximumMessageSize > 0, config.maximumPostBodySize > 0, config.maximumConnections > 0,
               (config.peerListener?.maximumConnections ?? 1) > 0 else {
@@ -98,7 +98,7 @@ public final class NodeServer: Sendable {
 
     /// Closes every connection with 1001 (waiting up to `grace` for steps to end), cancels the
     /// remaining sessions and stops the service thread. Idempotent.
-    public func stop(grace: Duration = .seconds(2)) async {
+    package func stop(grace: Duration = .seconds(2)) async {
         let current = engines.withLock { $0 }
         guard !current.isEmpty else { return }
         await withTaskGroup(of: Void.self) { group in
@@ -111,7 +111,7 @@ public final class NodeServer: Sendable {
     }
 
     /// The Prometheus text of `GET /metrics`.
-    public func metricsText() -> String { metrics.render() + (configuration.rateLimiter?.metricsText() ?? "") }
+    package func metricsText() -> String { metrics.render() + (configuration.rateLimiter?.metricsText() ?? "") }
 
     // MARK: Sessions
 

@@ -3,48 +3,48 @@ import MPCCrypto
 import SilentShardCore
 
 /// Everything a ``NodeServer`` needs. Secrets (the node key, verifier secrets) are never printed.
-public struct NodeServerConfiguration: Sendable {
+package struct NodeServerConfiguration: Sendable {
     /// Listen address: an IPv4 literal, an IPv6 literal, or `localhost` (IPv4 loopback).
-    public var host: String
+    package var host: String
     /// Listen port; 0 picks a free one (``NodeServer/port`` tells which).
-    public var port: Int
+    package var port: Int
     /// PEM certificate chain and key for wss/https; both nil: plain ws/http.
-    public var tlsCertificatePath: String?
-    public var tlsKeyPath: String?
+    package var tlsCertificatePath: String?
+    package var tlsKeyPath: String?
     /// The node's Ed25519 session key (its verifying key is served at `GET /v3/verifying-key`).
-    public var nodeKey: Ed25519.SigningKey
+    package var nodeKey: Ed25519.SigningKey
     /// Checks the first text message (and POSTs' bearer token).
-    public var verifier: any TokenVerifier
+    package var verifier: any TokenVerifier
     /// Largest WebSocket message in either direction; larger incoming closes with 1009.
-    public var maximumMessageSize: Int
+    package var maximumMessageSize: Int
     /// Largest POST body (413 beyond).
-    public var maximumPostBodySize: Int
+    package var maximumPostBodySize: Int
     /// Concurrent WebSocket connections; upgrades beyond are refused with 503.
-    public var maximumConnections: Int
+    package var maximumConnections: Int
     /// Time for the first message (token) to arrive (session.md Appendix A: 5 s).
-    public var tokenTimeout: Duration
+    package var tokenTimeout: Duration
     /// Time a step may wait for the peer's next message (Appendix A: 30 s per frame).
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// Time a whole step may take (Appendix A: 120 s share operations).
-    public var stepTimeout: Duration
+    package var stepTimeout: Duration
     /// Served routes.
-    public var routes: NodeRouteTable
+    package var routes: NodeRouteTable
     /// Step handlers.
-    public var stepHandlers: StepHandlerRegistry
+    package var stepHandlers: StepHandlerRegistry
     /// POST handler.
-    public var postHandler: any PostHandler
-    public var logger: NodeLogger
+    package var postHandler: any PostHandler
+    package var logger: NodeLogger
     /// §9.5 limits, shared with the step runners (give them the same object). nil: no limits (tests,
     /// the embedded demo); `silentshard node` always sets one (`--rate-limits`).
-    public var rateLimiter: NodeRateLimiter?
+    package var rateLimiter: NodeRateLimiter?
     /// Trio: this node's certificate and the cluster key, shown at `GET /v3/verifying-key`
     /// (session.md §2.2: `verifying_key` is then the cluster key, `node_key` the node's own).
-    public var trio: (certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey)?
+    package var trio: (certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey)?
     /// Trio node B: where it serves the inter-node link `/v3/peer`, apart from the apps' listener
     /// (security review finding 5). nil: no link is served (duo nodes, node A).
-    public var peerListener: PeerListener?
+    package var peerListener: PeerListener?
 
-    public init(
+    package init(
         host: String = "127.0.0.1", port: Int = 0, tlsCertificatePath: String? = nil, tlsKeyPath: String? = nil,
         nodeKey: Ed25519.SigningKey, verifier: any TokenVerifier,
         maximumMessageSize: Int = 1 << 20, maximumPostBodySize: Int = 1 << 20, maximumConnections: Int = 1024,
@@ -75,15 +75,15 @@ public struct NodeServerConfiguration: Sendable {
 
 /// Node B's listener for node A's links (`/v3/peer` only; session.md §2.3). Keep it on a private
 /// address: only A's processes need it. Same TLS files as the apps' listener.
-public struct PeerListener: Sendable, Equatable {
+package struct PeerListener: Sendable, Equatable {
     /// Listen address (IPv4 or IPv6 literal, or `localhost`).
-    public var host: String
+    package var host: String
     /// Listen port; 0 picks a free one (``NodeServer/peerPort`` tells which).
-    public var port: Int
+    package var port: Int
     /// Concurrent links; upgrades beyond are refused with 503.
-    public var maximumConnections: Int
+    package var maximumConnections: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 0, maximumConnections: Int = 1024) {
+    package init(host: String = "127.0.0.1", port: Int = 0, maximumConnections: Int = 1024) {
         self.host = host
         self.port = port
         self.maximumConnections = maximumConnections

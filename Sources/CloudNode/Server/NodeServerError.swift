@@ -1,5 +1,5 @@
 /// Failures of the node server and of its connections. Never carries tokens, keys or message bytes.
-public enum NodeServerError: Error, Sendable, Equatable {
+package enum NodeServerError: Error, Sendable, Equatable {
     /// The listen address is not `HOST:PORT` with an IPv4/IPv6 literal or `localhost`.
     case invalidListenAddress(String)
     /// libwebsockets could not create its context or listening socket (address in use, bad TLS files…).

@@ -4,13 +4,13 @@ import MPCCrypto
 /// Accepts exactly one token, read from a file (first line, surrounding whitespace trimmed; an
 /// optional later line `scope: export sign …` grants scopes, session.md §9.1).
 /// Compares SHA-256 digests in constant time, so neither contents nor length leak through timing.
-public struct StaticTokenVerifier: TokenVerifier {
+package struct StaticTokenVerifier: TokenVerifier {
     private let digest: [UInt8]
     private let scopes: Set<String>?
 
     /// Reads the token from `path`.
     /// - Throws: ``NodeServerError/invalidConfiguration(_:)`` if unreadable or empty.
-    public init(contentsOf path: String) throws(NodeServerError) {
+    package init(contentsOf path: String) throws(NodeServerError) {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
         else { throw .invalidConfiguration("token file unreadable") }
         let lines = text.split(whereSeparator: \.isNewline)
@@ -20,15 +20,15 @@ public struct StaticTokenVerifier: TokenVerifier {
     }
 
     /// Accepts `token`, granting `scopes` (nil: the default, every operation except export).
-    public init(token: String, scopes: Set<String>? = nil) throws(NodeServerError) {
+    package init(token: String, scopes: Set<String>? = nil) throws(NodeServerError) {
         guard !token.isEmpty else { throw .invalidConfiguration("token file empty") }
         digest = SHA256.hash(Array(token.utf8))
         self.scopes = scopes
     }
 
-    public var name: String { "token-file" }
+    package var name: String { "token-file" }
 
-    public func verify(token: String?) async throws(AuthenticationError) -> Principal {
+    package func verify(token: String?) async throws(AuthenticationError) -> Principal {
         guard let token else { throw .missingToken }
         guard constantTimeEqual(SHA256.hash(Array(token.utf8)), digest) else { throw .invalidToken }
         return Principal(subject: "token-file", scopes: scopes, identifiesSubject: false)
@@ -36,5 +36,5 @@ public struct StaticTokenVerifier: TokenVerifier {
 }
 
 extension StaticTokenVerifier: CustomStringConvertible {
-    public var description: String { "StaticTokenVerifier(<redacted>)" }
+    package var description: String { "StaticTokenVerifier(<redacted>)" }
 }

@@ -16,9 +16,9 @@ import Foundation
 ///
 /// Why a hook and not SIGSTOP at the n-th message: the window between a store transaction and the
 /// next frame has no message of its own, so no signal sent from outside can land in it reliably.
-public enum TestPause {
+package enum TestPause {
     /// A point of the commit path.
-    public enum Point: String, Sendable {
+    package enum Point: String, Sendable {
         case running, prepared, committed
         case commitReceived = "commit-received"
     }

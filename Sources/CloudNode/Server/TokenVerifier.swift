@@ -1,25 +1,25 @@
 import Foundation
 
 /// Who a verified token belongs to. `subject` is an identifier safe to log (never the token).
-public struct Principal: Sendable, Equatable {
+package struct Principal: Sendable, Equatable {
     /// `anonymous` (no verification), `token-file`, the JWT `sub`, or what the hook returned.
-    public var subject: String
+    package var subject: String
     /// The operations the token allows (session.md §9.1), by route action name (`keygen`, `sign`,
     /// `export`, …); nil = the default: every operation except duo export.
-    public var scopes: Set<String>?
+    package var scopes: Set<String>?
     /// The device key the token is bound to (JWT claim `device_binding`: hex of the device key identity
     /// `type ‖ key`, as `DeviceKey.identity`), or nil. With a binding, a node requires SETUP's device key
     /// to equal it (§9.1); a trio recover with a new device key needs it (§9.3).
-    public var deviceBinding: [UInt8]?
+    package var deviceBinding: [UInt8]?
     /// Whether `subject` names one principal. False for a name every client of the verifier shares
     /// (`anonymous` under `--auth none`, `token-file`, a hook's fallback `hook`).
-    public var identifiesSubject: Bool
+    package var identifiesSubject: Bool
     /// What the §9.5 limits count this principal's failed device signatures and key creations under: the
     /// subject, or — for a shared subject — the client's address, which the server sets (security review
     /// finding 10: a shared subject let anyone lock another client's device out).
-    public var rateLimitKey: String
+    package var rateLimitKey: String
 
-    public init(subject: String, scopes: Set<String>? = nil, deviceBinding: [UInt8]? = nil, identifiesSubject: Bool = true) {
+    package init(subject: String, scopes: Set<String>? = nil, deviceBinding: [UInt8]? = nil, identifiesSubject: Bool = true) {
         self.subject = subject
         self.scopes = scopes
         self.deviceBinding = deviceBinding
@@ -36,27 +36,27 @@ public struct Principal: Sendable, Equatable {
     }
 
     /// The scope of the duo export POST (never granted by default, §9.1).
-    public static let exportScope = "export"
+    package static let exportScope = "export"
 
     /// Whether the token allows `scope`.
-    public func allows(_ scope: String) -> Bool {
+    package func allows(_ scope: String) -> Bool {
         scopes.map { $0.contains(scope) } ?? (scope != Self.exportScope)
     }
 
     /// Whether the token names `scope` explicitly (not by the default).
-    public func grantsExplicitly(_ scope: String) -> Bool {
+    package func grantsExplicitly(_ scope: String) -> Bool {
         scopes?.contains(scope) ?? false
     }
 
     /// Scopes from a space-separated list (OAuth `scope`); empty → nil (the default).
-    public static func scopes(fromList text: Substring) -> Set<String>? {
+    package static func scopes(fromList text: Substring) -> Set<String>? {
         let items = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         return items.isEmpty ? nil : Set(items)
     }
 }
 
 /// Why a token was refused. Cases never carry the token.
-public enum AuthenticationError: Error, Sendable, Equatable {
+package enum AuthenticationError: Error, Sendable, Equatable {
     /// The verifier needs a token and the first message was binary (no token).
     case missingToken
     /// The token did not match or did not verify.
@@ -71,7 +71,7 @@ public enum AuthenticationError: Error, Sendable, Equatable {
 
 /// Decides whether an app token (the first text message, or `Authorization: Bearer` on POST) is
 /// acceptable. Called on the Swift side, never on the service thread.
-public protocol TokenVerifier: Sendable {
+package protocol TokenVerifier: Sendable {
     /// A name for the startup log (`none`, `token-file`, `jwt-hs256`, `hook`), never a secret.
     var name: String { get }
     /// `token` is nil when the first message was binary (session.md §2.1: binary = no token).
@@ -82,17 +82,17 @@ public protocol TokenVerifier: Sendable {
 }
 
 extension TokenVerifier {
-    public var acceptsMissingToken: Bool { false }
+    package var acceptsMissingToken: Bool { false }
 }
 
 /// Dev only: accepts every connection, with or without a token. The node logs a loud warning.
-public struct NoTokenVerifier: TokenVerifier {
+package struct NoTokenVerifier: TokenVerifier {
     /// The one subject every client gets.
-    public static let subject = "anonymous"
-    public init() {}
-    public var name: String { "none" }
-    public var acceptsMissingToken: Bool { true }
-    public func verify(token: String?) async throws(AuthenticationError) -> Principal {
+    package static let subject = "anonymous"
+    package init() {}
+    package var name: String { "none" }
+    package var acceptsMissingToken: Bool { true }
+    package func verify(token: String?) async throws(AuthenticationError) -> Principal {
         Principal(subject: Self.subject, identifiesSubject: false)
     }
 }

@@ -22,19 +22,19 @@ import SilentShardCore
 /// Store reads run on the runner's store queues and the encryption on `DuoCompute`: nothing
 /// blocks Swift's cooperative pool. Every answer to a device-signed SETUP leaves an audit line
 /// (operation `export`, key id, device, outcome, token subject; never key material).
-public struct DuoExportPostHandler: PostHandler {
-    public let runner: DuoStepRunner
-    public let fallback: any PostHandler
+package struct DuoExportPostHandler: PostHandler {
+    package let runner: DuoStepRunner
+    package let fallback: any PostHandler
 
     /// - Parameters:
     ///   - runner: the node's duo runner (node key, share store, replay window, clock are shared).
     ///   - fallback: serves every other POST route (default: 501).
-    public init(runner: DuoStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
+    package init(runner: DuoStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
         self.runner = runner
         self.fallback = fallback
     }
 
-    public func handle(_ request: PostRequest) async throws -> PostResponse {
+    package func handle(_ request: PostRequest) async throws -> PostResponse {
         guard request.route.mode == .duo, request.route.action == "export" else { return try await fallback.handle(request) }
         let body = [UInt8](request.body)
         // No frame header: nothing to bind a REJECT to (§2.2: 400 when no frame can be produced).

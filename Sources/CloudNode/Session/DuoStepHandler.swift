@@ -3,14 +3,14 @@ import SilentShardCore
 
 /// Serves the duo routes of a ``NodeServer`` with the session runner: each authenticated WebSocket
 /// step becomes one ``DuoStepRunner/run(connection:route:)``.
-public struct DuoStepHandler: StepHandler {
-    public let runner: DuoStepRunner
+package struct DuoStepHandler: StepHandler {
+    package let runner: DuoStepRunner
 
-    public init(runner: DuoStepRunner) {
+    package init(runner: DuoStepRunner) {
         self.runner = runner
     }
 
-    public func run(_ context: StepContext) async throws {
+    package func run(_ context: StepContext) async throws {
         guard context.route.mode == .duo, let operation = Self.operation(context.route.action) else {
             context.connection.close(code: .routeNotServed)
             return

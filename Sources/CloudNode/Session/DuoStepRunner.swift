@@ -6,7 +6,7 @@ import SilentShardCore
 /// One accepted client connection of a duo step, as the server hands it to the session layer: binary
 /// messages in and out, then a close. The WebSocket server implements it; tests use an in-memory pipe.
 /// The server handles the optional token message (§2.1) before handing the connection over.
-public protocol NodeStepConnection: Sendable {
+package protocol NodeStepConnection: Sendable {
     /// The next binary message from the app.
     func read() async throws -> Data
     /// Sends one binary message (a bundle of frames) to the app.
@@ -17,13 +17,13 @@ public protocol NodeStepConnection: Sendable {
 }
 
 /// What the route of a duo step says (`/v3/{algorithm}/{action}`, `params`).
-public struct DuoNodeRoute: Sendable, Equatable {
-    public var algorithm: SessionAlgorithm
-    public var operation: SessionOperation
+package struct DuoNodeRoute: Sendable, Equatable {
+    package var algorithm: SessionAlgorithm
+    package var operation: SessionOperation
     /// The route's `params` (hex key id) or nil.
-    public var params: String?
+    package var params: String?
 
-    public init(algorithm: SessionAlgorithm, operation: SessionOperation, params: String?) {
+    package init(algorithm: SessionAlgorithm, operation: SessionOperation, params: String?) {
         self.algorithm = algorithm
         self.operation = operation
         self.params = params
@@ -31,7 +31,7 @@ public struct DuoNodeRoute: Sendable, Equatable {
 }
 
 /// How a node step ended (for logs, metrics and tests; no secrets).
-public enum DuoStepReport: Sendable, Equatable {
+package enum DuoStepReport: Sendable, Equatable {
     /// The SETUP was refused with this code (REJECT sent).
     case rejected(WireCode)
     /// A share-changing step committed this key id and generation.
@@ -53,7 +53,7 @@ public enum DuoStepReport: Sendable, Equatable {
 ///   run on this runner's own serial queue — neither blocks Swift's cooperative pool.
 /// * Duo commit (§7.2 rule 2): the result is held in memory until the app's COMMIT(D) arrives, then
 ///   stored CURRENT in one transaction (`commitDirectly`), then OUTCOME(committed) is sent.
-public final class DuoStepRunner: Sendable {
+package final class DuoStepRunner: Sendable {
     // Internal (not private): the export POST handler shares the node key, store, store queue,
     // replay window and clock of the runner (DuoExportPostHandler).
     let nodeKey: Ed25519.SigningKey
@@ -73,7 +73,7 @@ public final class DuoStepRunner: Sendable {
     let rateLimiter: NodeRateLimiter?
 
     /// - Parameters:
-    ///   - nodeKey: the node's Ed25519 key; in duo its public key is the app's `cloudVerifyingKey`.
+    ///   - nodeKey: the node's Ed25519 key; in duo its package key is the app's `cloudVerifyingKey`.
     ///   - store: the node's share store.
     ///   - replayWindow: the SETUP replay store (§9.6), shared by every step this runner serves.
     ///   - clock: node time in ms since the Unix epoch.
@@ -82,7 +82,7 @@ public final class DuoStepRunner: Sendable {
     ///   - leaseDuration: how long a share-changing step or reconcile holds its key's lease (§7.2) at
     ///     most; the runner releases it when the step ends, the expiry only matters after a crash.
     ///   - rateLimiter: §9.5 limits (give the server's `NodeServerConfiguration.rateLimiter`); nil: none.
-    public init(nodeKey: Ed25519.SigningKey, store: NodeShareStore, replayWindow: ReplayWindow,
+    package init(nodeKey: Ed25519.SigningKey, store: NodeShareStore, replayWindow: ReplayWindow,
                 clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                 setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
                 frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds)),
@@ -104,7 +104,7 @@ public final class DuoStepRunner: Sendable {
     /// an app's own transport). With one, the route's operation must be in its scopes and, on an
     /// existing key, its subject must be the key's owner (FORBIDDEN otherwise, §9.1–9.2); keygen and
     /// import record the subject as the owner in the commit transaction.
-    public func run(connection: some NodeStepConnection, route: DuoNodeRoute, principal: Principal? = nil) async -> DuoStepReport {
+    package func run(connection: some NodeStepConnection, route: DuoNodeRoute, principal: Principal? = nil) async -> DuoStepReport {
         let first: [UInt8]
         do { first = try await read(connection, timeout: setupTimeout) } catch {
             await connection.close(code: 1002, reason: "no setup")
@@ -572,7 +572,7 @@ public final class DuoStepRunner: Sendable {
         return try outcome.get()
     }
 
-    /// The protocol key id of a SETUP public key (nil if it does not decode).
+    /// The protocol key id of a SETUP package key (nil if it does not decode).
     private static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
         switch algorithm {
         case .ecdsa:
@@ -605,20 +605,20 @@ public final class DuoStepRunner: Sendable {
 /// to the device key registered at keygen (§9.2), so later sessions on the key can be refused with
 /// DEVICE_NOT_REGISTERED. `"SSND" ‖ u8 version (1) ‖ u8 len ‖ device identity (type ‖ key) ‖ protocol
 /// keyshare bytes`. Refresh carries the registration forward.
-public struct DuoNodeShareBlob: Sendable, SecretRedacting {
+package struct DuoNodeShareBlob: Sendable, SecretRedacting {
     private static let magic: [UInt8] = Array("SSND".utf8)
-    /// The registered device key identity (`type ‖ public key`).
-    public let deviceIdentity: [UInt8]
+    /// The registered device key identity (`type ‖ package key`).
+    package let deviceIdentity: [UInt8]
     /// The protocol keyshare (secret).
-    public let protocolBytes: [UInt8]
+    package let protocolBytes: [UInt8]
 
-    public init(deviceIdentity: [UInt8], protocolBytes: [UInt8]) {
+    package init(deviceIdentity: [UInt8], protocolBytes: [UInt8]) {
         self.deviceIdentity = deviceIdentity
         self.protocolBytes = protocolBytes
     }
 
     /// Decodes `encoded`; malformed input throws, never traps.
-    public init(bytes: [UInt8]) throws(SilentShardError) {
+    package init(bytes: [UInt8]) throws(SilentShardError) {
         guard bytes.count >= 6, Array(bytes[0..<4]) == Self.magic, bytes[4] == 1 else {
             throw .invalidKeyshare(reason: "node share record")
         }
@@ -629,9 +629,9 @@ public struct DuoNodeShareBlob: Sendable, SecretRedacting {
     }
 
     /// The stored form.
-    public var encoded: [UInt8] { Self.magic + [1, UInt8(clamping: deviceIdentity.count)] + deviceIdentity + protocolBytes }
+    package var encoded: [UInt8] { Self.magic + [1, UInt8(clamping: deviceIdentity.count)] + deviceIdentity + protocolBytes }
 
-    public var description: String { "DuoNodeShareBlob(\(protocolBytes.count) secret bytes)" }
+    package var description: String { "DuoNodeShareBlob(\(protocolBytes.count) secret bytes)" }
 }
 
 /// Set once when a step's timer fires (shared by the reader and timer tasks of one read).

@@ -4,11 +4,11 @@ import SilentShardCore
 /// The node's 32-byte master key: every keyshare and presignature secret is sealed under it with
 /// XChaCha20-Poly1305 before it reaches the database. Load it from a KMS, HSM or secret manager;
 /// never from the database's own disk. Its description never shows the key.
-public struct NodeMasterKey: Sendable, SecretRedacting {
+package struct NodeMasterKey: Sendable, SecretRedacting {
     let bytes: [UInt8]
 
     /// Wraps 32 key bytes.
-    public init(bytes: [UInt8]) throws(NodeStoreError) {
+    package init(bytes: [UInt8]) throws(NodeStoreError) {
         guard bytes.count == XChaCha20Poly1305.keyByteCount else {
             throw .invalidArgument("master key must be 32 bytes")
         }
@@ -16,11 +16,11 @@ public struct NodeMasterKey: Sendable, SecretRedacting {
     }
 
     /// A fresh random key (tests, first start of a development node).
-    public static func random() -> NodeMasterKey {
+    package static func random() -> NodeMasterKey {
         NodeMasterKey(unchecked: SecureRandom.bytes(count: XChaCha20Poly1305.keyByteCount))
     }
 
     private init(unchecked bytes: [UInt8]) { self.bytes = bytes }
 
-    public var description: String { "NodeMasterKey(redacted)" }
+    package var description: String { "NodeMasterKey(redacted)" }
 }

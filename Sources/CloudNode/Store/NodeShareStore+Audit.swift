@@ -5,7 +5,7 @@ import SilentShardCore
 /// transaction rolled back get their own); they hold operation, key id, party and outcome only.
 extension NodeShareStore {
     /// Audit lines, oldest first; only those of `keyId` when given; at most `limit`.
-    public func auditLog(keyId: String? = nil, limit: Int = 1000) throws(NodeStoreError) -> [AuditEntry] {
+    package func auditLog(keyId: String? = nil, limit: Int = 1000) throws(NodeStoreError) -> [AuditEntry] {
         let id = try keyId.map { (keyId) throws(NodeStoreError) in try Self.canonicalKeyId(keyId) }
         return try reading { db throws(NodeStoreError) -> [AuditEntry] in
             let rows = try db.query(id == nil

@@ -8,7 +8,7 @@ extension NodeShareStore {
     /// aborts the device's running sessions). `reason` names the failed check; `instanceId` is the
     /// session's id (evidence). Banning again updates the evidence. Returns the presignatures deleted.
     @discardableResult
-    public func ban(deviceKey: [UInt8], reason: String, instanceId: [UInt8], party: String) throws(NodeStoreError) -> Int {
+    package func ban(deviceKey: [UInt8], reason: String, instanceId: [UInt8], party: String) throws(NodeStoreError) -> Int {
         guard !deviceKey.isEmpty, deviceKey.count <= 128 else { throw .invalidArgument("device key length") }
         return try transaction { db throws(NodeStoreError) -> Int in
             try db.lock(.device(deviceKey))
@@ -24,12 +24,12 @@ extension NodeShareStore {
     }
 
     /// True when `deviceKey` is banned.
-    public func isBanned(deviceKey: [UInt8]) throws(NodeStoreError) -> Bool {
+    package func isBanned(deviceKey: [UInt8]) throws(NodeStoreError) -> Bool {
         try reading { db throws(NodeStoreError) in try isBanned(db, deviceKey) }
     }
 
     /// The ban on `deviceKey`, if any.
-    public func ban(deviceKey: [UInt8]) throws(NodeStoreError) -> DeviceBan? {
+    package func ban(deviceKey: [UInt8]) throws(NodeStoreError) -> DeviceBan? {
         try reading { db throws(NodeStoreError) -> DeviceBan? in
             guard let row = try db.first("SELECT reason, instance_id, banned_at FROM bans WHERE device_key = ?",
                                          [.blob(deviceKey)]) else { return nil }
@@ -41,7 +41,7 @@ extension NodeShareStore {
     /// Lifts the ban on `deviceKey` (operator action, audited with the operator's name). Returns
     /// whether a ban existed.
     @discardableResult
-    public func liftBan(deviceKey: [UInt8], operator operatorName: String) throws(NodeStoreError) -> Bool {
+    package func liftBan(deviceKey: [UInt8], operator operatorName: String) throws(NodeStoreError) -> Bool {
         try transaction { db throws(NodeStoreError) -> Bool in
             try db.lock(.device(deviceKey))
             let removed = try db.run("DELETE FROM bans WHERE device_key = ?", [.blob(deviceKey)])
@@ -56,7 +56,7 @@ extension NodeShareStore {
     }
 }
 
-/// Lowercase hex of public bytes (device keys) for audit lines.
+/// Lowercase hex of package bytes (device keys) for audit lines.
 func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out = [UInt8]()

@@ -12,7 +12,7 @@ extension NodeShareStore {
     /// Takes the lease on `keyId` for `holder` (an opaque session id, e.g. the instance id) until
     /// `seconds` from now. Taking a lease one already holds extends it. An unexpired lease held by
     /// another session of a live process is `keyBusy`.
-    public func acquireLease(keyId: String, holder: [UInt8], seconds: Int64) throws(NodeStoreError) {
+    package func acquireLease(keyId: String, holder: [UInt8], seconds: Int64) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         guard !holder.isEmpty, seconds > 0 else { throw .invalidArgument("lease holder and duration") }
         try transaction { db throws(NodeStoreError) in
@@ -34,7 +34,7 @@ extension NodeShareStore {
     }
 
     /// Releases `holder`'s lease on `keyId`; a lease held by someone else (or none) is left alone.
-    public func releaseLease(keyId: String, holder: [UInt8]) throws(NodeStoreError) {
+    package func releaseLease(keyId: String, holder: [UInt8]) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try transaction { db throws(NodeStoreError) in
             try db.lock(.key(id))

@@ -7,7 +7,7 @@ extension NodeShareStore {
     /// Stores a presignature half in one transaction (before STORED is sent). Refused for a banned
     /// device (`banned`), a gen that is not the key's current one (`staleGeneration`), past the
     /// per-key quota (`presignatureLimit`) or for a reused id (`duplicatePresignature`).
-    public func storePresignature(_ presignature: NodePresignature) throws(NodeStoreError) {
+    package func storePresignature(_ presignature: NodePresignature) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(presignature.keyId)
         try Self.require32(presignature.id, "presignature id")
         try Self.require32(presignature.gen, "gen")
@@ -67,7 +67,7 @@ extension NodeShareStore {
     /// 4. A finish record (request hash, response) is inserted; then commit.
     ///
     /// Throws `NodeStoreError` or `finish`'s own error.
-    public func consumePresignature(
+    package func consumePresignature(
         id presignatureId: [UInt8], requestHash: [UInt8],
         finish: (_ secret: [UInt8], _ presignature: NodePresignature) throws -> [UInt8]
     ) throws -> PresignatureFinish {
@@ -130,7 +130,7 @@ extension NodeShareStore {
 
     /// The key id of a stored presignature (nil if there is no row): lets the caller load the key's
     /// share before `consumePresignature` (the row's key id and gen are checked again inside it).
-    public func presignatureKeyId(id presignatureId: [UInt8]) throws(NodeStoreError) -> String? {
+    package func presignatureKeyId(id presignatureId: [UInt8]) throws(NodeStoreError) -> String? {
         try Self.require32(presignatureId, "presignature id")
         return try reading { db throws(NodeStoreError) -> String? in
             try db.first("SELECT key_id FROM presignatures WHERE presig_id = ?", [.blob(presignatureId)])?.text(0)
@@ -138,7 +138,7 @@ extension NodeShareStore {
     }
 
     /// Number of stored (unused) presignatures of a key, expired ones included until they are purged.
-    public func presignatureCount(keyId: String) throws(NodeStoreError) -> Int {
+    package func presignatureCount(keyId: String) throws(NodeStoreError) -> Int {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) -> Int in
             Int(try db.first("SELECT count(*) FROM presignatures WHERE key_id = ?", [.text(id)])?.integer(0) ?? 0)
@@ -147,7 +147,7 @@ extension NodeShareStore {
 
     /// Runs `purgeExpired` every `interval` on its own thread until the returned task is cancelled (the
     /// node's garbage collection of expired presignatures and finish records past retention).
-    public func startPurging(every interval: Duration, log: @escaping @Sendable (String) -> Void = { _ in }) -> Task<Void, Never> {
+    package func startPurging(every interval: Duration, log: @escaping @Sendable (String) -> Void = { _ in }) -> Task<Void, Never> {
         let queue = NodeStoreQueues(label: "silentshard.store.purge", width: 1)
         return Task.detached { [self] in
             while !Task.isCancelled {
@@ -165,7 +165,7 @@ extension NodeShareStore {
     /// Garbage collection: deletes expired presignatures and finish records past retention; returns
     /// how many presignatures were deleted.
     @discardableResult
-    public func purgeExpired() throws(NodeStoreError) -> Int {
+    package func purgeExpired() throws(NodeStoreError) -> Int {
         try transaction { db throws(NodeStoreError) -> Int in
             let timestamp = now
             let deleted = try db.run("DELETE FROM presignatures WHERE expires_at <= ?", [.integer(timestamp)])

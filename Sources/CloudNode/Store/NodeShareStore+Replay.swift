@@ -18,7 +18,7 @@ extension NodeShareStore {
     /// Records `instanceID` until `retentionMilliseconds` after `nowMilliseconds`; `replay` if it is
     /// still held. Expired ids are forgotten on the way (all of them on SQLite; a bounded batch that
     /// no other process is deleting on PostgreSQL).
-    public func recordSessionInstance(_ instanceID: [UInt8], nowMilliseconds: UInt64,
+    package func recordSessionInstance(_ instanceID: [UInt8], nowMilliseconds: UInt64,
                                       retentionMilliseconds: UInt64) throws(NodeStoreError) {
         try Self.require32(instanceID, "instance id")
         let now = Int64(clamping: nowMilliseconds)

@@ -7,13 +7,13 @@ import SilentShardCore
 /// associated data (which names each row's place) is unchanged, so moved rows still fail to open.
 extension NodeShareStore {
     /// What a rotation re-sealed.
-    public struct RotationReport: Sendable, Equatable {
-        public var keyshares: Int
-        public var presignatures: Int
+    package struct RotationReport: Sendable, Equatable {
+        package var keyshares: Int
+        package var presignatures: Int
     }
 
     /// Re-seals the SQLite database at `path` from `current` to `new` (see `rotateMasterKey(location:from:to:)`).
-    public static func rotateMasterKey(path: String, from current: NodeMasterKey,
+    package static func rotateMasterKey(path: String, from current: NodeMasterKey,
                                        to new: NodeMasterKey) throws(NodeStoreError) -> RotationReport {
         try rotateMasterKey(location: .sqlite(path: path), from: current, to: new)
     }
@@ -23,7 +23,7 @@ extension NodeShareStore {
     /// then). Run it with every node process stopped (they hold the old key); afterwards start them
     /// with `new` and destroy `current`. On PostgreSQL the transaction also locks the sealed tables
     /// against writers, so a node left running cannot add a row under the old key meanwhile.
-    public static func rotateMasterKey(location: NodeStoreLocation, from current: NodeMasterKey,
+    package static func rotateMasterKey(location: NodeStoreLocation, from current: NodeMasterKey,
                                        to new: NodeMasterKey) throws(NodeStoreError) -> RotationReport {
         guard current.bytes != new.bytes else { throw .invalidArgument("the new master key equals the current one") }
         let store = try NodeShareStore(location: location, masterKey: current)

@@ -13,7 +13,7 @@ extension NodeShareStore {
     /// replaced, and an *aborted* decision for this gen is reopened (the tombstone's purpose — that the
     /// aborted session can never commit — still holds: its COMMIT names its own digest, which no longer
     /// matches the PREPARED one). A committed gen stays `alreadyDecided`; another gen stays a conflict.
-    public func prepare(keyId: String, share: NodeKeyshare, party: String, rederivable: Bool = false) throws(NodeStoreError) {
+    package func prepare(keyId: String, share: NodeKeyshare, party: String, rederivable: Bool = false) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(share.gen, "gen")
         guard let digest = share.digest else { throw .invalidArgument("a prepared share needs its digest") }
@@ -57,7 +57,7 @@ extension NodeShareStore {
     ///
     /// A key that moves to a new generation (refresh, recover, reconcile) retires its hard-derived
     /// children in the same transaction (see `retireChildren`).
-    public func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String,
+    package func commit(keyId: String, gen: [UInt8], digest: [UInt8], party: String,
                        owner: String, parent: (keyId: String, gen: [UInt8], path: [UInt8])? = nil) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(gen, "gen")
@@ -110,7 +110,7 @@ extension NodeShareStore {
     /// `owner`: for a new key (`replacing` nil), the token subject recorded as the key's owner in the
     /// same transaction (session.md §9.2); later sessions with another subject are refused. Empty for a new
     /// key: `ownerRequired`, nothing written (finding 11).
-    public func commitDirectly(keyId: String, share: NodeKeyshare, replacing: [UInt8]?,
+    package func commitDirectly(keyId: String, share: NodeKeyshare, replacing: [UInt8]?,
                                party: String, owner: String) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(share.gen, "gen")
@@ -137,7 +137,7 @@ extension NodeShareStore {
 
     /// Drops the PREPARED share of `gen` (if any) and logs the gen as aborted (a tombstone). Aborting a
     /// committed gen is `alreadyDecided`; aborting twice is a no-op.
-    public func abort(keyId: String, gen: [UInt8], party: String) throws(NodeStoreError) {
+    package func abort(keyId: String, gen: [UInt8], party: String) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try Self.require32(gen, "gen")
         try transaction { db throws(NodeStoreError) in
@@ -156,14 +156,14 @@ extension NodeShareStore {
     }
 
     /// The decrypted share in `slot`, or nil. A row that fails authentication is `integrityFailure`.
-    public func share(keyId: String, slot: NodeShareSlot = .current) throws(NodeStoreError) -> NodeKeyshare? {
+    package func share(keyId: String, slot: NodeShareSlot = .current) throws(NodeStoreError) -> NodeKeyshare? {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) in try loadShare(db, id, slot) }
     }
 
     /// Generations held, without decrypting (reconcile's key status).
     /// The token subject that owns `keyId` (recorded at keygen/import), or nil.
-    public func owner(keyId: String) throws(NodeStoreError) -> String? {
+    package func owner(keyId: String) throws(NodeStoreError) -> String? {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) -> String? in
             try db.first("SELECT subject FROM key_owners WHERE key_id = ?", [.text(id)])?.text(0)
@@ -172,7 +172,7 @@ extension NodeShareStore {
 
     /// Who owns `keyId`, telling a key the node does not have from one it has without an owner (a row
     /// from before owners were recorded): authorization refuses the latter to everyone (finding 11).
-    public func ownership(keyId: String) throws(NodeStoreError) -> KeyOwnership {
+    package func ownership(keyId: String) throws(NodeStoreError) -> KeyOwnership {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) -> KeyOwnership in
             if let subject = try db.first("SELECT subject FROM key_owners WHERE key_id = ?", [.text(id)])?.text(0) {
@@ -190,7 +190,7 @@ extension NodeShareStore {
 
     /// A hard-derived child retired by its parent's new generation (finding 1): the parent key id and the
     /// derivation path (SETUP encoding), or nil if `keyId` is not a retired child.
-    public func retirement(keyId: String) throws(NodeStoreError) -> (parentKeyId: String, path: [UInt8])? {
+    package func retirement(keyId: String) throws(NodeStoreError) -> (parentKeyId: String, path: [UInt8])? {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) -> (parentKeyId: String, path: [UInt8])? in
             guard let row = try db.first("SELECT parent_key_id, path FROM retired_keys WHERE key_id = ?", [.text(id)])
@@ -200,14 +200,14 @@ extension NodeShareStore {
     }
 
     /// How many key ids have a CURRENT share (metrics, tests).
-    public func keyCount() throws(NodeStoreError) -> Int {
+    package func keyCount() throws(NodeStoreError) -> Int {
         try reading { db throws(NodeStoreError) -> Int in
             Int(try db.first("SELECT count(*) FROM keyshares WHERE slot = ?",
                              [.integer(Int64(NodeShareSlot.current.rawValue))])?.integer(0) ?? 0)
         }
     }
 
-    public func status(keyId: String) throws(NodeStoreError) -> NodeKeyStatus {
+    package func status(keyId: String) throws(NodeStoreError) -> NodeKeyStatus {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) in
             let current = try slotInfo(db, id, .current)
@@ -217,13 +217,13 @@ extension NodeShareStore {
     }
 
     /// The logged decision for (key id, gen), if any.
-    public func decision(keyId: String, gen: [UInt8]) throws(NodeStoreError) -> CommitDecision? {
+    package func decision(keyId: String, gen: [UInt8]) throws(NodeStoreError) -> CommitDecision? {
         let id = try Self.canonicalKeyId(keyId)
         return try reading { db throws(NodeStoreError) in try decision(db, id, gen) }
     }
 
     /// Deletes every share and presignature of a key (the decision log stays), in one transaction.
-    public func deleteKey(keyId: String, party: String) throws(NodeStoreError) {
+    package func deleteKey(keyId: String, party: String) throws(NodeStoreError) {
         let id = try Self.canonicalKeyId(keyId)
         try transaction { db throws(NodeStoreError) in
             try db.lock(.key(id))

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// Where a `NodeShareStore` keeps its state.
-public enum NodeStoreLocation: Sendable {
+package enum NodeStoreLocation: Sendable {
     /// A SQLite file (created 0600 if missing). Processes on one machine may share it.
     case sqlite(path: String)
     /// A PostgreSQL database, as a libpq URL (`postgres://user@host:5432/db`, `postgresql://…`) or
@@ -16,12 +16,12 @@ public enum NodeStoreLocation: Sendable {
     case postgres(url: String)
 
     /// `postgres://` and `postgresql://` strings are PostgreSQL; anything else is a SQLite path.
-    public init(_ string: String) {
+    package init(_ string: String) {
         self = PostgresURL.isPostgres(string) ? .postgres(url: string) : .sqlite(path: string)
     }
 
     /// For logs: the path, or the URL with its password replaced by `***`.
-    public var redactedDescription: String {
+    package var redactedDescription: String {
         switch self {
         case .sqlite(let path): path
         case .postgres(let url): PostgresURL.redacted(url)
@@ -46,7 +46,7 @@ public enum NodeStoreLocation: Sendable {
 /// * Secrets are sealed with XChaCha20-Poly1305 under the master key, associated data naming the row's
 ///   place (`Sealing`), so the database never holds a share in the clear and a moved row fails to open.
 /// * Failures are `NodeStoreError`; bad bytes in the database are typed errors, never traps.
-public final class NodeShareStore: Sendable {
+package final class NodeShareStore: Sendable {
     let database: any StoreDatabase
     /// A second connection for the replay store (`NodeShareStore+Replay`): SQLite `synchronous =
     /// NORMAL`, PostgreSQL `synchronous_commit = off`, so recording a session id costs no flush on
@@ -55,13 +55,13 @@ public final class NodeShareStore: Sendable {
     let masterKey: NodeMasterKey
     let clock: @Sendable () -> Date
     /// Most unused presignatures per key id (session.md §8.2).
-    public let presignatureLimit: Int
+    package let presignatureLimit: Int
     /// How long finish records answer replays (session.md §8.3).
-    public let finishRecordRetention: TimeInterval
+    package let finishRecordRetention: TimeInterval
 
     /// Opens or creates the SQLite store at `path` (file mode 0600). Throws `wrongMasterKey` when the
     /// database was created under another master key.
-    public convenience init(path: String, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
+    package convenience init(path: String, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
                             finishRecordRetention: TimeInterval = 7 * 24 * 3600,
                             clock: @escaping @Sendable () -> Date = { Date() }) throws(NodeStoreError) {
         try self.init(location: .sqlite(path: path), masterKey: masterKey, presignatureLimit: presignatureLimit,
@@ -72,7 +72,7 @@ public final class NodeShareStore: Sendable {
     /// use). Throws `wrongMasterKey` when the database was created under another master key,
     /// `schemaTooNew` when a newer build migrated it, `postgres(sqlState: "08001", …)` when the server
     /// cannot be reached.
-    public init(location: NodeStoreLocation, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
+    package init(location: NodeStoreLocation, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
                 finishRecordRetention: TimeInterval = 7 * 24 * 3600,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws(NodeStoreError) {
         self.masterKey = masterKey

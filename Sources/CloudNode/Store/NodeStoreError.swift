@@ -5,7 +5,7 @@ import SilentShardCore
 ///
 /// (Named `NodeStoreError` rather than `StorageError` so that code importing both `CloudNode` and
 /// `SilentShardCore` needs no module qualification.)
-public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The key id is not a hex string (1–128 bytes).
     case invalidKeyId
     /// An argument has the wrong size (generation ids, digests and presignature ids are 32 bytes).
@@ -56,7 +56,7 @@ public enum NodeStoreError: Error, Equatable, Sendable, CustomStringConvertible 
     /// A file-system call failed.
     case io(operation: String, errno: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidKeyId: "invalid key id"
         case .invalidArgument(let what): "invalid argument: \(what)"

@@ -7,14 +7,14 @@ import SilentShardCore
 /// relay; B = party 2), its Ed25519 node key, the certificate the offline cluster key issued for it,
 /// and the cluster key itself (= the app's `cloudVerifyingKey`, and what it checks its peer's
 /// certificate against).
-public struct TrioNodeIdentity: Sendable {
-    public let nodeKey: Ed25519.SigningKey
-    public let certificate: NodeCertificate
-    public let clusterKey: Ed25519.VerifyingKey
+package struct TrioNodeIdentity: Sendable {
+    package let nodeKey: Ed25519.SigningKey
+    package let certificate: NodeCertificate
+    package let clusterKey: Ed25519.VerifyingKey
 
     /// Fails with `invalidConfiguration` unless the certificate is a trio role's, certifies
     /// `nodeKey`, and verifies under `clusterKey` now.
-    public init(nodeKey: Ed25519.SigningKey, certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey,
+    package init(nodeKey: Ed25519.SigningKey, certificate: NodeCertificate, clusterKey: Ed25519.VerifyingKey,
                 nowSeconds: UInt64 = UInt64(Date().timeIntervalSince1970)) throws(SilentShardError) {
         guard certificate.role != .duo, certificate.nodeKey == nodeKey.verifyingKey else {
             throw .invalidConfiguration(reason: "the certificate is not a trio certificate for this node key")
@@ -29,19 +29,19 @@ public struct TrioNodeIdentity: Sendable {
     }
 
     /// This node's party index (1 for A, 2 for B).
-    public var index: PartyIndex { certificate.role.partyIndex }
+    package var index: PartyIndex { certificate.role.partyIndex }
     /// The other node's party index.
-    public var peerIndex: PartyIndex { index == 1 ? 2 : 1 }
+    package var peerIndex: PartyIndex { index == 1 ? 2 : 1 }
     /// The 16-byte group id of this A/B pair.
-    public var groupID: [UInt8] { certificate.groupID }
+    package var groupID: [UInt8] { certificate.groupID }
     /// Whether this is node A (the entry point).
-    public var isEntry: Bool { certificate.role == .trioA }
+    package var isEntry: Bool { certificate.role == .trioA }
 }
 
 /// How node A reaches node B: one call opens one link (`specs/session.md` §2.3: one per app
 /// session). In process, tests hand B's runner the other end of a pipe; over the network it is a
 /// WebSocket to B's `/v3/peer` (`WebSocketPeerConnector`).
-public protocol TrioPeerConnector: Sendable {
+package protocol TrioPeerConnector: Sendable {
     /// Opens a fresh link to the other node; a failure makes A answer REJECT(PEER_UNAVAILABLE).
     func openLink() async throws -> any NodeStepConnection
 }

@@ -4,14 +4,14 @@ import SilentShardCore
 /// Serves a trio node's routes on a ``NodeServer``: node A's app steps (`/v3/{path}/{action}`,
 /// EdDSA `/v3/{path}/eddsa/{action}`, subprotocol `trio`) and node B's inter-node link (`/v3/peer`,
 /// subprotocol `silentshard-peer`), each with the ``TrioStepRunner``.
-public struct TrioStepHandler: StepHandler {
-    public let runner: TrioStepRunner
+package struct TrioStepHandler: StepHandler {
+    package let runner: TrioStepRunner
 
-    public init(runner: TrioStepRunner) {
+    package init(runner: TrioStepRunner) {
         self.runner = runner
     }
 
-    public func run(_ context: StepContext) async throws {
+    package func run(_ context: StepContext) async throws {
         let connection = ServerStepConnection(connection: context.connection)
         switch context.route.mode {
         case .peer:
@@ -31,7 +31,7 @@ public struct TrioStepHandler: StepHandler {
     }
 
     /// The trio operation a route's action names (the SDK's default action strings).
-    public static func operation(_ action: String) -> SessionOperation? {
+    package static func operation(_ action: String) -> SessionOperation? {
         switch action {
         case "keygen": return .keygen
         case "reconcile": return .reconcile
@@ -50,18 +50,18 @@ public struct TrioStepHandler: StepHandler {
 /// Node A's link to node B over a WebSocket to B's `/v3/peer` (subprotocol `silentshard-peer`,
 /// session.md §2.3). Use `wss://` with `trustedRootCertificates` in production (the link adds
 /// access control; TLS authenticates B's server).
-public struct WebSocketPeerConnector: TrioPeerConnector {
+package struct WebSocketPeerConnector: TrioPeerConnector {
     /// B's base URL, e.g. `ws://127.0.0.1:9091`.
-    public let baseURL: String
+    package let baseURL: String
     /// Timeouts, message size and TLS trust for the link (the URL and token fields are unused).
-    public let config: WebsocketConfig
+    package let config: WebsocketConfig
 
-    public init(baseURL: String, config: WebsocketConfig? = nil) {
+    package init(baseURL: String, config: WebsocketConfig? = nil) {
         self.baseURL = baseURL
         self.config = config ?? WebsocketConfig(url: baseURL)
     }
 
-    public func openLink() async throws -> any NodeStepConnection {
+    package func openLink() async throws -> any NodeStepConnection {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + "/v3/peer") else { throw NetworkError.invalidURL }

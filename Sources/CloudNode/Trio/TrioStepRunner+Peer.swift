@@ -9,7 +9,7 @@ extension TrioStepRunner {
     /// (validated entirely here, §4.3), then B's side of the session. Closes the link at the end.
     /// - Parameter linkOpened: told whether LINK_OPEN was accepted, before anything else is read (the
     ///   server then authenticates the connection, or counts a failed authentication of its address).
-    public func serveLink(connection: some NodeStepConnection,
+    package func serveLink(connection: some NodeStepConnection,
                           linkOpened: @Sendable (_ accepted: Bool) -> Void = { _ in }) async -> TrioStepReport {
         guard !identity.isEntry else {
             await connection.close(code: 1011, reason: "not node B")

@@ -54,7 +54,7 @@ extension TrioStepRunner {
     /// the app's `token` and returns B's answer unchanged. `principal`: what the server's verifier made
     /// of the token; a request for this node is authorized with it (`KeyAuthorization`: scope
     /// `preSignFinal`, device binding = the presignature's device, key owner = subject).
-    public func preSignFinal(body: [UInt8], token: [UInt8]?, principal: Principal?,
+    package func preSignFinal(body: [UInt8], token: [UInt8]?, principal: Principal?,
                              algorithm: SessionAlgorithm = .ecdsa) async -> [UInt8]? {
         guard let frame = try? Frame.parseSingle(body) else { return nil }
         let header = frame.header
@@ -224,16 +224,16 @@ extension TrioStepRunner {
 
 /// Serves trio POSTs: the preSignFinal route (`/v3/{path}/presign-final`) with the node's
 /// ``TrioStepRunner``; anything else goes to `fallback` (default 501).
-public struct TrioPostHandler: PostHandler {
-    public let runner: TrioStepRunner
-    public let fallback: any PostHandler
+package struct TrioPostHandler: PostHandler {
+    package let runner: TrioStepRunner
+    package let fallback: any PostHandler
 
-    public init(runner: TrioStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
+    package init(runner: TrioStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
         self.runner = runner
         self.fallback = fallback
     }
 
-    public func handle(_ request: PostRequest) async throws -> PostResponse {
+    package func handle(_ request: PostRequest) async throws -> PostResponse {
         guard request.route.mode == .trio, request.route.action == "presign-final" else {
             return try await fallback.handle(request)
         }

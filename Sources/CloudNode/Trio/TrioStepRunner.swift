@@ -4,7 +4,7 @@ import MPCProtocols
 import SilentShardCore
 
 /// How a trio node step ended (for logs, metrics and tests; no secrets).
-public enum TrioStepReport: Sendable, Equatable {
+package enum TrioStepReport: Sendable, Equatable {
     /// The SETUP was refused with this code (REJECT sent, or B's REJECT relayed).
     case rejected(WireCode)
     /// Node A relayed a session it does not take part in (S = {0, 2}); `completed` says whether the
@@ -45,9 +45,9 @@ public enum TrioStepReport: Sendable, Equatable {
 /// READY(D) to the other node; it commits iff it holds the app's COMMIT(D) and the other node's
 /// READY(D), then sends OUTCOME(committed). MPC rounds run on `DuoCompute`'s queue, store calls on
 /// this runner's serial queue — never on Swift's cooperative pool.
-public final class TrioStepRunner: Sendable {
+package final class TrioStepRunner: Sendable {
     /// The node's role, key, certificate and cluster key.
-    public let identity: TrioNodeIdentity
+    package let identity: TrioNodeIdentity
     let store: NodeShareStore
     let peer: (any TrioPeerConnector)?
     let replay: LockedValue<ReplayWindow>
@@ -84,7 +84,7 @@ public final class TrioStepRunner: Sendable {
     ///   - clock: node time in ms since the Unix epoch.
     ///   - setupTimeout, frameTimeout: §5.4 deadlines (SETUP, each expected frame).
     ///   - rateLimiter: §9.5 limits (give the server's `NodeServerConfiguration.rateLimiter`); nil: none.
-    public init(identity: TrioNodeIdentity, store: NodeShareStore, peer: (any TrioPeerConnector)?,
+    package init(identity: TrioNodeIdentity, store: NodeShareStore, peer: (any TrioPeerConnector)?,
                 replayWindow: ReplayWindow,
                 tokenVerdict: @escaping @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { _ in .accepted },
                 tokenVerifier: (any TokenVerifier)? = nil,
@@ -166,7 +166,7 @@ public final class TrioStepRunner: Sendable {
         }
         if setup.operation == .recover {
             // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
-            // expected public key, which must be this key's (no gen: the app lost its share).
+            // expected package key, which must be this key's (no gen: the app lost its share).
             guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
                   Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
             else { throw SetupRejection(.invalidParameter) }
@@ -281,7 +281,7 @@ public final class TrioStepRunner: Sendable {
         }
     }
 
-    /// The protocol key id of a SETUP public key (nil if it does not decode).
+    /// The protocol key id of a SETUP package key (nil if it does not decode).
     static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
         switch algorithm {
         case .ecdsa:

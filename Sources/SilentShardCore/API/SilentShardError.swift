@@ -98,7 +98,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// Maps a session-layer error. `frameSender` is the sender named by the frame that failed (for
     /// frame-level failures, which blame nobody).
-    public init(_ error: SessionError, frameSender: PartyIndex? = nil) {
+    package init(_ error: SessionError, frameSender: PartyIndex? = nil) {
         switch error {
         case .nodeClock(let time, _):
             self = .clockSkew(nodeTime: time)

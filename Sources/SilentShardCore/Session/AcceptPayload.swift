@@ -2,11 +2,11 @@ import MPCCrypto
 import MPCProtocols
 
 /// The ACCEPT payload (`specs/session.md` §4.4), TLV-encoded, signed by the node key (label `accept`).
-public struct AcceptPayload: Sendable, Equatable {
-    public enum Tag {
-        public static let setupHash: UInt8 = 0x01, nodeKey: UInt8 = 0x02, certificate: UInt8 = 0x03
-        public static let sessionKeys: UInt8 = 0x04, nodeTime: UInt8 = 0x05, keyStatus: UInt8 = 0x06
-        public static let limits: UInt8 = 0x07
+package struct AcceptPayload: Sendable, Equatable {
+    package enum Tag {
+        package static let setupHash: UInt8 = 0x01, nodeKey: UInt8 = 0x02, certificate: UInt8 = 0x03
+        package static let sessionKeys: UInt8 = 0x04, nodeTime: UInt8 = 0x05, keyStatus: UInt8 = 0x06
+        package static let limits: UInt8 = 0x07
     }
 
     static let fieldSizes: [UInt8: TLVFieldSize] = [
@@ -14,19 +14,19 @@ public struct AcceptPayload: Sendable, Equatable {
         Tag.sessionKeys: .exactly(64), Tag.nodeTime: .exactly(8), Tag.keyStatus: .range(2...98), Tag.limits: .exactly(8),
     ]
 
-    public var setupHash: [UInt8]
-    public var nodeKey: Ed25519.VerifyingKey
-    public var certificate: NodeCertificate?
-    public var sessionKeys: SessionPublicKeys
+    package var setupHash: [UInt8]
+    package var nodeKey: Ed25519.VerifyingKey
+    package var certificate: NodeCertificate?
+    package var sessionKeys: SessionPublicKeys
     /// Informative node time, ms.
-    public var nodeTime: UInt64?
-    public var keyStatus: KeyStatus?
+    package var nodeTime: UInt64?
+    package var keyStatus: KeyStatus?
     /// Informative limits: max payload, max transport message.
-    public var limits: (maxPayload: UInt32, maxMessage: UInt32)?
+    package var limits: (maxPayload: UInt32, maxMessage: UInt32)?
     /// Unknown extension fields (≥ 0x80), kept for the signature.
-    public var extensions: [TLVRecord] = []
+    package var extensions: [TLVRecord] = []
 
-    public init(setupHash: [UInt8], nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?,
+    package init(setupHash: [UInt8], nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?,
                 sessionKeys: SessionPublicKeys, nodeTime: UInt64?, keyStatus: KeyStatus?,
                 limits: (maxPayload: UInt32, maxMessage: UInt32)? = nil) {
         self.setupHash = setupHash
@@ -38,7 +38,7 @@ public struct AcceptPayload: Sendable, Equatable {
         self.limits = limits
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var records = [
             TLVRecord(tag: Tag.setupHash, value: setupHash),
             TLVRecord(tag: Tag.nodeKey, value: nodeKey.bytes),
@@ -58,7 +58,7 @@ public struct AcceptPayload: Sendable, Equatable {
 
     /// Strict decoding: TLV rules, required fields (0x01, 0x02, 0x04), valid keys → MALFORMED; a
     /// malformed certificate → `cloudVerificationFailed(.malformedCertificate)`.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         let tlv = try TLVPayload.decode(bytes, fields: Self.fieldSizes)
         guard let hash = tlv[Tag.setupHash], let key = tlv[Tag.nodeKey], let keys = tlv[Tag.sessionKeys],
               let nodeKey = try? Ed25519.VerifyingKey(bytes: key),
@@ -80,7 +80,7 @@ public struct AcceptPayload: Sendable, Equatable {
         extensions = tlv.records.filter { $0.tag >= 0x80 }
     }
 
-    public static func == (lhs: AcceptPayload, rhs: AcceptPayload) -> Bool {
+    package static func == (lhs: AcceptPayload, rhs: AcceptPayload) -> Bool {
         lhs.encoded() == rhs.encoded()
     }
 
@@ -88,7 +88,7 @@ public struct AcceptPayload: Sendable, Equatable {
     /// `nodeKey`): `setup_hash` is the app's own; duo: `node_key == cloudVerifyingKey` or a valid
     /// role-3 certificate for it; trio: a valid certificate for `node_key` whose role matches the
     /// sender. Nodes check each other's ACCEPTs the same way against the cluster key.
-    public func verify(expectedSetupHash: [UInt8], cloudKey: Ed25519.VerifyingKey, sender: PartyIndex,
+    package func verify(expectedSetupHash: [UInt8], cloudKey: Ed25519.VerifyingKey, sender: PartyIndex,
                        mode: SessionMode, nowSeconds: UInt64) throws(SessionError) {
         guard setupHash == expectedSetupHash else { throw .cloudVerificationFailed(.setupHashMismatch) }
         if mode == .duo && certificate == nil {
@@ -102,7 +102,7 @@ public struct AcceptPayload: Sendable, Equatable {
 
     /// Trio: A's and B's certificates carry the same `group_id` and different node keys; for an
     /// existing key the group equals the one recorded at keygen (§1.3).
-    public static func checkGroup(_ accepts: [AcceptPayload], recordedGroupID: [UInt8]?) throws(SessionError) {
+    package static func checkGroup(_ accepts: [AcceptPayload], recordedGroupID: [UInt8]?) throws(SessionError) {
         let certificates = accepts.compactMap(\.certificate)
         guard certificates.count == accepts.count else { throw .cloudVerificationFailed(.certificateMissing) }
         guard let group = certificates.first?.groupID else { return }

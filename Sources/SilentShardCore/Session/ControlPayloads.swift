@@ -4,13 +4,13 @@ import MPCProtocols
 /// known enumerations, nothing left over; failures are MALFORMED.
 
 /// READY (node → other node): `key_id ‖ gen ‖ D`.
-public struct ReadyPayload: Sendable, Equatable {
-    public var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
-    public init(keyID: [UInt8], gen: [UInt8], digest: [UInt8]) {
+package struct ReadyPayload: Sendable, Equatable {
+    package var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
+    package init(keyID: [UInt8], gen: [UInt8], digest: [UInt8]) {
         self.keyID = keyID; self.gen = gen; self.digest = digest
     }
-    public var encoded: [UInt8] { keyID + gen + digest }
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package var encoded: [UInt8] { keyID + gen + digest }
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         keyID = try reader.read(32); gen = try reader.read(32); digest = try reader.read(32)
         try reader.finish()
@@ -18,15 +18,15 @@ public struct ReadyPayload: Sendable, Equatable {
 }
 
 /// COMMIT (app → all): `key_id ‖ gen ‖ D ‖ u8 context`.
-public struct CommitPayload: Sendable, Equatable {
-    public enum Context: UInt8, Sendable { case inSession = 1, reconcile = 2 }
-    public var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
-    public var context: Context
-    public init(keyID: [UInt8], gen: [UInt8], digest: [UInt8], context: Context) {
+package struct CommitPayload: Sendable, Equatable {
+    package enum Context: UInt8, Sendable { case inSession = 1, reconcile = 2 }
+    package var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
+    package var context: Context
+    package init(keyID: [UInt8], gen: [UInt8], digest: [UInt8], context: Context) {
         self.keyID = keyID; self.gen = gen; self.digest = digest; self.context = context
     }
-    public var encoded: [UInt8] { keyID + gen + digest + [context.rawValue] }
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package var encoded: [UInt8] { keyID + gen + digest + [context.rawValue] }
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         keyID = try reader.read(32); gen = try reader.read(32); digest = try reader.read(32)
         guard let context = Context(rawValue: try reader.readUInt8()) else { throw .malformed }
@@ -36,19 +36,19 @@ public struct CommitPayload: Sendable, Equatable {
 }
 
 /// OUTCOME (node → app): `key_id ‖ gen ‖ D ‖ u8 outcome ‖ current_gen (zeros if none)`.
-public struct OutcomePayload: Sendable, Equatable {
-    public enum Outcome: UInt8, Sendable { case committed = 1, aborted = 2, inDoubt = 3 }
-    public var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
-    public var outcome: Outcome
+package struct OutcomePayload: Sendable, Equatable {
+    package enum Outcome: UInt8, Sendable { case committed = 1, aborted = 2, inDoubt = 3 }
+    package var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
+    package var outcome: Outcome
     /// The node's current generation, nil if none (zeros on the wire).
-    public var currentGen: [UInt8]?
-    public init(keyID: [UInt8], gen: [UInt8], digest: [UInt8], outcome: Outcome, currentGen: [UInt8]?) {
+    package var currentGen: [UInt8]?
+    package init(keyID: [UInt8], gen: [UInt8], digest: [UInt8], outcome: Outcome, currentGen: [UInt8]?) {
         self.keyID = keyID; self.gen = gen; self.digest = digest; self.outcome = outcome; self.currentGen = currentGen
     }
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         keyID + gen + digest + [outcome.rawValue] + (currentGen ?? [UInt8](repeating: 0, count: 32))
     }
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         keyID = try reader.read(32); gen = try reader.read(32); digest = try reader.read(32)
         guard let outcome = Outcome(rawValue: try reader.readUInt8()) else { throw .malformed }
@@ -61,17 +61,17 @@ public struct OutcomePayload: Sendable, Equatable {
 
 /// ABORT (participant → all): `u16 code ‖ u8 blamed (party or 0xFF) ‖ u8 flags (bit 0 ban, bit 1
 /// rollback) ‖ [key_id ‖ gen if rollback] ‖ u16 detail_len ‖ detail (≤ 256, UTF-8, no secrets)`.
-public struct AbortPayload: Sendable, Equatable {
-    public var code: WireCode
+package struct AbortPayload: Sendable, Equatable {
+    package var code: WireCode
     /// The blamed party, nil = none (0xFF on the wire).
-    public var blamed: PartyIndex?
-    public var ban: Bool
+    package var blamed: PartyIndex?
+    package var ban: Bool
     /// The rolled-back generation (reconcile, §7.3).
-    public var rollback: (keyID: [UInt8], gen: [UInt8])?
+    package var rollback: (keyID: [UInt8], gen: [UInt8])?
     /// UTF-8, ≤ 256 bytes, no secrets.
-    public var detail: String
+    package var detail: String
 
-    public init(code: WireCode, blamed: PartyIndex?, ban: Bool = false, rollback: (keyID: [UInt8], gen: [UInt8])? = nil,
+    package init(code: WireCode, blamed: PartyIndex?, ban: Bool = false, rollback: (keyID: [UInt8], gen: [UInt8])? = nil,
                 detail: String = "") {
         self.code = code; self.blamed = blamed; self.ban = ban; self.rollback = rollback
         // Truncate on a character boundary.
@@ -81,17 +81,17 @@ public struct AbortPayload: Sendable, Equatable {
     }
 
     /// The ABORT for a session error this party detected (protocol blame and ban carried over).
-    public init(error: SessionError) {
+    package init(error: SessionError) {
         self.init(code: error.abortCode, blamed: error.blamedParty, ban: error.requiresBan)
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var writer = WireWriter()
         writer.append(uint16: code.rawValue)
         writer.append(uint8: blamed ?? 0xFF)
         writer.append(uint8: (ban ? 1 : 0) | (rollback == nil ? 0 : 2))
         if let rollback { writer.append(rollback.keyID + rollback.gen) }
-        // `detail` is a public var: never encode more than the decoder accepts (cut bytes may end
+        // `detail` is a package var: never encode more than the decoder accepts (cut bytes may end
         // mid-character only if a caller bypassed `init`; the decoder then rejects the frame).
         let text = Array(detail.utf8.prefix(SessionConstants.maximumAbortDetailByteCount))
         writer.append(uint16: UInt16(text.count))
@@ -99,7 +99,7 @@ public struct AbortPayload: Sendable, Equatable {
         return writer.bytes
     }
 
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         code = WireCode(rawValue: try reader.readUInt16())
         let party = try reader.readUInt8()
@@ -117,22 +117,22 @@ public struct AbortPayload: Sendable, Equatable {
     }
 
     /// How the receiver reports it: the sender's report, never grounds for a local ban (§6.2, §9.4).
-    public func sessionError(sender: PartyIndex) -> SessionError {
+    package func sessionError(sender: PartyIndex) -> SessionError {
         .reported(code, by: sender, blamed: blamed, authenticated: true)
     }
 
-    public static func == (lhs: AbortPayload, rhs: AbortPayload) -> Bool { lhs.encoded == rhs.encoded }
+    package static func == (lhs: AbortPayload, rhs: AbortPayload) -> Bool { lhs.encoded == rhs.encoded }
 }
 
 /// DONE (app → all): `u8 result_type (0 none, 1 ECDSA r‖s‖recid, 2 EdDSA 64-byte signature) ‖ result`.
-public enum DonePayload: Sendable, Equatable {
+package enum DonePayload: Sendable, Equatable {
     case none
     /// r ‖ s ‖ recovery id (65 bytes).
     case ecdsa([UInt8])
     /// 64-byte Ed25519 signature.
     case eddsa([UInt8])
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         switch self {
         case .none: return [0]
         case .ecdsa(let bytes): return [1] + bytes
@@ -140,7 +140,7 @@ public enum DonePayload: Sendable, Equatable {
         }
     }
 
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         switch try reader.readUInt8() {
         case 0: self = .none
@@ -156,15 +156,15 @@ public enum DonePayload: Sendable, Equatable {
 }
 
 /// STORED (node → app): `presig_id (32) ‖ key_id ‖ gen ‖ u64 expires_at`.
-public struct StoredPayload: Sendable, Equatable {
-    public var presigID: [UInt8], keyID: [UInt8], gen: [UInt8]
+package struct StoredPayload: Sendable, Equatable {
+    package var presigID: [UInt8], keyID: [UInt8], gen: [UInt8]
     /// ms since the Unix epoch (the spec's default time unit, §0).
-    public var expiresAt: UInt64
-    public init(presigID: [UInt8], keyID: [UInt8], gen: [UInt8], expiresAt: UInt64) {
+    package var expiresAt: UInt64
+    package init(presigID: [UInt8], keyID: [UInt8], gen: [UInt8], expiresAt: UInt64) {
         self.presigID = presigID; self.keyID = keyID; self.gen = gen; self.expiresAt = expiresAt
     }
-    public var encoded: [UInt8] { presigID + keyID + gen + expiresAt.bigEndianBytes }
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package var encoded: [UInt8] { presigID + keyID + gen + expiresAt.bigEndianBytes }
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         presigID = try reader.read(32); keyID = try reader.read(32); gen = try reader.read(32)
         expiresAt = try reader.readUInt64()
@@ -174,17 +174,17 @@ public struct StoredPayload: Sendable, Equatable {
 
 /// EXPORT_RESPONSE (duo node → app via the backend): `setup_hash ‖ key_id ‖ gen ‖ u8 party ‖ export
 /// message (80 bytes: epk ‖ ct)`.
-public struct ExportResponsePayload: Sendable, Equatable {
-    public static let exportMessageByteCount = 80
-    public var setupHash: [UInt8], keyID: [UInt8], gen: [UInt8]
-    public var party: PartyIndex
-    public var exportMessage: [UInt8]
-    public init(setupHash: [UInt8], keyID: [UInt8], gen: [UInt8], party: PartyIndex, exportMessage: [UInt8]) {
+package struct ExportResponsePayload: Sendable, Equatable {
+    package static let exportMessageByteCount = 80
+    package var setupHash: [UInt8], keyID: [UInt8], gen: [UInt8]
+    package var party: PartyIndex
+    package var exportMessage: [UInt8]
+    package init(setupHash: [UInt8], keyID: [UInt8], gen: [UInt8], party: PartyIndex, exportMessage: [UInt8]) {
         self.setupHash = setupHash; self.keyID = keyID; self.gen = gen; self.party = party
         self.exportMessage = exportMessage
     }
-    public var encoded: [UInt8] { setupHash + keyID + gen + [party] + exportMessage }
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package var encoded: [UInt8] { setupHash + keyID + gen + [party] + exportMessage }
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         setupHash = try reader.read(32); keyID = try reader.read(32); gen = try reader.read(32)
         party = try reader.readUInt8()

@@ -7,17 +7,17 @@ import MPCProtocols
 /// * FINAL kinds: nonce[24] ‖ ciphertext[len] ‖ tag[16] (`nonce`, `body` = ciphertext ‖ tag).
 ///
 /// A parsed `Frame` is only structurally valid: nothing in it is authenticated yet.
-public struct Frame: Sendable, Equatable {
-    public let header: FrameHeader
+package struct Frame: Sendable, Equatable {
+    package let header: FrameHeader
     /// Signed kinds: the payload. Encrypted kinds: ciphertext ‖ tag.
-    public let body: [UInt8]
+    package let body: [UInt8]
     /// Signed kinds: the 64-byte signature; encrypted kinds: empty.
-    public let signature: [UInt8]
+    package let signature: [UInt8]
     /// FINAL kinds: the 24-byte nonce; otherwise empty.
-    public let nonce: [UInt8]
+    package let nonce: [UInt8]
 
     /// A signed frame from its parts.
-    public init(header: FrameHeader, payload: [UInt8], signature: [UInt8]) {
+    package init(header: FrameHeader, payload: [UInt8], signature: [UInt8]) {
         self.header = header
         self.body = payload
         self.signature = signature
@@ -25,7 +25,7 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// An encrypted frame from its parts.
-    public init(header: FrameHeader, nonce: [UInt8] = [], sealed: [UInt8]) {
+    package init(header: FrameHeader, nonce: [UInt8] = [], sealed: [UInt8]) {
         self.header = header
         self.body = sealed
         self.signature = []
@@ -33,19 +33,19 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// Whether the frame carries a signature (rather than an AEAD tag).
-    public var isSigned: Bool { header.kind.trailerByteCount == 64 }
+    package var isSigned: Bool { header.kind.trailerByteCount == 64 }
 
     /// `header ‖ payload`, the bytes signatures and `setup_hash` cover (signed kinds).
-    public var headerAndPayload: [UInt8] { header.encoded() + body }
+    package var headerAndPayload: [UInt8] { header.encoded() + body }
 
     /// The wire bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         header.encoded() + nonce + body + signature
     }
 
     /// Parses one frame at the start of `bytes` (§3.5 step 1): header checks, then enough bytes for
     /// the payload and authenticator. Returns the frame and its length.
-    public static func parse(_ bytes: ArraySlice<UInt8>) throws(SessionError) -> (frame: Frame, byteCount: Int) {
+    package static func parse(_ bytes: ArraySlice<UInt8>) throws(SessionError) -> (frame: Frame, byteCount: Int) {
         let header = try FrameHeader.decode(bytes.prefix(FrameHeader.byteCount))
         let kind = header.kind
         let total = FrameHeader.byteCount + kind.prefixByteCount + Int(header.length) + kind.trailerByteCount
@@ -63,7 +63,7 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// Parses exactly one frame (HTTP bodies): trailing bytes are MALFORMED.
-    public static func parseSingle(_ bytes: [UInt8]) throws(SessionError) -> Frame {
+    package static func parseSingle(_ bytes: [UInt8]) throws(SessionError) -> Frame {
         guard bytes.count <= SessionConstants.maximumBundleByteCount else { throw .tooLarge }
         let (frame, count) = try parse(bytes[...])
         guard count == bytes.count else { throw .malformed }
@@ -72,7 +72,7 @@ public struct Frame: Sendable, Equatable {
 
     /// Parses a transport message: one or more complete frames back to back (§2.1), at most 1 MiB and
     /// 64 frames (§3.6, TOO_LARGE). An empty message is MALFORMED.
-    public static func parseBundle(_ bytes: [UInt8]) throws(SessionError) -> [Frame] {
+    package static func parseBundle(_ bytes: [UInt8]) throws(SessionError) -> [Frame] {
         guard bytes.count <= SessionConstants.maximumBundleByteCount else { throw .tooLarge }
         guard !bytes.isEmpty else { throw .malformed }
         var frames: [Frame] = []
@@ -87,7 +87,7 @@ public struct Frame: Sendable, Equatable {
     }
 
     /// Concatenates frames into one transport message.
-    public static func bundle(_ frames: [Frame]) -> [UInt8] {
+    package static func bundle(_ frames: [Frame]) -> [UInt8] {
         frames.flatMap { $0.encoded() }
     }
 }
@@ -106,7 +106,7 @@ extension Frame {
     }
 
     /// `sigmsg(label, header ‖ payload)` for this frame.
-    public var signingInput: [UInt8] {
+    package var signingInput: [UInt8] {
         SessionHash.signingInput(Self.label(for: header.kind) ?? .frame, headerAndPayload)
     }
 
@@ -119,25 +119,25 @@ extension Frame {
 
     /// A frame signed with an Ed25519 key (session key: label `frame`; node key: `accept`, `reject`,
     /// `link`, `export` by kind).
-    public static func signed(header: FrameHeader, payload: [UInt8], key: Ed25519.SigningKey) -> Frame {
+    package static func signed(header: FrameHeader, payload: [UInt8], key: Ed25519.SigningKey) -> Frame {
         let label = Self.label(for: header.kind) ?? .frame
         let signature = key.signature(for: SessionHash.signingInput(label, header.encoded() + payload))
         return Frame(header: header, payload: payload, signature: signature)
     }
 
     /// A SETUP frame signed by the device key.
-    public static func signedSetup(header: FrameHeader, payload: [UInt8], signer: some MessageSigner) async throws -> Frame {
+    package static func signedSetup(header: FrameHeader, payload: [UInt8], signer: some MessageSigner) async throws -> Frame {
         let signature = try await signer.sign(label: .setup, header.encoded() + payload)
         return Frame(header: header, payload: payload, signature: signature)
     }
 
     /// Whether the signature verifies under an Ed25519 key (strict).
-    public func hasValidSignature(by key: Ed25519.VerifyingKey) -> Bool {
+    package func hasValidSignature(by key: Ed25519.VerifyingKey) -> Bool {
         isSigned && key.isValidSignature(signature, for: signingInput)
     }
 
     /// Whether the signature verifies under a device key.
-    public func hasValidSignature(by key: DeviceKey) -> Bool {
+    package func hasValidSignature(by key: DeviceKey) -> Bool {
         isSigned && key.isValidSignature(signature, for: signingInput)
     }
 }

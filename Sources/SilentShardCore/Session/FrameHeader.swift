@@ -1,27 +1,27 @@
 import MPCProtocols
 
 /// The 48-byte frame header (`specs/session.md` §3.1).
-public struct FrameHeader: Sendable, Equatable {
-    public static let byteCount = 48
+package struct FrameHeader: Sendable, Equatable {
+    package static let byteCount = 48
     /// The receiver value meaning "every participant of the session".
-    public static let everyParticipant: PartyIndex = 0xFF
+    package static let everyParticipant: PartyIndex = 0xFF
 
-    public var version: UInt8
-    public var kind: FrameKind
+    package var version: UInt8
+    package var kind: FrameKind
     /// Party index of the author (not of a relay).
-    public var sender: PartyIndex
+    package var sender: PartyIndex
     /// Party index, or 0xFF.
-    public var receiver: PartyIndex
+    package var receiver: PartyIndex
     /// Protocol message tag; 0 for non-protocol kinds.
-    public var tag: UInt16
+    package var tag: UInt16
     /// Per-stream sequence number; 0 for unsequenced kinds.
-    public var seq: UInt32
+    package var seq: UInt32
     /// Payload length (plaintext length for encrypted kinds).
-    public var length: UInt32
+    package var length: UInt32
     /// The session (32 bytes).
-    public var instanceID: [UInt8]
+    package var instanceID: [UInt8]
 
-    public init(version: UInt8 = SessionConstants.sessionVersion, kind: FrameKind, sender: PartyIndex,
+    package init(version: UInt8 = SessionConstants.sessionVersion, kind: FrameKind, sender: PartyIndex,
                 receiver: PartyIndex, tag: UInt16 = 0, seq: UInt32 = 0, length: UInt32, instanceID: [UInt8]) {
         self.version = version
         self.kind = kind
@@ -34,7 +34,7 @@ public struct FrameHeader: Sendable, Equatable {
     }
 
     /// The 48 bytes (an `instanceID` of the wrong size is padded/truncated to 32: callers pass 32).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = WireWriter()
         writer.append(uint8: version)
         writer.append(uint8: kind.rawValue)
@@ -53,7 +53,7 @@ public struct FrameHeader: Sendable, Equatable {
     /// version supported (UNSUPPORTED_VERSION), kind known (MALFORMED), reserved = 0 (MALFORMED),
     /// sender/receiver allowed for the kind and tag 0 for non-protocol kinds, seq 0 for unsequenced
     /// kinds (MALFORMED), `len` ≤ the kind's maximum (TOO_LARGE).
-    public static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(SessionError) -> FrameHeader {
+    package static func decode<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(SessionError) -> FrameHeader {
         var reader = WireReader(bytes)
         guard reader.remaining >= byteCount else { throw .malformed }
         let version = try reader.readUInt8()

@@ -1,7 +1,7 @@
 import MPCProtocols
 
 /// Frame kinds of session version 1 (`specs/session.md` §3.2).
-public enum FrameKind: UInt8, Sendable, CaseIterable {
+package enum FrameKind: UInt8, Sendable, CaseIterable {
     case setup = 0x01
     case accept = 0x02
     case reject = 0x03
@@ -20,7 +20,7 @@ public enum FrameKind: UInt8, Sendable, CaseIterable {
     case peerStatus = 0x41
 
     /// How a frame of this kind is authenticated.
-    public enum Authenticator: Sendable, Equatable {
+    package enum Authenticator: Sendable, Equatable {
         /// The app's device key, label `setup`.
         case deviceKey
         /// A node's long-term key under the given label.
@@ -33,7 +33,7 @@ public enum FrameKind: UInt8, Sendable, CaseIterable {
         case final
     }
 
-    public var authenticator: Authenticator {
+    package var authenticator: Authenticator {
         switch self {
         case .setup: return .deviceKey
         case .accept: return .nodeKey(.accept)
@@ -47,7 +47,7 @@ public enum FrameKind: UInt8, Sendable, CaseIterable {
     }
 
     /// Whether frames of this kind carry a per-stream `seq` (§3.4); unsequenced kinds have seq 0.
-    public var isSequenced: Bool {
+    package var isSequenced: Bool {
         switch self {
         case .reject, .finalRequest, .finalResponse, .exportResponse, .linkOpen, .peerStatus: return false
         default: return true
@@ -55,12 +55,12 @@ public enum FrameKind: UInt8, Sendable, CaseIterable {
     }
 
     /// Whether the kind carries a protocol message tag (every other kind has tag 0).
-    public var carriesProtocolTag: Bool {
+    package var carriesProtocolTag: Bool {
         self == .broadcast || self == .pointToPoint || self == .finalRequest || self == .finalResponse
     }
 
     /// Maximum payload (plaintext) length.
-    public var maximumPayloadByteCount: Int {
+    package var maximumPayloadByteCount: Int {
         switch self {
         case .setup, .broadcast: return 65_536
         case .accept, .peerStatus: return 4_096
@@ -84,7 +84,7 @@ public enum FrameKind: UInt8, Sendable, CaseIterable {
     /// Whether `sender → receiver` is a combination §3.2 lists for this kind (parties 0 = app,
     /// 1 = node / node A, 2 = node B; 0xFF = every participant). Mode-specific restrictions (e.g. no
     /// party 2 in duo) are checked against the session's participants (§3.5 step 2).
-    public func allows(sender: PartyIndex, receiver: PartyIndex) -> Bool {
+    package func allows(sender: PartyIndex, receiver: PartyIndex) -> Bool {
         let app: PartyIndex = 0
         let all = FrameHeader.everyParticipant
         func isNode(_ p: PartyIndex) -> Bool { p == 1 || p == 2 }

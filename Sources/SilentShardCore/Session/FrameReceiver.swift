@@ -10,16 +10,16 @@ import MPCProtocols
 /// STORED) and in-session REJECTs. SETUP is validated by `SetupValidator` (node) or is the app's own,
 /// and starts the receiver; FINAL, EXPORT_RESPONSE, LINK_OPEN and PEER_STATUS have their own
 /// handlers (HTTP, link) and are UNEXPECTED here.
-public struct FrameReceiver: Sendable, SecretReflecting {
+package struct FrameReceiver: Sendable, SecretReflecting {
     /// How this party trusts node keys (§4.4): the `cloudVerifyingKey` (duo node key or cluster key),
     /// the mode, and the device clock in seconds for certificate validity.
-    public struct NodeTrust: Sendable {
-        public var cloudKey: Ed25519.VerifyingKey
-        public var nowSeconds: UInt64
+    package struct NodeTrust: Sendable {
+        package var cloudKey: Ed25519.VerifyingKey
+        package var nowSeconds: UInt64
         /// Trio: the `group_id` ACCEPTs must carry — at the app the one recorded in the keyshare at
         /// keygen (nil for keygen/import), at a node its own group.
-        public var recordedGroupID: [UInt8]?
-        public init(cloudKey: Ed25519.VerifyingKey, nowSeconds: UInt64, recordedGroupID: [UInt8]? = nil) {
+        package var recordedGroupID: [UInt8]?
+        package init(cloudKey: Ed25519.VerifyingKey, nowSeconds: UInt64, recordedGroupID: [UInt8]? = nil) {
             self.cloudKey = cloudKey
             self.nowSeconds = nowSeconds
             self.recordedGroupID = recordedGroupID
@@ -27,7 +27,7 @@ public struct FrameReceiver: Sendable, SecretReflecting {
     }
 
     /// What to do with a frame that passed.
-    public enum Disposition: Sendable, Equatable {
+    package enum Disposition: Sendable, Equatable {
         /// Hand the payload to this party's session logic / protocol.
         case consume
         /// Consume it and forward the unchanged bytes to `party` (relay A, §6.1).
@@ -37,27 +37,27 @@ public struct FrameReceiver: Sendable, SecretReflecting {
     }
 
     /// A frame after the procedure.
-    public struct Received: Sendable, Equatable {
-        public let header: FrameHeader
+    package struct Received: Sendable, Equatable {
+        package let header: FrameHeader
         /// The authenticated plaintext payload (empty for `forward`).
-        public let payload: [UInt8]
-        public let disposition: Disposition
+        package let payload: [UInt8]
+        package let disposition: Disposition
         /// The original frame (for forwarding byte for byte).
-        public let frame: Frame
+        package let frame: Frame
     }
 
     private struct FrameIdentity: Hashable {
         let sender: PartyIndex, kind: UInt8, tag: UInt16, receiver: PartyIndex
     }
 
-    public let local: PartyIndex
-    public let mode: SessionMode
-    public let algorithm: SessionAlgorithm
-    public let instanceID: [UInt8]
-    public let setupHash: [UInt8]
-    public let participants: PartySet
+    package let local: PartyIndex
+    package let mode: SessionMode
+    package let algorithm: SessionAlgorithm
+    package let instanceID: [UInt8]
+    package let setupHash: [UInt8]
+    package let participants: PartySet
     /// Whether this party relays (trio node A).
-    public let relays: Bool
+    package let relays: Bool
     private let trust: NodeTrust
     private let localKeys: SessionKeyPair?
 
@@ -67,13 +67,13 @@ public struct FrameReceiver: Sendable, SecretReflecting {
     private var sessionKeys: [PartyIndex: SessionPublicKeys] = [:]
     private var channels: [PartyIndex: PointToPointChannel] = [:]
     /// Accepted node payloads by sender.
-    public private(set) var accepts: [PartyIndex: AcceptPayload] = [:]
+    package private(set) var accepts: [PartyIndex: AcceptPayload] = [:]
     /// `T` so far (SETUP, ACCEPTs, BCASTs received, and this party's own via `recordSent`).
-    public private(set) var transcript = TranscriptDigest()
+    package private(set) var transcript = TranscriptDigest()
 
     /// Starts the receiver from the session's SETUP (validated by the node, or the app's own). The
     /// SETUP counts as seq 0 of party 0's broadcast stream and enters `T`.
-    public init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, localKeys: SessionKeyPair?,
+    package init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, localKeys: SessionKeyPair?,
                 trust: NodeTrust, relays: Bool = false) throws(SessionError) {
         guard setupFrame.header.kind == .setup, let mode = setup.mode, let algorithm = setup.algorithm else {
             throw .unexpected
@@ -99,21 +99,21 @@ public struct FrameReceiver: Sendable, SecretReflecting {
     }
 
     /// Whether `party`'s session keys are known (SETUP for the app, ACCEPT for a node).
-    public func hasOpened(_ party: PartyIndex) -> Bool { sessionKeys[party] != nil }
+    package func hasOpened(_ party: PartyIndex) -> Bool { sessionKeys[party] != nil }
 
     /// The P2P channel to a participant, once both sides' X25519 keys are known.
-    public func channel(to party: PartyIndex) -> PointToPointChannel? { channels[party] }
+    package func channel(to party: PartyIndex) -> PointToPointChannel? { channels[party] }
 
     /// The preSignFinal key pair shared with `party` (§8.1), from this party's and `party`'s session
     /// X25519 keys; nil before `party`'s keys are known or without local keys.
-    public func preSignFinalKeys(with party: PartyIndex) throws(SessionError) -> PreSignFinalKeys? {
+    package func preSignFinalKeys(with party: PartyIndex) throws(SessionError) -> PreSignFinalKeys? {
         guard let localKeys, let keys = sessionKeys[party] else { return nil }
         return try PreSignFinalKeys(local: local, localKey: localKeys.agreementKey, peer: party,
                                     peerKey: keys.agreementKey, setupHash: setupHash)
     }
 
     /// Adds a frame this party sent itself to `T` (its own broadcasts and, for nodes, its ACCEPT).
-    public mutating func recordSent(_ frame: Frame) {
+    package mutating func recordSent(_ frame: Frame) {
         transcript.add(header: frame.header, payload: frame.body)
     }
 
@@ -133,7 +133,7 @@ public struct FrameReceiver: Sendable, SecretReflecting {
     /// Runs §3.5 on one frame that arrived on a link whose possible senders are `link` (app: {1} in
     /// duo, {1, 2} at the app in trio via A; A: {0} from the app link, {2} from the B link; B: {1, 0}).
     /// `isExpected` is the state check of step 3 (§5.3–5.4; the session state machine supplies it).
-    public mutating func receive(_ frame: Frame, link: Set<PartyIndex>,
+    package mutating func receive(_ frame: Frame, link: Set<PartyIndex>,
                                  isExpected: (FrameHeader) -> Bool = { _ in true }) throws(SessionError) -> Received {
         let header = frame.header
         // 1. Parse (structure was checked by Frame.parse; here the kind/tag agreement of §3.7).
@@ -243,5 +243,5 @@ public struct FrameReceiver: Sendable, SecretReflecting {
 }
 
 extension FrameReceiver: CustomStringConvertible {
-    public var description: String { "FrameReceiver(party \(local), \(Hex.encode(instanceID.prefix(4))))" }
+    package var description: String { "FrameReceiver(party \(local), \(Hex.encode(instanceID.prefix(4))))" }
 }

@@ -1,20 +1,20 @@
 /// The detail of a KEY_RETIRED REJECT (spec proposal P7, security review finding 1): the key named was a
 /// hard-derived child, retired when its parent moved to a new generation (refresh or recover). The
-/// owner derives it again from the parent's current generation along the same path — same public key.
+/// owner derives it again from the parent's current generation along the same path — same package key.
 ///
 /// Encoding: `parent_key_id[32] ‖ path` (the SETUP path encoding, `DerivationPathBytes`).
-public struct KeyRetiredDetail: Sendable, Equatable {
-    public var parentKeyID: [UInt8]
+package struct KeyRetiredDetail: Sendable, Equatable {
+    package var parentKeyID: [UInt8]
     /// The derivation path in SETUP's encoding.
-    public var path: [UInt8]
+    package var path: [UInt8]
 
-    public init(parentKeyID: [UInt8], path: [UInt8]) {
+    package init(parentKeyID: [UInt8], path: [UInt8]) {
         self.parentKeyID = parentKeyID
         self.path = path
     }
 
     /// Strict decoding: 32 bytes of parent key id, then a well-formed path.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         guard bytes.count > 32 else { throw .malformed }
         parentKeyID = Array(bytes.prefix(32))
         path = Array(bytes.dropFirst(32))
@@ -22,17 +22,17 @@ public struct KeyRetiredDetail: Sendable, Equatable {
     }
 
     /// The path as text, e.g. `m/44'/60'/0'`.
-    public var pathText: String {
+    package var pathText: String {
         guard let decoded = try? DerivationPathBytes(bytes: path) else { return "m" }
         return decoded.text
     }
 
-    public var encoded: [UInt8] { parentKeyID + path }
+    package var encoded: [UInt8] { parentKeyID + path }
 }
 
 extension DerivationPathBytes {
     /// `m`, then each index (`'` for hardened ones), e.g. `m/44'/60'/0'/0/1`.
-    public var text: String {
+    package var text: String {
         (["m"] + indices.map { index in
             index & Self.hardenedBit != 0 ? "\(index & ~Self.hardenedBit)'" : "\(index)"
         }).joined(separator: "/")

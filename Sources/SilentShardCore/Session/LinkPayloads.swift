@@ -1,11 +1,11 @@
 import MPCProtocols
 
 /// LINK_OPEN (node → node, TLV, node key label `link`; `specs/session.md` §2.3, §4.7).
-public struct LinkOpenPayload: Sendable, Equatable {
-    public enum Purpose: UInt8, Sendable { case session = 1, preSignFinal = 2, peerStatus = 3 }
-    public enum Tag {
-        public static let certificate: UInt8 = 0x01, purpose: UInt8 = 0x02, route: UInt8 = 0x03
-        public static let token: UInt8 = 0x04, timestamp: UInt8 = 0x05, clientAddress: UInt8 = 0x06
+package struct LinkOpenPayload: Sendable, Equatable {
+    package enum Purpose: UInt8, Sendable { case session = 1, preSignFinal = 2, peerStatus = 3 }
+    package enum Tag {
+        package static let certificate: UInt8 = 0x01, purpose: UInt8 = 0x02, route: UInt8 = 0x03
+        package static let token: UInt8 = 0x04, timestamp: UInt8 = 0x05, clientAddress: UInt8 = 0x06
     }
     static let fieldSizes: [UInt8: TLVFieldSize] = [
         Tag.certificate: .exactly(NodeCertificate.byteCount), Tag.purpose: .exactly(1), Tag.route: .exactly(3),
@@ -13,18 +13,18 @@ public struct LinkOpenPayload: Sendable, Equatable {
         Tag.clientAddress: .range(0...SessionConstants.maximumClientAddressByteCount),
     ]
 
-    public var certificate: NodeCertificate
-    public var purpose: Purpose
+    package var certificate: NodeCertificate
+    package var purpose: Purpose
     /// u8 mode ‖ u8 algorithm ‖ u8 operation (raw codes).
-    public var route: [UInt8]
+    package var route: [UInt8]
     /// The app's token (UTF-8), optional.
-    public var token: [UInt8]?
+    package var token: [UInt8]?
     /// ms since the epoch (checked against the §9.6 window).
-    public var timestamp: UInt64
+    package var timestamp: UInt64
     /// ≤ 64 ASCII.
-    public var clientAddress: [UInt8]?
+    package var clientAddress: [UInt8]?
 
-    public init(certificate: NodeCertificate, purpose: Purpose, mode: SessionMode, algorithm: SessionAlgorithm,
+    package init(certificate: NodeCertificate, purpose: Purpose, mode: SessionMode, algorithm: SessionAlgorithm,
                 operation: SessionOperation, token: [UInt8]?, timestamp: UInt64, clientAddress: [UInt8]?) {
         self.certificate = certificate
         self.purpose = purpose
@@ -34,7 +34,7 @@ public struct LinkOpenPayload: Sendable, Equatable {
         self.clientAddress = clientAddress
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var records = [
             TLVRecord(tag: Tag.certificate, value: certificate.encoded),
             TLVRecord(tag: Tag.purpose, value: [purpose.rawValue]),
@@ -48,7 +48,7 @@ public struct LinkOpenPayload: Sendable, Equatable {
 
     /// Strict decoding; required: certificate, purpose, route, timestamp. The client address must be
     /// printable ASCII.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         let tlv = try TLVPayload.decode(bytes, fields: Self.fieldSizes)
         guard let cert = tlv[Tag.certificate], let purposeByte = tlv[Tag.purpose]?.first,
               let purpose = Purpose(rawValue: purposeByte), let route = tlv[Tag.route], let time = tlv[Tag.timestamp]
@@ -66,14 +66,14 @@ public struct LinkOpenPayload: Sendable, Equatable {
 
 /// PEER_STATUS (node ↔ node): `u8 type (1 request, 2 response) ‖ key_id ‖ gen ‖` response only:
 /// `u8 state (0 unknown, 1 prepared, 2 committed, 3 aborted) ‖ D ‖ u32 len ‖ the app's COMMIT frame`.
-public enum PeerStatusPayload: Sendable, Equatable {
-    public enum State: UInt8, Sendable { case unknown = 0, prepared = 1, committed = 2, aborted = 3 }
+package enum PeerStatusPayload: Sendable, Equatable {
+    package enum State: UInt8, Sendable { case unknown = 0, prepared = 1, committed = 2, aborted = 3 }
 
     case request(keyID: [UInt8], gen: [UInt8])
     /// `commitFrame` empty if the node holds none.
     case response(keyID: [UInt8], gen: [UInt8], state: State, digest: [UInt8], commitFrame: [UInt8])
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var writer = WireWriter()
         switch self {
         case .request(let keyID, let gen):
@@ -86,7 +86,7 @@ public enum PeerStatusPayload: Sendable, Equatable {
         return writer.bytes
     }
 
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         let type = try reader.readUInt8()
         let keyID = try reader.read(32), gen = try reader.read(32)

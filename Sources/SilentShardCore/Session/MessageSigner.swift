@@ -66,12 +66,12 @@ extension SoftwareP256MessageSigner: CustomStringConvertible {
     public var description: String { "SoftwareP256MessageSigner(\(Hex.encode(key.verifyingKey.x963Representation)))" }
 }
 
-/// A device key's public identity, `type ‖ key bytes` (§1.2), able to verify SETUP signatures.
-public struct DeviceKey: Sendable, Equatable {
+/// A device key's package identity, `type ‖ key bytes` (§1.2), able to verify SETUP signatures.
+package struct DeviceKey: Sendable, Equatable {
     /// The key type.
-    public let type: MessageSignerKeyType
-    /// The public key bytes (Ed25519 32, P-256 65 uncompressed).
-    public let publicKey: [UInt8]
+    package let type: MessageSignerKeyType
+    /// The package key bytes (Ed25519 32, P-256 65 uncompressed).
+    package let publicKey: [UInt8]
 
     private enum Verifier: Sendable {
         case ed25519(Ed25519.VerifyingKey)
@@ -81,7 +81,7 @@ public struct DeviceKey: Sendable, Equatable {
 
     /// A key from its type and bytes. Ed25519 keys must be canonical points outside the small-order
     /// subgroup; P-256 keys must be 65-byte uncompressed SEC1 on the curve.
-    public init(type: MessageSignerKeyType, publicKey: [UInt8]) throws(CryptoError) {
+    package init(type: MessageSignerKeyType, publicKey: [UInt8]) throws(CryptoError) {
         guard publicKey.count == type.publicKeyByteCount else {
             throw .invalidLength(expected: type.publicKeyByteCount, actual: publicKey.count)
         }
@@ -96,21 +96,21 @@ public struct DeviceKey: Sendable, Equatable {
     }
 
     /// Decodes the identity `type ‖ key` (33 or 66 bytes).
-    public init(identity: [UInt8]) throws(CryptoError) {
+    package init(identity: [UInt8]) throws(CryptoError) {
         guard let code = identity.first, let type = MessageSignerKeyType(rawValue: code) else { throw .invalidKey }
         try self.init(type: type, publicKey: Array(identity.dropFirst()))
     }
 
     /// The key of a `MessageSigner`.
-    public init(signer: any MessageSigner) throws(CryptoError) {
+    package init(signer: any MessageSigner) throws(CryptoError) {
         try self.init(type: signer.keyType, publicKey: Array(signer.verifyingKey))
     }
 
     /// `type ‖ key bytes`.
-    public var identity: [UInt8] { [type.rawValue] + publicKey }
+    package var identity: [UInt8] { [type.rawValue] + publicKey }
 
     /// Verifies a signature over `message` (strict Ed25519; P-256 raw r ‖ s with r, s in [1, n−1]).
-    public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+    package func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         switch verifier {
         case .ed25519(let key):
             return key.isValidSignature(signature, for: message)
@@ -120,7 +120,7 @@ public struct DeviceKey: Sendable, Equatable {
         }
     }
 
-    public static func == (lhs: DeviceKey, rhs: DeviceKey) -> Bool {
+    package static func == (lhs: DeviceKey, rhs: DeviceKey) -> Bool {
         lhs.type == rhs.type && lhs.publicKey == rhs.publicKey
     }
 }
@@ -134,10 +134,10 @@ extension MessageSigner {
     }
 }
 
-/// `cloudVerifyingKey` parsing (§1.2): exactly 64 hex characters of a valid Ed25519 public key.
-public enum CloudVerifyingKey {
+/// `cloudVerifyingKey` parsing (§1.2): exactly 64 hex characters of a valid Ed25519 package key.
+package enum CloudVerifyingKey {
     /// The key, or `invalidConfiguration(.cloudVerifyingKey)`.
-    public static func parse(_ text: String) throws(SessionError) -> Ed25519.VerifyingKey {
+    package static func parse(_ text: String) throws(SessionError) -> Ed25519.VerifyingKey {
         guard text.utf8.count == 64, let bytes = try? Hex.decode(text),
               let key = try? Ed25519.VerifyingKey(bytes: bytes)
         else { throw .invalidConfiguration(.cloudVerifyingKey) }

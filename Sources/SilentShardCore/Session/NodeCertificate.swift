@@ -3,33 +3,33 @@ import MPCProtocols
 
 /// A node certificate (`specs/session.md` §1.3): 142 bytes, signed by the cluster key (trio) or
 /// `cloudVerifyingKey` (duo role 3) over `sigmsg("cert", bytes 0..77)`.
-public struct NodeCertificate: Sendable, Equatable {
-    public static let byteCount = 142
+package struct NodeCertificate: Sendable, Equatable {
+    package static let byteCount = 142
     static let magic = Array("SSNC".utf8)
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
 
     /// The node's role.
-    public enum Role: UInt8, Sendable {
+    package enum Role: UInt8, Sendable {
         case trioA = 1, trioB = 2, duo = 3
 
         /// The party index the role plays (duo node = 1).
-        public var partyIndex: PartyIndex { self == .trioB ? 2 : 1 }
+        package var partyIndex: PartyIndex { self == .trioB ? 2 : 1 }
     }
 
-    public let role: Role
+    package let role: Role
     /// Random id of one A/B pair (16 bytes).
-    public let groupID: [UInt8]
+    package let groupID: [UInt8]
     /// The certified node key.
-    public let nodeKey: Ed25519.VerifyingKey
+    package let nodeKey: Ed25519.VerifyingKey
     /// Validity, seconds since the Unix epoch.
-    public let notBefore: UInt64
-    public let notAfter: UInt64
-    public let serial: UInt64
+    package let notBefore: UInt64
+    package let notAfter: UInt64
+    package let serial: UInt64
     /// The issuer's signature (64 bytes).
-    public let signature: [UInt8]
+    package let signature: [UInt8]
 
     /// The signed part, bytes 0..77.
-    public var tbsBytes: [UInt8] {
+    package var tbsBytes: [UInt8] {
         Self.tbs(role: role, groupID: groupID, nodeKey: nodeKey, notBefore: notBefore, notAfter: notAfter, serial: serial)
     }
 
@@ -48,10 +48,10 @@ public struct NodeCertificate: Sendable, Equatable {
     }
 
     /// The 142 bytes.
-    public var encoded: [UInt8] { tbsBytes + signature }
+    package var encoded: [UInt8] { tbsBytes + signature }
 
     /// Issues a certificate (operators and tests).
-    public init(role: Role, groupID: [UInt8], nodeKey: Ed25519.VerifyingKey, notBefore: UInt64, notAfter: UInt64,
+    package init(role: Role, groupID: [UInt8], nodeKey: Ed25519.VerifyingKey, notBefore: UInt64, notAfter: UInt64,
                 serial: UInt64, issuer: Ed25519.SigningKey) {
         self.role = role
         self.groupID = Array(groupID.prefix(16)) + [UInt8](repeating: 0, count: max(0, 16 - groupID.count))
@@ -65,7 +65,7 @@ public struct NodeCertificate: Sendable, Equatable {
 
     /// Decodes exactly 142 bytes: magic, version, known role, valid node key. Signature and validity
     /// are checked by `verify`.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         let fail = SessionError.cloudVerificationFailed(.malformedCertificate)
         guard bytes.count == Self.byteCount else { throw fail }
         var reader = WireReader(bytes, failure: fail)
@@ -86,7 +86,7 @@ public struct NodeCertificate: Sendable, Equatable {
     /// The checks §1.3 requires of every received certificate: signature under `issuer`; role plays
     /// `senderIndex` (role 3 only in duo); `not_before − 600 s ≤ now ≤ not_after + 600 s`;
     /// validity ≤ 400 days; node key ≠ issuer key. `nowSeconds` is the device clock, passed in.
-    public func verify(issuer: Ed25519.VerifyingKey, senderIndex: PartyIndex, mode: SessionMode,
+    package func verify(issuer: Ed25519.VerifyingKey, senderIndex: PartyIndex, mode: SessionMode,
                        nowSeconds: UInt64) throws(SessionError) {
         guard issuer.isValidSignature(signature, for: SessionHash.signingInput(.cert, tbsBytes)) else {
             throw .cloudVerificationFailed(.certificateSignature)

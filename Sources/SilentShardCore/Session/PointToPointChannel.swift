@@ -4,17 +4,17 @@ import MPCProtocols
 /// Point-to-point encryption between two participants of one session (`specs/session.md` §3.3):
 /// `k_{S→R} = Hs("p2p"; setup_hash, u8(S), u8(R), xpk_S, xpk_R, ss)`, ChaCha20-Poly1305 IETF with
 /// nonce `0x00^8 ‖ u32(seq)` and associated data `"SilentShard/v3/p2p" ‖ 0x00 ‖ header`.
-public struct PointToPointChannel: Sendable, SecretReflecting {
+package struct PointToPointChannel: Sendable, SecretReflecting {
     /// This party.
-    public let local: PartyIndex
+    package let local: PartyIndex
     /// The other party.
-    public let peer: PartyIndex
+    package let peer: PartyIndex
     private let sendKey: [UInt8]
     private let receiveKey: [UInt8]
 
     /// Derives both directions' keys. A small-order peer key (all-zero X25519 output) is
     /// BAD_AUTHENTICATOR, as is `local == peer`.
-    public init(local: PartyIndex, localKey: X25519.PrivateKey, peer: PartyIndex, peerKey: X25519.PublicKey,
+    package init(local: PartyIndex, localKey: X25519.PrivateKey, peer: PartyIndex, peerKey: X25519.PublicKey,
                 setupHash: [UInt8]) throws(SessionError) {
         guard local != peer, setupHash.count == 32 else { throw .badAuthenticator }
         guard let shared = try? localKey.sharedSecret(with: peerKey) else { throw .badAuthenticator }
@@ -38,7 +38,7 @@ public struct PointToPointChannel: Sendable, SecretReflecting {
 
     /// Encrypts a protocol message to the peer as a P2P frame. The caller assigns `seq` (from its
     /// `OutgoingSequencer`) and MUST NOT reuse it for another plaintext.
-    public func seal(_ plaintext: [UInt8], tag: UInt16, seq: UInt32, instanceID: [UInt8]) throws(SessionError) -> Frame {
+    package func seal(_ plaintext: [UInt8], tag: UInt16, seq: UInt32, instanceID: [UInt8]) throws(SessionError) -> Frame {
         guard plaintext.count <= FrameKind.pointToPoint.maximumPayloadByteCount else { throw .tooLarge }
         let header = FrameHeader(kind: .pointToPoint, sender: local, receiver: peer, tag: tag, seq: seq,
                                  length: UInt32(plaintext.count), instanceID: instanceID)
@@ -50,7 +50,7 @@ public struct PointToPointChannel: Sendable, SecretReflecting {
 
     /// Decrypts a P2P frame from the peer to this party: BAD_AUTHENTICATOR on any mismatch (direction,
     /// seq, header, key, ciphertext).
-    public func open(_ frame: Frame) throws(SessionError) -> [UInt8] {
+    package func open(_ frame: Frame) throws(SessionError) -> [UInt8] {
         let header = frame.header
         guard header.kind == .pointToPoint, header.sender == peer, header.receiver == local,
               frame.body.count == Int(header.length) + ChaCha20Poly1305.tagByteCount,
@@ -62,5 +62,5 @@ public struct PointToPointChannel: Sendable, SecretReflecting {
 }
 
 extension PointToPointChannel: CustomStringConvertible {
-    public var description: String { "PointToPointChannel(\(local)→\(peer))" }
+    package var description: String { "PointToPointChannel(\(local)→\(peer))" }
 }

@@ -6,16 +6,16 @@ import MPCProtocols
 /// `kf_{0→X} = Hs("final"; setup_hash, u8(0), u8(X), xpk_0, xpk_X, ss)` and `kf_{X→0}` (arguments
 /// swapped). FINAL frames are `header ‖ nonce[24] ‖ XChaCha20-Poly1305(ciphertext ‖ tag)` with
 /// associated data `"SilentShard/v3/final" ‖ 0x00 ‖ header`.
-public struct PreSignFinalKeys: Sendable, SecretReflecting {
+package struct PreSignFinalKeys: Sendable, SecretReflecting {
     /// The signer node, 1 or 2.
-    public let signer: PartyIndex
+    package let signer: PartyIndex
     /// `kf_{0→X}`: FINAL_REQUEST.
     let requestKey: [UInt8]
     /// `kf_{X→0}`: FINAL_RESPONSE.
     let responseKey: [UInt8]
 
     /// Derives both keys on either side: `local` is this party (0 or the signer), `peer` the other.
-    public init(local: PartyIndex, localKey: X25519.PrivateKey, peer: PartyIndex, peerKey: X25519.PublicKey,
+    package init(local: PartyIndex, localKey: X25519.PrivateKey, peer: PartyIndex, peerKey: X25519.PublicKey,
                 setupHash: [UInt8]) throws(SessionError) {
         guard setupHash.count == 32, (local == 0) != (peer == 0), local == 0 || local <= 2, peer == 0 || peer <= 2
         else { throw .invalidParameter }
@@ -28,7 +28,7 @@ public struct PreSignFinalKeys: Sendable, SecretReflecting {
     }
 
     /// Restores stored keys (from a presignature half).
-    public init(signer: PartyIndex, requestKey: [UInt8], responseKey: [UInt8]) throws(SessionError) {
+    package init(signer: PartyIndex, requestKey: [UInt8], responseKey: [UInt8]) throws(SessionError) {
         guard signer == 1 || signer == 2, requestKey.count == 32, responseKey.count == 32 else { throw .invalidParameter }
         self.signer = signer
         self.requestKey = requestKey
@@ -36,7 +36,7 @@ public struct PreSignFinalKeys: Sendable, SecretReflecting {
     }
 
     /// The stored form: `kf_{0→X} ‖ kf_{X→0}` (secret).
-    public var storedKeys: (request: [UInt8], response: [UInt8]) { (requestKey, responseKey) }
+    package var storedKeys: (request: [UInt8], response: [UInt8]) { (requestKey, responseKey) }
 
     static func associatedData(_ header: FrameHeader) -> [UInt8] {
         Array("SilentShard/v3/final".utf8) + [0] + header.encoded()
@@ -44,7 +44,7 @@ public struct PreSignFinalKeys: Sendable, SecretReflecting {
 
     /// The FINAL_REQUEST frame (0 → X, tag 0x1301, seq 0, `instance_id` = presig_id). Plaintext:
     /// `u32 len(m) ‖ m ‖ the app's finish`. `nonce` is fresh random unless a test pins it.
-    public func request(presigID: [UInt8], message: [UInt8], finish: [UInt8],
+    package func request(presigID: [UInt8], message: [UInt8], finish: [UInt8],
                         nonce: [UInt8] = SecureRandom.bytes(count: 24)) throws(SessionError) -> Frame {
         var writer = WireWriter()
         writer.append(uint32: UInt32(message.count))
@@ -55,7 +55,7 @@ public struct PreSignFinalKeys: Sendable, SecretReflecting {
     }
 
     /// The FINAL_RESPONSE frame (X → 0) carrying X's finish.
-    public func response(presigID: [UInt8], finish: [UInt8],
+    package func response(presigID: [UInt8], finish: [UInt8],
                          nonce: [UInt8] = SecureRandom.bytes(count: 24)) throws(SessionError) -> Frame {
         try seal(kind: .finalResponse, sender: signer, receiver: 0, key: responseKey, presigID: presigID,
                  plaintext: finish, nonce: nonce)
@@ -63,7 +63,7 @@ public struct PreSignFinalKeys: Sendable, SecretReflecting {
 
     /// Opens a FINAL_REQUEST at the signer: `(m, finish)`. BAD_AUTHENTICATOR on any mismatch;
     /// MALFORMED if the authenticated plaintext does not split.
-    public func openRequest(_ frame: Frame) throws(SessionError) -> (message: [UInt8], finish: [UInt8]) {
+    package func openRequest(_ frame: Frame) throws(SessionError) -> (message: [UInt8], finish: [UInt8]) {
         let plaintext = try open(frame, kind: .finalRequest, sender: 0, receiver: signer, key: requestKey)
         var reader = WireReader(plaintext)
         let length = Int(try reader.readUInt32())
@@ -72,7 +72,7 @@ public struct PreSignFinalKeys: Sendable, SecretReflecting {
     }
 
     /// Opens a FINAL_RESPONSE at the app: X's finish.
-    public func openResponse(_ frame: Frame) throws(SessionError) -> [UInt8] {
+    package func openResponse(_ frame: Frame) throws(SessionError) -> [UInt8] {
         try open(frame, kind: .finalResponse, sender: signer, receiver: 0, key: responseKey)
     }
 
@@ -102,5 +102,5 @@ public struct PreSignFinalKeys: Sendable, SecretReflecting {
 }
 
 extension PreSignFinalKeys: CustomStringConvertible {
-    public var description: String { "PreSignFinalKeys(signer \(signer))" }
+    package var description: String { "PreSignFinalKeys(signer \(signer))" }
 }

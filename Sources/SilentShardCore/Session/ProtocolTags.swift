@@ -1,23 +1,23 @@
 import MPCProtocols
 
 /// The algorithm a session runs, as SETUP field 0x02 codes it.
-public enum SessionAlgorithm: UInt8, Sendable, CaseIterable {
+package enum SessionAlgorithm: UInt8, Sendable, CaseIterable {
     case ecdsa = 1
     case eddsa = 2
 
     /// The seeds' `NetworkAction.algorithm` string.
-    public var routeName: String { self == .ecdsa ? "ecdsa" : "eddsa" }
+    package var routeName: String { self == .ecdsa ? "ecdsa" : "eddsa" }
 }
 
 /// How a protocol message travels (§3.7).
-public enum ProtocolDelivery: Sendable, Equatable {
+package enum ProtocolDelivery: Sendable, Equatable {
     case broadcast
     case pointToPoint
 }
 
 /// The protocol tag registry (§3.7): which tags exist under each algorithm and their delivery. The
 /// tags themselves are the protocol modules' (`DKLsTag`, `FROST.MessageTag`), not duplicated here.
-public enum ProtocolTagRegistry {
+package enum ProtocolTagRegistry {
     private static let ecdsa: [UInt16: ProtocolDelivery] = [
         DKLsTag.dkgRound1Broadcast: .broadcast, DKLsTag.dkgRound1Direct: .pointToPoint,
         DKLsTag.dkgRound2Broadcast: .broadcast, DKLsTag.dkgRound2Direct: .pointToPoint,
@@ -31,7 +31,7 @@ public enum ProtocolTagRegistry {
         uniqueKeysWithValues: FROST.MessageTag.allCases.map { ($0.rawValue, $0.isPointToPoint ? .pointToPoint : .broadcast) })
 
     /// The delivery of `tag` under `algorithm`, or nil if the tag is unknown.
-    public static func delivery(of tag: UInt16, algorithm: SessionAlgorithm) -> ProtocolDelivery? {
+    package static func delivery(of tag: UInt16, algorithm: SessionAlgorithm) -> ProtocolDelivery? {
         switch algorithm {
         case .ecdsa: return ecdsa[tag]
         case .eddsa: return eddsa[tag]
@@ -39,11 +39,11 @@ public enum ProtocolTagRegistry {
     }
 
     /// The finish tag, the only one a FINAL_REQUEST/FINAL_RESPONSE may carry (§8.4).
-    public static let finishTag: UInt16 = DKLsTag.signFinish
+    package static let finishTag: UInt16 = DKLsTag.signFinish
 
     /// Whether a frame's kind agrees with its tag (§3.7): BCAST carries broadcast tags, P2P carries
     /// point-to-point tags, FINAL kinds carry the finish tag, every other kind tag 0. Unknown tags fail.
-    public static func isConsistent(kind: FrameKind, tag: UInt16, algorithm: SessionAlgorithm) -> Bool {
+    package static func isConsistent(kind: FrameKind, tag: UInt16, algorithm: SessionAlgorithm) -> Bool {
         switch kind {
         case .broadcast: return delivery(of: tag, algorithm: algorithm) == .broadcast
         case .pointToPoint: return delivery(of: tag, algorithm: algorithm) == .pointToPoint

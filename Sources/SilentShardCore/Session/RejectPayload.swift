@@ -4,17 +4,17 @@ import MPCProtocols
 /// The REJECT payload (`specs/session.md` §4.5), frozen in every session version:
 /// `u16 code ‖ u32 retry_after_s ‖ setup_hash (32) ‖ node_key (32) ‖ u8 has_cert ‖ [certificate] ‖
 /// u16 detail_len ‖ detail (≤ 512)`, signed by the node key (label `reject`).
-public struct RejectPayload: Sendable, Equatable {
-    public var code: WireCode
-    public var retryAfterSeconds: UInt32
+package struct RejectPayload: Sendable, Equatable {
+    package var code: WireCode
+    package var retryAfterSeconds: UInt32
     /// Zeros if none.
-    public var setupHash: [UInt8]
-    public var nodeKey: Ed25519.VerifyingKey
-    public var certificate: NodeCertificate?
+    package var setupHash: [UInt8]
+    package var nodeKey: Ed25519.VerifyingKey
+    package var certificate: NodeCertificate?
     /// Code-specific binary, never secret (§10).
-    public var detail: [UInt8]
+    package var detail: [UInt8]
 
-    public init(code: WireCode, retryAfterSeconds: UInt32 = 0, setupHash: [UInt8]?, nodeKey: Ed25519.VerifyingKey,
+    package init(code: WireCode, retryAfterSeconds: UInt32 = 0, setupHash: [UInt8]?, nodeKey: Ed25519.VerifyingKey,
                 certificate: NodeCertificate? = nil, detail: [UInt8] = []) {
         self.code = code
         self.retryAfterSeconds = retryAfterSeconds
@@ -24,7 +24,7 @@ public struct RejectPayload: Sendable, Equatable {
         self.detail = Array(detail.prefix(SessionConstants.maximumRejectDetailByteCount))
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = WireWriter()
         writer.append(uint16: code.rawValue)
         writer.append(uint32: retryAfterSeconds)
@@ -39,7 +39,7 @@ public struct RejectPayload: Sendable, Equatable {
     }
 
     /// Strict decoding; any deviation is MALFORMED (unknown codes decode: they map by class).
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         code = WireCode(rawValue: try reader.readUInt16())
         retryAfterSeconds = try reader.readUInt32()
@@ -59,7 +59,7 @@ public struct RejectPayload: Sendable, Equatable {
     }
 
     /// The signed REJECT frame (receiver 0, seq 0; `instanceID` zeros if the SETUP was unparsable).
-    public func frame(sender: PartyIndex, instanceID: [UInt8]?, nodeSigningKey: Ed25519.SigningKey) -> Frame {
+    package func frame(sender: PartyIndex, instanceID: [UInt8]?, nodeSigningKey: Ed25519.SigningKey) -> Frame {
         let payload = encoded()
         let header = FrameHeader(kind: .reject, sender: sender, receiver: 0, length: UInt32(payload.count),
                                  instanceID: instanceID ?? [UInt8](repeating: 0, count: 32))
@@ -70,7 +70,7 @@ public struct RejectPayload: Sendable, Equatable {
     /// node key the app trusts for that sender (duo: `cloudVerifyingKey`, or a valid certificate
     /// chained to it) and `setup_hash` is the app's. An unauthenticated REJECT is still reported but
     /// MUST NOT trigger a downgrade or a clock adjustment.
-    public func sessionError(frame: Frame, trustedNodeKey: Ed25519.VerifyingKey?,
+    package func sessionError(frame: Frame, trustedNodeKey: Ed25519.VerifyingKey?,
                              expectedSetupHash: [UInt8]) -> SessionError {
         let signed = trustedNodeKey.map { $0 == nodeKey && frame.hasValidSignature(by: $0) } ?? false
         // A node that cannot parse a SETUP of an unknown version has no setup_hash to bind (zeros); its
@@ -90,13 +90,13 @@ public struct RejectPayload: Sendable, Equatable {
     }
 
     /// STALE_TIMESTAMP / UNSUPPORTED_VERSION / STALE_GENERATION details (§10).
-    public var nodeTimeDetail: UInt64? {
+    package var nodeTimeDetail: UInt64? {
         guard code == .staleTimestamp, detail.count == 8 else { return nil }
         var reader = WireReader(detail)
         return try? reader.readUInt64()
     }
 
-    public var supportedVersionsDetail: [UInt8]? {
+    package var supportedVersionsDetail: [UInt8]? {
         guard code == .unsupportedVersion, let count = detail.first, detail.count == 1 + Int(count) else { return nil }
         return Array(detail.dropFirst())
     }

@@ -3,11 +3,11 @@
 ///
 /// A production node keeps the store in its database (a unique-key insert shared by the cluster); this
 /// in-memory form serves one process and tests, and defines the semantics the database must match.
-public struct ReplayWindow: Sendable {
+package struct ReplayWindow: Sendable {
     /// Accepted timestamp skew (±), milliseconds (30–600 s).
-    public let windowMilliseconds: UInt64
+    package let windowMilliseconds: UInt64
     /// How long an `instance_id` stays in the store: 2 × window + the longest step.
-    public var retentionMilliseconds: UInt64 { 2 * windowMilliseconds + SessionConstants.longestStepMilliseconds }
+    package var retentionMilliseconds: UInt64 { 2 * windowMilliseconds + SessionConstants.longestStepMilliseconds }
 
     /// instance_id → time it may be forgotten.
     private var entries: [[UInt8]: UInt64] = [:]
@@ -17,7 +17,7 @@ public struct ReplayWindow: Sendable {
     private var queueHead = 0
 
     /// A window of `windowMilliseconds` (default 120 s); outside 30–600 s is a configuration error.
-    public init(windowMilliseconds: UInt64 = SessionConstants.defaultTimestampWindowMilliseconds) throws(SessionError) {
+    package init(windowMilliseconds: UInt64 = SessionConstants.defaultTimestampWindowMilliseconds) throws(SessionError) {
         guard (SessionConstants.minimumTimestampWindowMilliseconds...SessionConstants.maximumTimestampWindowMilliseconds)
             .contains(windowMilliseconds)
         else { throw .invalidConfiguration(.timestampWindow) }
@@ -25,18 +25,18 @@ public struct ReplayWindow: Sendable {
     }
 
     /// Whether `|timestamp − now| ≤ window` (no overflow for any inputs).
-    public func isFresh(timestamp: UInt64, now: UInt64) -> Bool {
+    package func isFresh(timestamp: UInt64, now: UInt64) -> Bool {
         let skew = timestamp > now ? timestamp - now : now - timestamp
         return skew <= windowMilliseconds
     }
 
     /// STALE_TIMESTAMP unless fresh.
-    public func checkFresh(timestamp: UInt64, now: UInt64) throws(SessionError) {
+    package func checkFresh(timestamp: UInt64, now: UInt64) throws(SessionError) {
         guard isFresh(timestamp: timestamp, now: now) else { throw .detected(.staleTimestamp, blamed: nil) }
     }
 
     /// Inserts `instanceID` (after pruning expired entries); REPLAY if it is still in the store.
-    public mutating func insert(_ instanceID: [UInt8], now: UInt64) throws(SessionError) {
+    package mutating func insert(_ instanceID: [UInt8], now: UInt64) throws(SessionError) {
         prune(now: now)
         guard !contains(instanceID, now: now) else { throw .detected(.replay, blamed: nil) }
         let (sum, overflow) = now.addingReportingOverflow(retentionMilliseconds)
@@ -46,13 +46,13 @@ public struct ReplayWindow: Sendable {
     }
 
     /// Whether the store holds `instanceID` at `now`.
-    public func contains(_ instanceID: [UInt8], now: UInt64) -> Bool {
+    package func contains(_ instanceID: [UInt8], now: UInt64) -> Bool {
         guard let expiry = entries[instanceID] else { return false }
         return now < expiry
     }
 
     /// Forgets entries whose retention has passed.
-    public mutating func prune(now: UInt64) {
+    package mutating func prune(now: UInt64) {
         while queueHead < queue.count, queue[queueHead].expiry <= now {
             let (expiry, id) = queue[queueHead]
             if entries[id] == expiry { entries[id] = nil }
@@ -65,5 +65,5 @@ public struct ReplayWindow: Sendable {
     }
 
     /// Entries held (including not-yet-pruned expired ones).
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 }

@@ -11,7 +11,7 @@ import MPCProtocols
 ///   signature verified; an unauthenticated report MUST NOT cause a downgrade, clock adjustment or ban.
 /// * `cloudVerificationFailed`: an ACCEPT, certificate or node signature did not check out (app-local).
 /// * `invalidConfiguration`: the caller's configuration is unusable (e.g. `cloudVerifyingKey`).
-public enum SessionError: Error, Equatable, Sendable {
+package enum SessionError: Error, Equatable, Sendable {
     case detected(WireCode, blamed: PartyIndex?)
     case reported(WireCode, by: PartyIndex, blamed: PartyIndex?, authenticated: Bool)
     /// A REJECT with a nonzero `retry_after_s` (§4.5; RATE_LIMITED, OVERLOADED, …): the node says when
@@ -27,7 +27,7 @@ public enum SessionError: Error, Equatable, Sendable {
     case invalidConfiguration(ConfigurationIssue)
 
     /// Why an ACCEPT, REJECT or certificate from a node was not trusted (§1.3, §4.4).
-    public enum CloudVerificationFailure: String, Sendable {
+    package enum CloudVerificationFailure: String, Sendable {
         case malformedCertificate, certificateVersion, certificateSignature, certificateRole
         case certificateNotYetValid, certificateExpired, certificateValidityTooLong, certificateKeyIsClusterKey
         case certificateGroupMismatch, duplicateNodeKey, certificateMissing, certificateKeyMismatch
@@ -35,15 +35,15 @@ public enum SessionError: Error, Equatable, Sendable {
     }
 
     /// Configuration problems the initiator raises before any connection.
-    public enum ConfigurationIssue: String, Sendable {
-        /// `cloudVerifyingKey` is not exactly 64 hex characters of a valid Ed25519 public key.
+    package enum ConfigurationIssue: String, Sendable {
+        /// `cloudVerifyingKey` is not exactly 64 hex characters of a valid Ed25519 package key.
         case cloudVerifyingKey
         /// A timestamp window outside 30–600 s.
         case timestampWindow
     }
 
     /// The wire code (nil for app-local failures that have none).
-    public var code: WireCode? {
+    package var code: WireCode? {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code
         case .nodeClock: return .staleTimestamp
@@ -54,7 +54,7 @@ public enum SessionError: Error, Equatable, Sendable {
 
     /// The code this party puts into its ABORT for this error: the wire code, BAD_AUTHENTICATOR for
     /// a failed cloud verification, INTERNAL for a configuration problem.
-    public var abortCode: WireCode {
+    package var abortCode: WireCode {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code
         case .nodeClock: return .staleTimestamp
@@ -65,7 +65,7 @@ public enum SessionError: Error, Equatable, Sendable {
     }
 
     /// The party to blame, if known.
-    public var blamedParty: PartyIndex? {
+    package var blamedParty: PartyIndex? {
         switch self {
         case .detected(_, let blamed), .reported(_, _, let blamed, _): return blamed
         case .retryLater, .nodeClock, .keyRetired, .cloudVerificationFailed, .invalidConfiguration: return nil
@@ -74,13 +74,13 @@ public enum SessionError: Error, Equatable, Sendable {
 
     /// Whether the blamed party must be banned: only this party's own AbortAndBan (§9.4) — never a
     /// report from another party, never unauthenticated bytes.
-    public var requiresBan: Bool {
+    package var requiresBan: Bool {
         if case .detected(.abortAndBan, let blamed) = self { return blamed != nil }
         return false
     }
 
     /// The retry rule (§10).
-    public var retry: WireCode.Retry {
+    package var retry: WireCode.Retry {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code.retry
         case .nodeClock: return WireCode.staleTimestamp.retry
@@ -91,7 +91,7 @@ public enum SessionError: Error, Equatable, Sendable {
     /// The ABORT a party sends for a protocol failure (§3.5 step 6, dkls23.md §7): Abort(j) → ABORT,
     /// AbortAndBan(j) → ABORT_AND_BAN, Fail(j) → SIGNATURE_FAILED, the caller's own bad input →
     /// INVALID_PARAMETER (no blame). The reason stays local (logs), it is not a wire field.
-    public init(_ error: ProtocolError) {
+    package init(_ error: ProtocolError) {
         switch error {
         case .abort(let party, _): self = .detected(.abort, blamed: party)
         case .abortAndBan(let party, _): self = .detected(.abortAndBan, blamed: party)
@@ -103,7 +103,7 @@ public enum SessionError: Error, Equatable, Sendable {
 
 extension SessionError: CustomStringConvertible {
     /// Code name, blamed party and origin; never secret values.
-    public var description: String {
+    package var description: String {
         func party(_ index: PartyIndex?) -> String { index.map { " (blamed party \($0))" } ?? "" }
         switch self {
         case .detected(let code, let blamed):

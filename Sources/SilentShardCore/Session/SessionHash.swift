@@ -1,31 +1,31 @@
 import MPCCrypto
 
 /// The session layer's hashing and signing-input conventions (`specs/session.md` §0, §1.5).
-public enum SessionHash {
+package enum SessionHash {
     private static let domain = DomainHash(protocolLabel: "SilentShard-Session-v1")
 
     /// `Hs(tag; f1..fk) = SHA-256(lp("SilentShard-Session-v1") ‖ lp(tag) ‖ u32(k) ‖ lp(f1) ‖ … ‖ lp(fk))`.
-    public static func hash(_ tag: String, _ fields: [UInt8]...) -> [UInt8] {
+    package static func hash(_ tag: String, _ fields: [UInt8]...) -> [UInt8] {
         domain.hash(tag, fields: fields)
     }
 
     /// `Hs` with the fields as an array.
-    public static func hash(_ tag: String, fields: [[UInt8]]) -> [UInt8] {
+    package static func hash(_ tag: String, fields: [[UInt8]]) -> [UInt8] {
         domain.hash(tag, fields: fields)
     }
 
     /// `setup_hash = Hs("setup"; header ‖ payload)` of a SETUP frame (signature excluded).
-    public static func setupHash(headerAndPayload: [UInt8]) -> [UInt8] {
+    package static func setupHash(headerAndPayload: [UInt8]) -> [UInt8] {
         hash("setup", headerAndPayload)
     }
 
     /// `D = Hs("commit"; setup_hash, key_id, gen, T)`.
-    public static func commitDigest(setupHash: [UInt8], keyID: [UInt8], gen: [UInt8], transcript: [UInt8]) -> [UInt8] {
+    package static func commitDigest(setupHash: [UInt8], keyID: [UInt8], gen: [UInt8], transcript: [UInt8]) -> [UInt8] {
         hash("commit", setupHash, keyID, gen, transcript)
     }
 
     /// `sigmsg(label, m) = "SilentShard/v3/" ‖ label ‖ 0x00 ‖ m`.
-    public static func signingInput(_ label: SigningLabel, _ message: [UInt8]) -> [UInt8] {
+    package static func signingInput(_ label: SigningLabel, _ message: [UInt8]) -> [UInt8] {
         var out = Array("SilentShard/v3/".utf8)
         out.append(contentsOf: label.rawValue.utf8)
         out.append(0)
@@ -37,7 +37,7 @@ public enum SessionHash {
 /// The labels under which session-layer signatures are made (§0, §1.2). A key signs only under its
 /// own labels: device key `setup`; node key `accept`, `reject`, `link`, `export`; cluster key `cert`;
 /// session key `frame`.
-public enum SigningLabel: String, Sendable, CaseIterable {
+package enum SigningLabel: String, Sendable, CaseIterable {
     case setup, accept, reject, frame, cert, link, export
 }
 
@@ -46,7 +46,7 @@ public enum SigningLabel: String, Sendable, CaseIterable {
 ///
 /// Clarification (docs/session-notes.md): `T = Hs("transcript"; f_1, …, f_k)`; the spec's `lp(f_i)` is
 /// read as the length prefix `Hs` already applies to every field, not as a second one.
-public struct TranscriptDigest: Sendable, Equatable {
+package struct TranscriptDigest: Sendable, Equatable {
     private struct Entry: Sendable, Equatable {
         let kind: UInt8
         let tag: UInt16
@@ -56,16 +56,16 @@ public struct TranscriptDigest: Sendable, Equatable {
 
     private var entries: [Entry] = []
 
-    public init() {}
+    package init() {}
 
     /// Whether the kind belongs in `T`.
-    public static func covers(_ kind: FrameKind) -> Bool {
+    package static func covers(_ kind: FrameKind) -> Bool {
         kind == .setup || kind == .accept || kind == .broadcast
     }
 
     /// Adds a frame (header ‖ payload) if its kind belongs in `T`; returns whether it was added.
     @discardableResult
-    public mutating func add(header: FrameHeader, payload: [UInt8]) -> Bool {
+    package mutating func add(header: FrameHeader, payload: [UInt8]) -> Bool {
         guard Self.covers(header.kind) else { return false }
         entries.append(Entry(kind: header.kind.rawValue, tag: header.tag, sender: header.sender,
                              bytes: header.encoded() + payload))
@@ -73,10 +73,10 @@ public struct TranscriptDigest: Sendable, Equatable {
     }
 
     /// Number of frames covered so far.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// `T` over the frames added so far.
-    public var digest: [UInt8] {
+    package var digest: [UInt8] {
         let sorted = entries.sorted { a, b in
             (a.kind, a.tag, a.sender) < (b.kind, b.tag, b.sender)
         }

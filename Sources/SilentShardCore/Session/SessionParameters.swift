@@ -1,25 +1,25 @@
 import MPCProtocols
 
 /// Session mode (SETUP 0x01).
-public enum SessionMode: UInt8, Sendable, CaseIterable {
+package enum SessionMode: UInt8, Sendable, CaseIterable {
     case duo = 1
     case trio = 2
 
     /// (n, t): duo (2, 2), trio (3, 2).
-    public var threshold: (n: UInt8, t: UInt8) { self == .duo ? (2, 2) : (3, 2) }
+    package var threshold: (n: UInt8, t: UInt8) { self == .duo ? (2, 2) : (3, 2) }
     /// Every party of the mode: {0, 1} or {0, 1, 2}.
-    public var allParties: PartySet {
+    package var allParties: PartySet {
         PartySet(uncheckedSorted: self == .duo ? [0, 1] : [0, 1, 2])
     }
 }
 
 /// Operations (SETUP 0x03). `preSignFinal` (6) exists only in routes and LINK_OPEN.
-public enum SessionOperation: UInt8, Sendable, CaseIterable {
+package enum SessionOperation: UInt8, Sendable, CaseIterable {
     case keygen = 1, reconcile = 2, refresh = 3, sign = 4, preSign = 5, preSignFinal = 6, recover = 7
     case export = 8, `import` = 9, hardDerivation = 10
 
     /// Whether the operation changes shares and ends with the commit exchange (§5.1, §7).
-    public var changesShares: Bool {
+    package var changesShares: Bool {
         switch self {
         case .keygen, .refresh, .recover, .import, .hardDerivation: return true
         case .reconcile, .sign, .preSign, .preSignFinal, .export: return false
@@ -28,7 +28,7 @@ public enum SessionOperation: UInt8, Sendable, CaseIterable {
 
     /// Whether the operation exists in `mode` for `algorithm` (§5.1): preSign, preSignFinal, recover
     /// and hardDerivation are trio-only; hardDerivation is ECDSA-only.
-    public func isOffered(mode: SessionMode, algorithm: SessionAlgorithm) -> Bool {
+    package func isOffered(mode: SessionMode, algorithm: SessionAlgorithm) -> Bool {
         switch self {
         case .preSign, .preSignFinal, .recover: return mode == .trio
         case .hardDerivation: return mode == .trio && algorithm == .ecdsa
@@ -38,19 +38,19 @@ public enum SessionOperation: UInt8, Sendable, CaseIterable {
 }
 
 /// A party set on the wire: `u8(count) ‖ u8(index)…`, ascending, no duplicates (§0).
-public struct PartySet: Sendable, Equatable, Hashable {
+package struct PartySet: Sendable, Equatable, Hashable {
     /// Ascending, distinct party indices.
-    public let parties: [PartyIndex]
+    package let parties: [PartyIndex]
 
     init(uncheckedSorted parties: [PartyIndex]) { self.parties = parties }
 
     /// A set from indices in any order (duplicates are removed).
-    public init(_ parties: some Sequence<PartyIndex>) {
+    package init(_ parties: some Sequence<PartyIndex>) {
         self.parties = Array(Set(parties)).sorted()
     }
 
     /// Decodes strictly: count matches, ascending, no duplicates, not empty. Failure: INVALID_PARAMETER.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes, failure: .invalidParameter)
         let count = Int(try reader.readUInt8())
         let parties = try reader.read(count)
@@ -59,21 +59,21 @@ public struct PartySet: Sendable, Equatable, Hashable {
         self.parties = parties
     }
 
-    public var encoded: [UInt8] { [UInt8(clamping: parties.count)] + parties }
-    public func contains(_ party: PartyIndex) -> Bool { parties.contains(party) }
-    public var count: Int { parties.count }
-    public func isSubset(of other: PartySet) -> Bool { Set(parties).isSubset(of: other.parties) }
+    package var encoded: [UInt8] { [UInt8(clamping: parties.count)] + parties }
+    package func contains(_ party: PartyIndex) -> Bool { parties.contains(party) }
+    package var count: Int { parties.count }
+    package func isSubset(of other: PartySet) -> Bool { Set(parties).isSubset(of: other.parties) }
 }
 
 /// A derivation path on the wire: `u8(depth) ‖ u32(index)…`, bit 31 = hardened (dkls23.md §4).
-public struct DerivationPathBytes: Sendable, Equatable {
-    public static let hardenedBit: UInt32 = 0x8000_0000
-    public let indices: [UInt32]
+package struct DerivationPathBytes: Sendable, Equatable {
+    package static let hardenedBit: UInt32 = 0x8000_0000
+    package let indices: [UInt32]
 
-    public init(indices: [UInt32]) { self.indices = indices }
+    package init(indices: [UInt32]) { self.indices = indices }
 
     /// Decodes strictly (exact length). Failure: INVALID_PARAMETER.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes, failure: .invalidParameter)
         let depth = Int(try reader.readUInt8())
         var indices: [UInt32] = []
@@ -82,7 +82,7 @@ public struct DerivationPathBytes: Sendable, Equatable {
         self.indices = indices
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var writer = WireWriter()
         writer.append(uint8: UInt8(clamping: indices.count))
         for index in indices { writer.append(uint32: index) }
@@ -90,5 +90,5 @@ public struct DerivationPathBytes: Sendable, Equatable {
     }
 
     /// Whether every step is non-hardened.
-    public var isSoft: Bool { indices.allSatisfy { $0 & Self.hardenedBit == 0 } }
+    package var isSoft: Bool { indices.allSatisfy { $0 & Self.hardenedBit == 0 } }
 }

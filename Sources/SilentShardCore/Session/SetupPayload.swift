@@ -4,16 +4,16 @@ import MPCProtocols
 /// The SETUP payload (`specs/session.md` §4.2), TLV-encoded. Enumerated fields keep their raw wire
 /// value so that an unknown value reaches the validation step that owns it (§4.3) instead of failing
 /// decoding; typed accessors return nil for unknown values.
-public struct SetupPayload: Sendable, Equatable {
+package struct SetupPayload: Sendable, Equatable {
     /// TLV tags.
-    public enum Tag {
-        public static let mode: UInt8 = 0x01, algorithm: UInt8 = 0x02, operation: UInt8 = 0x03
-        public static let protocolVersion: UInt8 = 0x04, timestamp: UInt8 = 0x05, deviceKey: UInt8 = 0x06
-        public static let sessionKeys: UInt8 = 0x07, cloudKey: UInt8 = 0x08, groupID: UInt8 = 0x09
-        public static let threshold: UInt8 = 0x0A, participants: UInt8 = 0x0B, keyID: UInt8 = 0x0C
-        public static let gen: UInt8 = 0x0D, path: UInt8 = 0x0E, message: UInt8 = 0x0F, publicKey: UInt8 = 0x10
-        public static let chainCode: UInt8 = 0x11, exportKey: UInt8 = 0x12, appState: UInt8 = 0x13
-        public static let presignTTL: UInt8 = 0x14, holders: UInt8 = 0x15, clientInfo: UInt8 = 0x80
+    package enum Tag {
+        package static let mode: UInt8 = 0x01, algorithm: UInt8 = 0x02, operation: UInt8 = 0x03
+        package static let protocolVersion: UInt8 = 0x04, timestamp: UInt8 = 0x05, deviceKey: UInt8 = 0x06
+        package static let sessionKeys: UInt8 = 0x07, cloudKey: UInt8 = 0x08, groupID: UInt8 = 0x09
+        package static let threshold: UInt8 = 0x0A, participants: UInt8 = 0x0B, keyID: UInt8 = 0x0C
+        package static let gen: UInt8 = 0x0D, path: UInt8 = 0x0E, message: UInt8 = 0x0F, publicKey: UInt8 = 0x10
+        package static let chainCode: UInt8 = 0x11, exportKey: UInt8 = 0x12, appState: UInt8 = 0x13
+        package static let presignTTL: UInt8 = 0x14, holders: UInt8 = 0x15, clientInfo: UInt8 = 0x80
     }
 
     /// Decoding rules: fixed-size fields exact; variable fields bounded by what fits a u16 (their
@@ -29,37 +29,37 @@ public struct SetupPayload: Sendable, Equatable {
         Tag.clientInfo: .range(0...SessionConstants.maximumClientInfoByteCount),
     ]
 
-    public var modeCode: UInt8
-    public var algorithmCode: UInt8
-    public var operationCode: UInt8
-    public var protocolVersion: UInt8
+    package var modeCode: UInt8
+    package var algorithmCode: UInt8
+    package var operationCode: UInt8
+    package var protocolVersion: UInt8
     /// Milliseconds since the Unix epoch.
-    public var timestamp: UInt64
+    package var timestamp: UInt64
     /// `type ‖ key` (33 or 66 bytes).
-    public var deviceKey: [UInt8]
+    package var deviceKey: [UInt8]
     /// Ed25519 pk ‖ X25519 pk; absent only in the duo export POST.
-    public var sessionKeys: [UInt8]?
-    public var cloudKey: [UInt8]
-    public var groupID: [UInt8]?
+    package var sessionKeys: [UInt8]?
+    package var cloudKey: [UInt8]
+    package var groupID: [UInt8]?
     /// u8 n ‖ u8 t.
-    public var threshold: [UInt8]
-    public var participants: [UInt8]
-    public var keyID: [UInt8]?
-    public var gen: [UInt8]?
-    public var path: [UInt8]?
-    public var message: [UInt8]?
-    public var publicKey: [UInt8]?
-    public var chainCode: [UInt8]?
-    public var exportKey: [UInt8]?
-    public var appState: [UInt8]?
-    public var presignTTL: UInt32?
-    public var holders: [UInt8]?
-    public var clientInfo: [UInt8]?
+    package var threshold: [UInt8]
+    package var participants: [UInt8]
+    package var keyID: [UInt8]?
+    package var gen: [UInt8]?
+    package var path: [UInt8]?
+    package var message: [UInt8]?
+    package var publicKey: [UInt8]?
+    package var chainCode: [UInt8]?
+    package var exportKey: [UInt8]?
+    package var appState: [UInt8]?
+    package var presignTTL: UInt32?
+    package var holders: [UInt8]?
+    package var clientInfo: [UInt8]?
     /// Unknown extension fields (tags ≥ 0x80), kept so that re-encoding reproduces the signed bytes.
-    public var extensions: [TLVRecord]
+    package var extensions: [TLVRecord]
 
     /// A SETUP with the always-required fields; set the operation's fields afterwards.
-    public init(mode: SessionMode, algorithm: SessionAlgorithm, operation: SessionOperation, timestamp: UInt64,
+    package init(mode: SessionMode, algorithm: SessionAlgorithm, operation: SessionOperation, timestamp: UInt64,
                 deviceKey: DeviceKey, sessionKeys: SessionPublicKeys?, cloudKey: [UInt8], participants: PartySet) {
         modeCode = mode.rawValue
         algorithmCode = algorithm.rawValue
@@ -77,12 +77,12 @@ public struct SetupPayload: Sendable, Equatable {
         extensions = []
     }
 
-    public var mode: SessionMode? { SessionMode(rawValue: modeCode) }
-    public var algorithm: SessionAlgorithm? { SessionAlgorithm(rawValue: algorithmCode) }
-    public var operation: SessionOperation? { SessionOperation(rawValue: operationCode) }
+    package var mode: SessionMode? { SessionMode(rawValue: modeCode) }
+    package var algorithm: SessionAlgorithm? { SessionAlgorithm(rawValue: algorithmCode) }
+    package var operation: SessionOperation? { SessionOperation(rawValue: operationCode) }
 
     /// The TLV form.
-    public var tlv: TLVPayload {
+    package var tlv: TLVPayload {
         var records: [TLVRecord] = [
             TLVRecord(tag: Tag.mode, value: [modeCode]),
             TLVRecord(tag: Tag.algorithm, value: [algorithmCode]),
@@ -119,12 +119,12 @@ public struct SetupPayload: Sendable, Equatable {
     }
 
     /// The payload bytes.
-    public func encoded() -> [UInt8] { tlv.encoded() }
+    package func encoded() -> [UInt8] { tlv.encoded() }
 
     /// Decodes strictly (§4.1): MALFORMED / UNKNOWN_FIELD; a missing always-required field (0x01–0x06,
     /// 0x08, 0x0A, 0x0B) is MALFORMED. Which optional fields an operation allows is checked later
     /// (§4.3 step 8, INVALID_PARAMETER).
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         let tlv = try TLVPayload.decode(bytes, fields: Self.fieldSizes)
         func required(_ tag: UInt8) throws(SessionError) -> [UInt8] {
             guard let value = tlv[tag] else { throw .malformed }

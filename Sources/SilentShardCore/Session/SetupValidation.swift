@@ -3,33 +3,33 @@ import MPCCrypto
 import MPCProtocols
 
 /// What the route and the node itself say about a SETUP (`specs/session.md` §2.1, §4.3).
-public struct SetupValidationContext: Sendable {
+package struct SetupValidationContext: Sendable {
     /// Result of the token check (§4.3 step 1, §9.1), done by the node's verifier before this.
-    public enum TokenVerdict: Sendable, Equatable {
+    package enum TokenVerdict: Sendable, Equatable {
         case accepted, missing, invalid
     }
 
-    public var token: TokenVerdict
+    package var token: TokenVerdict
     /// The route's (mode, algorithm, operation).
-    public var mode: SessionMode
-    public var algorithm: SessionAlgorithm
-    public var operation: SessionOperation
+    package var mode: SessionMode
+    package var algorithm: SessionAlgorithm
+    package var operation: SessionOperation
     /// The route's `params` (hex key id or nil).
-    public var params: String?
+    package var params: String?
     /// This node's party index (1 or 2).
-    public var nodeIndex: PartyIndex
+    package var nodeIndex: PartyIndex
     /// Operations this node's role serves (UNSUPPORTED_OPERATION otherwise).
-    public var servedOperations: Set<SessionOperation>
+    package var servedOperations: Set<SessionOperation>
     /// The node's `cloudVerifyingKey` (duo: its node key; trio: the cluster key).
-    public var cloudKey: [UInt8]
+    package var cloudKey: [UInt8]
     /// The node's group id (trio), or nil.
-    public var groupID: [UInt8]?
+    package var groupID: [UInt8]?
     /// Whether this SETUP arrived as the duo export POST (receiver 1, no session keys).
-    public var isExportPost: Bool
+    package var isExportPost: Bool
     /// Node time, ms since the Unix epoch.
-    public var now: UInt64
+    package var now: UInt64
 
-    public init(token: TokenVerdict, mode: SessionMode, algorithm: SessionAlgorithm, operation: SessionOperation,
+    package init(token: TokenVerdict, mode: SessionMode, algorithm: SessionAlgorithm, operation: SessionOperation,
                 params: String?, nodeIndex: PartyIndex, servedOperations: Set<SessionOperation> = Set(SessionOperation.allCases),
                 cloudKey: [UInt8], groupID: [UInt8]?, isExportPost: Bool = false, now: UInt64) {
         self.token = token
@@ -47,32 +47,32 @@ public struct SetupValidationContext: Sendable {
 }
 
 /// A SETUP that passed §4.3 steps 1–8.
-public struct ValidatedSetup: Sendable, Equatable {
-    public let frame: Frame
-    public let payload: SetupPayload
-    public let mode: SessionMode
-    public let algorithm: SessionAlgorithm
-    public let operation: SessionOperation
-    public let deviceKey: DeviceKey
+package struct ValidatedSetup: Sendable, Equatable {
+    package let frame: Frame
+    package let payload: SetupPayload
+    package let mode: SessionMode
+    package let algorithm: SessionAlgorithm
+    package let operation: SessionOperation
+    package let deviceKey: DeviceKey
     /// nil only in the duo export POST.
-    public let sessionKeys: SessionPublicKeys?
-    public let participants: PartySet
-    public let holders: PartySet?
+    package let sessionKeys: SessionPublicKeys?
+    package let participants: PartySet
+    package let holders: PartySet?
     /// `Hs("setup"; header ‖ payload)`.
-    public let setupHash: [UInt8]
-    public var instanceID: [UInt8] { frame.header.instanceID }
+    package let setupHash: [UInt8]
+    package var instanceID: [UInt8] { frame.header.instanceID }
     /// Whether the validating node only relays this session (trio A when S = {0, 2}).
-    public let isRelayOnly: Bool
+    package let isRelayOnly: Bool
 }
 
 /// A SETUP refused by the node: the REJECT code and its code-specific detail (§10: STALE_TIMESTAMP
 /// carries the node time as u64).
-public struct SetupRejection: Error, Sendable, Equatable {
-    public let code: WireCode
-    public let detail: [UInt8]
+package struct SetupRejection: Error, Sendable, Equatable {
+    package let code: WireCode
+    package let detail: [UInt8]
     /// REJECT's `retry_after_s` (§4.5): when a `delay` code (§10) may succeed again; 0 = unknown.
-    public let retryAfterSeconds: UInt32
-    public init(_ code: WireCode, detail: [UInt8] = [], retryAfterSeconds: UInt32 = 0) {
+    package let retryAfterSeconds: UInt32
+    package init(_ code: WireCode, detail: [UInt8] = [], retryAfterSeconds: UInt32 = 0) {
         self.code = code
         self.detail = detail
         self.retryAfterSeconds = retryAfterSeconds
@@ -81,11 +81,11 @@ public struct SetupRejection: Error, Sendable, Equatable {
 
 /// The node's validation of SETUP, steps 1–8 of §4.3, in order, first failure wins. Steps 9–13
 /// (authorization, key state, policy, trio forwarding, ACCEPT) need the node's stores and follow.
-public enum SetupValidator {
+package enum SetupValidator {
     /// Validates the bytes of the first binary message (a bundle whose first frame must be the SETUP;
     /// the app's early broadcasts may follow and are returned untouched for the session to process).
     /// `replay` is updated only when steps 1–6 passed (step 7).
-    public static func validate(message: [UInt8], context: SetupValidationContext,
+    package static func validate(message: [UInt8], context: SetupValidationContext,
                                 replay: inout ReplayWindow) throws(SetupRejection) -> (setup: ValidatedSetup, rest: [Frame]) {
         // 1. Token.
         switch context.token {
@@ -276,7 +276,7 @@ enum SetupFieldRules {
 
 extension SetupPayload {
     /// The signed SETUP frame (receiver 0xFF, or 1 for the duo export POST) for a fresh `instanceID`.
-    public func signedFrame(instanceID: [UInt8], signer: some MessageSigner,
+    package func signedFrame(instanceID: [UInt8], signer: some MessageSigner,
                             exportPost: Bool = false) async throws -> Frame {
         let payload = encoded()
         guard payload.count <= FrameKind.setup.maximumPayloadByteCount else { throw SessionError.tooLarge }

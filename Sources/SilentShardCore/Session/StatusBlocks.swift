@@ -1,16 +1,16 @@
 /// `app_state` (SETUP 0x13, reconcile; `specs/session.md` §4.7):
 /// `u8 flags (bit 0 current present, bit 1 staged present) ‖ [current_gen] ‖ [staged_gen ‖ staged_D]`.
-public struct AppState: Sendable, Equatable {
-    public var currentGen: [UInt8]?
+package struct AppState: Sendable, Equatable {
+    package var currentGen: [UInt8]?
     /// The staged generation and its commit digest `D`.
-    public var staged: (gen: [UInt8], digest: [UInt8])?
+    package var staged: (gen: [UInt8], digest: [UInt8])?
 
-    public init(currentGen: [UInt8]?, staged: (gen: [UInt8], digest: [UInt8])?) {
+    package init(currentGen: [UInt8]?, staged: (gen: [UInt8], digest: [UInt8])?) {
         self.currentGen = currentGen
         self.staged = staged
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var flags: UInt8 = 0
         if currentGen != nil { flags |= 1 }
         if staged != nil { flags |= 2 }
@@ -18,7 +18,7 @@ public struct AppState: Sendable, Equatable {
     }
 
     /// Strict decoding: unknown flag bits, wrong lengths → INVALID_PARAMETER.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes, failure: .invalidParameter)
         let flags = try reader.readUInt8()
         guard flags & ~0x03 == 0 else { throw .invalidParameter }
@@ -27,26 +27,26 @@ public struct AppState: Sendable, Equatable {
         try reader.finish()
     }
 
-    public static func == (lhs: AppState, rhs: AppState) -> Bool {
+    package static func == (lhs: AppState, rhs: AppState) -> Bool {
         lhs.currentGen == rhs.currentGen && lhs.staged?.gen == rhs.staged?.gen && lhs.staged?.digest == rhs.staged?.digest
     }
 }
 
 /// `key_status` (ACCEPT 0x06): `u8 flags (bit 0 current, bit 1 prepared, bit 2 prepared record holds
 /// the app's COMMIT) ‖ [current_gen] ‖ [prepared_gen ‖ prepared_D] ‖ u8 decision`.
-public struct KeyStatus: Sendable, Equatable {
+package struct KeyStatus: Sendable, Equatable {
     /// The node's decision-log entry for the app's staged gen.
-    public enum Decision: UInt8, Sendable {
+    package enum Decision: UInt8, Sendable {
         case unknown = 0, committed = 1, aborted = 2
     }
 
-    public var currentGen: [UInt8]?
-    public var prepared: (gen: [UInt8], digest: [UInt8])?
+    package var currentGen: [UInt8]?
+    package var prepared: (gen: [UInt8], digest: [UInt8])?
     /// Whether the PREPARED record holds the app's COMMIT (only meaningful with `prepared`).
-    public var preparedHoldsCommit: Bool
-    public var decision: Decision
+    package var preparedHoldsCommit: Bool
+    package var decision: Decision
 
-    public init(currentGen: [UInt8]?, prepared: (gen: [UInt8], digest: [UInt8])?, preparedHoldsCommit: Bool,
+    package init(currentGen: [UInt8]?, prepared: (gen: [UInt8], digest: [UInt8])?, preparedHoldsCommit: Bool,
                 decision: Decision) {
         self.currentGen = currentGen
         self.prepared = prepared
@@ -54,7 +54,7 @@ public struct KeyStatus: Sendable, Equatable {
         self.decision = decision
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var flags: UInt8 = 0
         if currentGen != nil { flags |= 1 }
         if prepared != nil { flags |= 2 }
@@ -64,7 +64,7 @@ public struct KeyStatus: Sendable, Equatable {
 
     /// Strict decoding: unknown flag bits, bit 2 without bit 1, unknown decision, wrong lengths →
     /// MALFORMED.
-    public init(bytes: [UInt8]) throws(SessionError) {
+    package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         let flags = try reader.readUInt8()
         guard flags & ~0x07 == 0, flags & 4 == 0 || flags & 2 != 0 else { throw .malformed }
@@ -76,7 +76,7 @@ public struct KeyStatus: Sendable, Equatable {
         try reader.finish()
     }
 
-    public static func == (lhs: KeyStatus, rhs: KeyStatus) -> Bool {
+    package static func == (lhs: KeyStatus, rhs: KeyStatus) -> Bool {
         lhs.currentGen == rhs.currentGen && lhs.prepared?.gen == rhs.prepared?.gen
             && lhs.prepared?.digest == rhs.prepared?.digest && lhs.preparedHoldsCommit == rhs.preparedHoldsCommit
             && lhs.decision == rhs.decision

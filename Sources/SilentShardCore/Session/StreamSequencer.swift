@@ -1,10 +1,10 @@
 import MPCProtocols
 
 /// A stream (§3.4): (sender, receiver field) within one session.
-public struct StreamID: Hashable, Sendable {
-    public let sender: PartyIndex
-    public let receiver: PartyIndex
-    public init(sender: PartyIndex, receiver: PartyIndex) {
+package struct StreamID: Hashable, Sendable {
+    package let sender: PartyIndex
+    package let receiver: PartyIndex
+    package init(sender: PartyIndex, receiver: PartyIndex) {
         self.sender = sender
         self.receiver = receiver
     }
@@ -12,36 +12,36 @@ public struct StreamID: Hashable, Sendable {
 
 /// The receiving side of §3.4: the next expected `seq` of every stream. `check` never changes state;
 /// `advance` is called only after the frame authenticated (§3.5 step 6).
-public struct IncomingSequencer: Sendable, Equatable {
+package struct IncomingSequencer: Sendable, Equatable {
     private var next: [StreamID: UInt32] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The next expected seq of a stream (0 before any frame).
-    public func expected(_ stream: StreamID) -> UInt32 { next[stream] ?? 0 }
+    package func expected(_ stream: StreamID) -> UInt32 { next[stream] ?? 0 }
 
     /// SEQUENCE unless `seq` is exactly the next expected value (a gap, duplicate or reorder).
-    public func check(_ stream: StreamID, seq: UInt32) throws(SessionError) {
+    package func check(_ stream: StreamID, seq: UInt32) throws(SessionError) {
         guard seq == expected(stream) else { throw .detected(.sequence, blamed: nil) }
     }
 
     /// Records a frame of the stream as received.
-    public mutating func advance(_ stream: StreamID) {
+    package mutating func advance(_ stream: StreamID) {
         let current = expected(stream)
         next[stream] = current == .max ? current : current + 1
     }
 }
 
 /// The sending side: `seq` = the number of sequenced frames this party previously put on the stream.
-public struct OutgoingSequencer: Sendable, Equatable {
+package struct OutgoingSequencer: Sendable, Equatable {
     private var next: [PartyIndex: UInt32] = [:]
     /// This party.
-    public let sender: PartyIndex
+    package let sender: PartyIndex
 
-    public init(sender: PartyIndex) { self.sender = sender }
+    package init(sender: PartyIndex) { self.sender = sender }
 
     /// Assigns the next seq on the stream to `receiver` (0xFF = all); once assigned it is used up.
-    public mutating func assign(receiver: PartyIndex) -> UInt32 {
+    package mutating func assign(receiver: PartyIndex) -> UInt32 {
         let seq = next[receiver] ?? 0
         next[receiver] = seq + 1
         return seq

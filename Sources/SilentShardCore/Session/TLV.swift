@@ -3,17 +3,17 @@
 /// nothing left over. Tags 0x01–0x7F are defined by the session version (unknown → UNKNOWN_FIELD);
 /// 0x80–0xFF are optional extensions (unknown ones are kept, so signatures and hashes still cover
 /// them, but otherwise ignored).
-public struct TLVRecord: Sendable, Equatable {
-    public let tag: UInt8
-    public let value: [UInt8]
-    public init(tag: UInt8, value: [UInt8]) {
+package struct TLVRecord: Sendable, Equatable {
+    package let tag: UInt8
+    package let value: [UInt8]
+    package init(tag: UInt8, value: [UInt8]) {
         self.tag = tag
         self.value = value
     }
 }
 
 /// A field's size rule for decoding.
-public enum TLVFieldSize: Sendable, Equatable {
+package enum TLVFieldSize: Sendable, Equatable {
     /// Exactly this many bytes.
     case exactly(Int)
     /// One of these lengths.
@@ -31,26 +31,26 @@ public enum TLVFieldSize: Sendable, Equatable {
 }
 
 /// A decoded TLV payload.
-public struct TLVPayload: Sendable, Equatable {
+package struct TLVPayload: Sendable, Equatable {
     /// Records in ascending tag order.
-    public private(set) var records: [TLVRecord]
+    package private(set) var records: [TLVRecord]
 
     /// Builds a payload from records (sorted by tag; duplicate tags are a programming error the
     /// decoder would reject, so `encoded()` of such a payload will not decode).
-    public init(_ records: [TLVRecord]) {
+    package init(_ records: [TLVRecord]) {
         self.records = records.sorted { $0.tag < $1.tag }
     }
 
     /// The value of a tag.
-    public subscript(tag: UInt8) -> [UInt8]? {
+    package subscript(tag: UInt8) -> [UInt8]? {
         records.first { $0.tag == tag }?.value
     }
 
     /// Tags present.
-    public var tags: [UInt8] { records.map(\.tag) }
+    package var tags: [UInt8] { records.map(\.tag) }
 
     /// The wire bytes.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = WireWriter()
         for record in records {
             writer.append(uint8: record.tag)
@@ -63,7 +63,7 @@ public struct TLVPayload: Sendable, Equatable {
     /// Decodes strictly against a field table (§4.1): truncation, non-ascending or duplicate tags and
     /// wrong lengths of known fields are MALFORMED; an unknown tag in 0x01–0x7F is UNKNOWN_FIELD;
     /// unknown tags ≥ 0x80 are kept and otherwise ignored.
-    public static func decode(_ bytes: [UInt8], fields: [UInt8: TLVFieldSize]) throws(SessionError) -> TLVPayload {
+    package static func decode(_ bytes: [UInt8], fields: [UInt8: TLVFieldSize]) throws(SessionError) -> TLVPayload {
         var reader = WireReader(bytes)
         var records: [TLVRecord] = []
         var previous: Int = -1

@@ -1,65 +1,65 @@
 /// A u16 error code as carried by REJECT and ABORT (`specs/session.md` §10). A struct, not an enum,
 /// because a peer of a later version may send codes this version does not know; those map to their
 /// class (high byte) and the class's default retry.
-public struct WireCode: RawRepresentable, Hashable, Sendable {
-    public let rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct WireCode: RawRepresentable, Hashable, Sendable {
+    package let rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
     // 0x01xx frame / transport
-    public static let malformed = WireCode(rawValue: 0x0101)
-    public static let unsupportedVersion = WireCode(rawValue: 0x0102)
-    public static let unknownField = WireCode(rawValue: 0x0103)
-    public static let tooLarge = WireCode(rawValue: 0x0104)
-    public static let unexpected = WireCode(rawValue: 0x0105)
-    public static let sequence = WireCode(rawValue: 0x0106)
-    public static let badAuthenticator = WireCode(rawValue: 0x0107)
-    public static let routeMismatch = WireCode(rawValue: 0x0108)
-    public static let timeout = WireCode(rawValue: 0x0109)
-    public static let peerUnavailable = WireCode(rawValue: 0x010A)
+    package static let malformed = WireCode(rawValue: 0x0101)
+    package static let unsupportedVersion = WireCode(rawValue: 0x0102)
+    package static let unknownField = WireCode(rawValue: 0x0103)
+    package static let tooLarge = WireCode(rawValue: 0x0104)
+    package static let unexpected = WireCode(rawValue: 0x0105)
+    package static let sequence = WireCode(rawValue: 0x0106)
+    package static let badAuthenticator = WireCode(rawValue: 0x0107)
+    package static let routeMismatch = WireCode(rawValue: 0x0108)
+    package static let timeout = WireCode(rawValue: 0x0109)
+    package static let peerUnavailable = WireCode(rawValue: 0x010A)
     // 0x02xx authentication and authorization
-    public static let authRequired = WireCode(rawValue: 0x0201)
-    public static let authInvalid = WireCode(rawValue: 0x0202)
-    public static let forbidden = WireCode(rawValue: 0x0203)
-    public static let deviceSignatureInvalid = WireCode(rawValue: 0x0204)
-    public static let deviceNotRegistered = WireCode(rawValue: 0x0205)
-    public static let staleTimestamp = WireCode(rawValue: 0x0206)
-    public static let replay = WireCode(rawValue: 0x0207)
-    public static let banned = WireCode(rawValue: 0x0208)
-    public static let rateLimited = WireCode(rawValue: 0x0209)
-    public static let wrongCluster = WireCode(rawValue: 0x020A)
+    package static let authRequired = WireCode(rawValue: 0x0201)
+    package static let authInvalid = WireCode(rawValue: 0x0202)
+    package static let forbidden = WireCode(rawValue: 0x0203)
+    package static let deviceSignatureInvalid = WireCode(rawValue: 0x0204)
+    package static let deviceNotRegistered = WireCode(rawValue: 0x0205)
+    package static let staleTimestamp = WireCode(rawValue: 0x0206)
+    package static let replay = WireCode(rawValue: 0x0207)
+    package static let banned = WireCode(rawValue: 0x0208)
+    package static let rateLimited = WireCode(rawValue: 0x0209)
+    package static let wrongCluster = WireCode(rawValue: 0x020A)
     // 0x03xx key state
-    public static let keyNotFound = WireCode(rawValue: 0x0301)
-    public static let keyExists = WireCode(rawValue: 0x0302)
-    public static let staleGeneration = WireCode(rawValue: 0x0303)
-    public static let keyBusy = WireCode(rawValue: 0x0304)
-    public static let reconcileRequired = WireCode(rawValue: 0x0305)
-    public static let presigNotFound = WireCode(rawValue: 0x0306)
-    public static let presigConsumed = WireCode(rawValue: 0x0307)
-    public static let presigExpired = WireCode(rawValue: 0x0308)
-    public static let presignLimit = WireCode(rawValue: 0x0309)
-    public static let reconcileConflict = WireCode(rawValue: 0x030A)
+    package static let keyNotFound = WireCode(rawValue: 0x0301)
+    package static let keyExists = WireCode(rawValue: 0x0302)
+    package static let staleGeneration = WireCode(rawValue: 0x0303)
+    package static let keyBusy = WireCode(rawValue: 0x0304)
+    package static let reconcileRequired = WireCode(rawValue: 0x0305)
+    package static let presigNotFound = WireCode(rawValue: 0x0306)
+    package static let presigConsumed = WireCode(rawValue: 0x0307)
+    package static let presigExpired = WireCode(rawValue: 0x0308)
+    package static let presignLimit = WireCode(rawValue: 0x0309)
+    package static let reconcileConflict = WireCode(rawValue: 0x030A)
     /// A hard-derived child retired by its parent's refresh or recover (spec proposal P7); detail
     /// ``KeyRetiredDetail``.
-    public static let keyRetired = WireCode(rawValue: 0x030B)
+    package static let keyRetired = WireCode(rawValue: 0x030B)
     // 0x04xx parameters and policy
-    public static let invalidParameter = WireCode(rawValue: 0x0401)
-    public static let unsupportedOperation = WireCode(rawValue: 0x0402)
-    public static let policyDenied = WireCode(rawValue: 0x0403)
-    public static let signerUnavailable = WireCode(rawValue: 0x0404)
+    package static let invalidParameter = WireCode(rawValue: 0x0401)
+    package static let unsupportedOperation = WireCode(rawValue: 0x0402)
+    package static let policyDenied = WireCode(rawValue: 0x0403)
+    package static let signerUnavailable = WireCode(rawValue: 0x0404)
     // 0x05xx protocol outcome
-    public static let abort = WireCode(rawValue: 0x0501)
-    public static let abortAndBan = WireCode(rawValue: 0x0502)
-    public static let signatureFailed = WireCode(rawValue: 0x0503)
-    public static let resultMismatch = WireCode(rawValue: 0x0504)
-    public static let rollback = WireCode(rawValue: 0x0505)
-    public static let cancelled = WireCode(rawValue: 0x0506)
+    package static let abort = WireCode(rawValue: 0x0501)
+    package static let abortAndBan = WireCode(rawValue: 0x0502)
+    package static let signatureFailed = WireCode(rawValue: 0x0503)
+    package static let resultMismatch = WireCode(rawValue: 0x0504)
+    package static let rollback = WireCode(rawValue: 0x0505)
+    package static let cancelled = WireCode(rawValue: 0x0506)
     // 0x06xx node
-    public static let internalError = WireCode(rawValue: 0x0601)
-    public static let overloaded = WireCode(rawValue: 0x0602)
-    public static let storageFailure = WireCode(rawValue: 0x0603)
+    package static let internalError = WireCode(rawValue: 0x0601)
+    package static let overloaded = WireCode(rawValue: 0x0602)
+    package static let storageFailure = WireCode(rawValue: 0x0603)
 
     /// Every code session version 1 defines, with its spec name.
-    public static let known: [WireCode: String] = [
+    package static let known: [WireCode: String] = [
         .malformed: "MALFORMED", .unsupportedVersion: "UNSUPPORTED_VERSION", .unknownField: "UNKNOWN_FIELD",
         .tooLarge: "TOO_LARGE", .unexpected: "UNEXPECTED", .sequence: "SEQUENCE",
         .badAuthenticator: "BAD_AUTHENTICATOR", .routeMismatch: "ROUTE_MISMATCH", .timeout: "TIMEOUT",
@@ -79,26 +79,26 @@ public struct WireCode: RawRepresentable, Hashable, Sendable {
     ]
 
     /// The spec name, or `UNKNOWN_0xNNNN`.
-    public var name: String {
+    package var name: String {
         Self.known[self] ?? "UNKNOWN_0x" + String(rawValue, radix: 16, uppercase: true)
     }
 
     /// Whether session version 1 defines this code.
-    public var isKnown: Bool { Self.known[self] != nil }
+    package var isKnown: Bool { Self.known[self] != nil }
 
     /// The code's class (its high byte).
-    public var errorClass: ErrorClass {
+    package var errorClass: ErrorClass {
         ErrorClass(rawValue: UInt8(rawValue >> 8)) ?? .unknown
     }
 
     /// Error classes (§10).
-    public enum ErrorClass: UInt8, Sendable {
+    package enum ErrorClass: UInt8, Sendable {
         case frame = 0x01, authentication = 0x02, keyState = 0x03, parameters = 0x04, protocolOutcome = 0x05
         case node = 0x06
         case unknown = 0x00
 
         /// The class's default retry, used for codes this version does not know.
-        public var defaultRetry: Retry {
+        package var defaultRetry: Retry {
             switch self {
             case .frame, .protocolOutcome: return .newSession
             case .node: return .delay
@@ -108,7 +108,7 @@ public struct WireCode: RawRepresentable, Hashable, Sendable {
     }
 
     /// What may make a later attempt succeed (§10 column "retry").
-    public enum Retry: Sendable, Equatable {
+    package enum Retry: Sendable, Equatable {
         /// A fresh session may succeed at once.
         case newSession
         /// After `retry_after` or back-off.
@@ -120,7 +120,7 @@ public struct WireCode: RawRepresentable, Hashable, Sendable {
     }
 
     /// The retry rule of the §10 table (class default for unknown codes).
-    public var retry: Retry {
+    package var retry: Retry {
         switch self {
         case .malformed, .unexpected, .sequence, .badAuthenticator, .timeout, .staleTimestamp, .replay,
              .signerUnavailable, .abort, .signatureFailed, .resultMismatch, .cancelled:
@@ -138,5 +138,5 @@ public struct WireCode: RawRepresentable, Hashable, Sendable {
 }
 
 extension WireCode: CustomStringConvertible {
-    public var description: String { name }
+    package var description: String { name }
 }

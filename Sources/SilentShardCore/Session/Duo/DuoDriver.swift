@@ -4,11 +4,11 @@ import MPCProtocols
 /// The transport-independent loop of a duo step, shared by the app and the node: send a round's
 /// frames as soon as they exist, read bundles until the next round's inputs are all buffered, run the
 /// round off the cooperative pool, repeat.
-public enum DuoDriver {
+package enum DuoDriver {
     /// Runs `machine` to its result. `leadingFrames` go out in the same bundle as the first round
     /// (the node's ACCEPT).
     /// `gate` runs each step that consumes the peer's messages (``SessionDriver/AdvanceGate``).
-    public static func runProtocol(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
+    package static func runProtocol(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
                                    send: ([Frame]) async throws(SilentShardError) -> Void,
                                    read: () async throws(SilentShardError) -> [UInt8],
                                    gate: SessionDriver.AdvanceGate = SessionDriver.ungated) async throws(SilentShardError) -> DuoProtocolResult {
@@ -21,7 +21,7 @@ public enum DuoDriver {
 
     /// Runs a machine whose first round already ran (``DuoProtocolMachine/start()``) to its result;
     /// `unsent` are that round's messages not sent yet (the app's P2P messages, which need the node's ACCEPT).
-    public static func runProtocol(started machine: DuoProtocolMachine, unsent: [ProtocolMessage], channel: inout DuoFrameChannel,
+    package static func runProtocol(started machine: DuoProtocolMachine, unsent: [ProtocolMessage], channel: inout DuoFrameChannel,
                                    leadingFrames: [Frame] = [],
                                    send: ([Frame]) async throws(SilentShardError) -> Void,
                                    read: () async throws(SilentShardError) -> [UInt8],
@@ -48,7 +48,7 @@ public enum DuoDriver {
     }
 
     /// Reads until a control frame of `kind` from the peer is buffered and returns it.
-    public static func awaitControl(_ kind: FrameKind, channel: inout DuoFrameChannel,
+    package static func awaitControl(_ kind: FrameKind, channel: inout DuoFrameChannel,
                                     read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> FrameReceiver.Received {
         while true {
             if let frame = channel.take(kind: kind) { return frame }
@@ -57,7 +57,7 @@ public enum DuoDriver {
     }
 
     /// The ABORT code and blame this party sends for its own failure (§3.5, §10).
-    public static func abortPayload(for error: SilentShardError) -> AbortPayload {
+    package static func abortPayload(for error: SilentShardError) -> AbortPayload {
         switch error {
         case .abortProtocol(let party): return AbortPayload(code: .abort, blamed: party?.index, detail: "")
         case .abortProtocolAndBanParty(let party): return AbortPayload(code: .abortAndBan, blamed: party.index, ban: true, detail: "")

@@ -8,20 +8,20 @@ import MPCProtocols
 ///
 /// Errors are `SilentShardError`; a frame-level failure names the sender the frame claimed (it is
 /// never blame). Used by the app's `DuoSession` and the node's `DuoStepRunner`.
-public struct DuoFrameChannel: Sendable, SecretReflecting {
+package struct DuoFrameChannel: Sendable, SecretReflecting {
     /// This party (0 = app, 1 = node).
-    public let local: PartyIndex
+    package let local: PartyIndex
     /// The other participant.
-    public var peer: PartyIndex { local == 0 ? 1 : 0 }
+    package var peer: PartyIndex { local == 0 ? 1 : 0 }
     /// The session id.
-    public var instanceID: [UInt8] { receiver.instanceID }
+    package var instanceID: [UInt8] { receiver.instanceID }
     /// The session's receive state (T, accepted node payloads, channels).
-    public private(set) var receiver: FrameReceiver
+    package private(set) var receiver: FrameReceiver
     private let keys: SessionKeyPair
     private var outgoing: OutgoingSequencer
     private var buffered: [FrameReceiver.Received] = []
     /// The peer's authenticated ABORT, once one arrived (the session is over then).
-    public private(set) var peerAbort: AbortPayload?
+    package private(set) var peerAbort: AbortPayload?
     private var bufferedBytes = 0
     /// Kinds this party accepts from its peer besides BCAST/P2P (app: ACCEPT, OUTCOME, ABORT; node:
     /// COMMIT, ABORT, DONE).
@@ -31,7 +31,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
 
     /// Starts the channel from the session's SETUP. `outgoing` is this party's sequencer (a node
     /// passes the one it used for its ACCEPT).
-    public init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, keys: SessionKeyPair,
+    package init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, keys: SessionKeyPair,
                 trust: FrameReceiver.NodeTrust, protocolTags: Set<UInt16>) throws(SilentShardError) {
         self.local = local
         self.keys = keys
@@ -45,7 +45,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Builds and records a node's signed ACCEPT (seq 0 of its 0xFF stream).
-    public mutating func acceptFrame(payload: AcceptPayload, nodeKey: Ed25519.SigningKey) -> Frame {
+    package mutating func acceptFrame(payload: AcceptPayload, nodeKey: Ed25519.SigningKey) -> Frame {
         let bytes = payload.encoded()
         let header = FrameHeader(kind: .accept, sender: local, receiver: FrameHeader.everyParticipant,
                                  seq: outgoing.assign(receiver: FrameHeader.everyParticipant),
@@ -57,7 +57,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
 
     /// Frames for protocol messages: broadcasts signed with the session key (and added to T), P2P
     /// encrypted to the peer. P2P needs the peer's X25519 key (after ACCEPT at the app).
-    public mutating func frames(for messages: [ProtocolMessage]) throws(SilentShardError) -> [Frame] {
+    package mutating func frames(for messages: [ProtocolMessage]) throws(SilentShardError) -> [Frame] {
         var frames: [Frame] = []
         for message in messages {
             if let to = message.to {
@@ -75,7 +75,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
     }
 
     /// A session-key-signed frame to every participant (BCAST, COMMIT, OUTCOME, ABORT, DONE).
-    public mutating func control(_ kind: FrameKind, tag: UInt16 = 0, payload: [UInt8]) throws(SilentShardError) -> Frame {
+    package mutating func control(_ kind: FrameKind, tag: UInt16 = 0, payload: [UInt8]) throws(SilentShardError) -> Frame {
         let receiverField: PartyIndex = (kind == .outcome) ? 0 : FrameHeader.everyParticipant
         let frame: Frame
         do {
@@ -89,14 +89,14 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
 
     /// Parses a received transport message and runs §3.5 on each frame; authenticated frames go to the
     /// buffer. A peer's ABORT or REJECT ends the session with its (reported) error.
-    public mutating func ingest(_ message: [UInt8]) throws(SilentShardError) {
+    package mutating func ingest(_ message: [UInt8]) throws(SilentShardError) {
         let frames: [Frame]
         do { frames = try Frame.parseBundle(message) } catch { throw SilentShardError(error) }
         try ingest(frames: frames)
     }
 
     /// Runs §3.5 on already parsed frames (e.g. the app's early frames behind its SETUP).
-    public mutating func ingest(frames: [Frame]) throws(SilentShardError) {
+    package mutating func ingest(frames: [Frame]) throws(SilentShardError) {
         for frame in frames {
             let sender = frame.header.sender
             let received: FrameReceiver.Received
@@ -122,7 +122,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Removes and returns the protocol messages for `tags` once all of them are buffered; else nil.
-    public mutating func take(tags: Set<UInt16>) -> [ProtocolMessage]? {
+    package mutating func take(tags: Set<UInt16>) -> [ProtocolMessage]? {
         let matching = buffered.filter { ($0.header.kind == .broadcast || $0.header.kind == .pointToPoint) && tags.contains($0.header.tag) }
         guard Set(matching.map(\.header.tag)) == tags else { return nil }
         buffered.removeAll { ($0.header.kind == .broadcast || $0.header.kind == .pointToPoint) && tags.contains($0.header.tag) }
@@ -135,7 +135,7 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Removes and returns the first buffered control frame of `kind`.
-    public mutating func take(kind: FrameKind) -> FrameReceiver.Received? {
+    package mutating func take(kind: FrameKind) -> FrameReceiver.Received? {
         guard let index = buffered.firstIndex(where: { $0.header.kind == kind }) else { return nil }
         let frame = buffered.remove(at: index)
         bufferedBytes -= frame.payload.count
@@ -143,20 +143,20 @@ public struct DuoFrameChannel: Sendable, SecretReflecting {
     }
 
     /// The commit digest D of this session for a result (§1.5) over T as this party saw it.
-    public func commitDigest(keyID: [UInt8], gen: [UInt8]) -> [UInt8] {
+    package func commitDigest(keyID: [UInt8], gen: [UInt8]) -> [UInt8] {
         SessionHash.commitDigest(setupHash: receiver.setupHash, keyID: keyID, gen: gen, transcript: receiver.transcript.digest)
     }
 
-    public var description: String { "DuoFrameChannel(party \(local))" }
+    package var description: String { "DuoFrameChannel(party \(local))" }
 }
 
 /// Runs MPC computation off Swift's cooperative pool, on a dedicated concurrent queue, so long
 /// protocol rounds never block the pool's threads.
-public enum DuoCompute {
+package enum DuoCompute {
     private static let queue = DispatchQueue(label: "silentshard.duo.compute", qos: .userInitiated, attributes: .concurrent)
 
     /// Runs `body` on the compute queue and returns its value.
-    public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result { try body() }) }
         }
@@ -165,7 +165,7 @@ public enum DuoCompute {
     /// Runs one machine step on the compute queue (a short FROST step where the caller is: the hand-over
     /// to another thread and back would cost about as much as the step); protocol failures become
     /// `SilentShardError`.
-    public static func step(_ machine: DuoProtocolMachine,
+    package static func step(_ machine: DuoProtocolMachine,
                             _ body: @escaping @Sendable (inout DuoProtocolMachine) throws(ProtocolError) -> [ProtocolMessage])
         async throws(SilentShardError) -> (DuoProtocolMachine, [ProtocolMessage]) {
         if machine.roundsAreShort {

@@ -3,12 +3,12 @@ import MPCCrypto
 import MPCProtocols
 
 /// What a duo protocol run produces.
-public enum DuoProtocolResult: Sendable {
+package enum DuoProtocolResult: Sendable {
     /// A new keyshare (keygen, refresh).
     case keyshare(Keyshare)
-    /// An ECDSA signature, verified under the derived public key.
+    /// An ECDSA signature, verified under the derived package key.
     case ecdsaSignature(Secp256k1.ECDSASignature)
-    /// A 64-byte Ed25519 signature, verified under the derived public key.
+    /// A 64-byte Ed25519 signature, verified under the derived package key.
     case eddsaSignature([UInt8])
 }
 
@@ -18,7 +18,7 @@ public enum DuoProtocolResult: Sendable {
 ///
 /// A value type; secrets live in the protocol states (which redact their descriptions). Used by the
 /// app's `DuoSession` and the node's `DuoStepRunner` alike.
-public struct DuoProtocolMachine: Sendable {
+package struct DuoProtocolMachine: Sendable {
     private enum State: Sendable {
         case dklsDKGStart(DKLsDKG.Parameters)
         case dklsDKG1(DKLsDKG.Round1State)
@@ -34,18 +34,18 @@ public struct DuoProtocolMachine: Sendable {
     }
 
     /// This party's index.
-    public let local: PartyIndex
+    package let local: PartyIndex
     /// The other participant.
-    public let peer: PartyIndex
+    package let peer: PartyIndex
     private let messageHash: [UInt8]
     private let keyshareMode: Keyshare.Mode
     private var state: State
     /// Protocol tags that must all arrive from the peer before the next `advance`; empty when done.
-    public private(set) var awaiting: Set<UInt16> = []
+    package private(set) var awaiting: Set<UInt16> = []
     /// Every tag this run may receive (for the frame state check, §3.5 step 3).
-    public let receivableTags: Set<UInt16>
+    package let receivableTags: Set<UInt16>
     /// The outcome, once the run finished.
-    public private(set) var result: DuoProtocolResult?
+    package private(set) var result: DuoProtocolResult?
 
     private init(local: PartyIndex, state: State, messageHash: [UInt8] = [], receivable: Set<UInt16>) {
         self.local = local
@@ -65,7 +65,7 @@ public struct DuoProtocolMachine: Sendable {
     private static let frostSignTags: Set<UInt16> = [FROST.MessageTag.signRound1.rawValue, FROST.MessageTag.signRound2.rawValue]
 
     /// DKLs23 keygen (duo 2-of-2) or refresh (`current` = this party's keyshare).
-    public static func dklsDKG(local: PartyIndex, instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsDKG(local: PartyIndex, instanceID: [UInt8], setupHash: [UInt8],
                                refreshing current: DKLsKeyshare? = nil) throws(ProtocolError) -> DuoProtocolMachine {
         let mode: DKLsDKG.Mode
         if let current {
@@ -79,7 +79,7 @@ public struct DuoProtocolMachine: Sendable {
     }
 
     /// DKLs23 import (duo; the app, party 0, is the importer and alone passes the private key).
-    public static func dklsImport(local: PartyIndex, instanceID: [UInt8], setupHash: [UInt8], publicKey: Secp256k1.Point,
+    package static func dklsImport(local: PartyIndex, instanceID: [UInt8], setupHash: [UInt8], publicKey: Secp256k1.Point,
                                   chainCode: [UInt8], privateKey: Secp256k1.Scalar?) throws(ProtocolError) -> DuoProtocolMachine {
         let parameters = try DKLsDKG.Parameters(partyCount: 2, threshold: 2, partyIndex: local, instanceId: instanceID,
                                                 setupHash: setupHash,
@@ -89,7 +89,7 @@ public struct DuoProtocolMachine: Sendable {
     }
 
     /// FROST import (duo; the app, party 0, is the importer and alone passes the secret scalar).
-    public static func frostImport(local: PartyIndex, instanceID: [UInt8], publicKey: FROST.Point, chainCode: [UInt8],
+    package static func frostImport(local: PartyIndex, instanceID: [UInt8], publicKey: FROST.Point, chainCode: [UInt8],
                                    secret: FROST.Scalar?) throws(ProtocolError) -> DuoProtocolMachine {
         var rng = SecureRandom()
         let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode, secret: secret)
@@ -99,7 +99,7 @@ public struct DuoProtocolMachine: Sendable {
     }
 
     /// DKLs23 signing of a 32-byte hash by {0, 1} along a soft `path`.
-    public static func dklsSign(keyshare: DKLsKeyshare, instanceID: [UInt8], setupHash: [UInt8], path: DerivationPath,
+    package static func dklsSign(keyshare: DKLsKeyshare, instanceID: [UInt8], setupHash: [UInt8], path: DerivationPath,
                                 messageHash: [UInt8]) throws(ProtocolError) -> DuoProtocolMachine {
         guard messageHash.count == 32 else { throw .invalidInput(.invalidParameters) }
         let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: [0, 1], instanceId: instanceID,
@@ -109,7 +109,7 @@ public struct DuoProtocolMachine: Sendable {
     }
 
     /// FROST keygen (2-of-2) or refresh of `current`.
-    public static func frostDKG(local: PartyIndex, instanceID: [UInt8],
+    package static func frostDKG(local: PartyIndex, instanceID: [UInt8],
                                 refreshing current: FROST.Keyshare? = nil) throws(ProtocolError) -> DuoProtocolMachine {
         var rng = SecureRandom()
         let mode: FROST.KeygenMode = current.map { .refresh($0) } ?? .keygen
@@ -119,7 +119,7 @@ public struct DuoProtocolMachine: Sendable {
     }
 
     /// FROST signing of `message` by {0, 1} along a soft `path`.
-    public static func frostSign(keyshare: FROST.Keyshare, message: [UInt8], path: [UInt32]) throws(ProtocolError) -> DuoProtocolMachine {
+    package static func frostSign(keyshare: FROST.Keyshare, message: [UInt8], path: [UInt32]) throws(ProtocolError) -> DuoProtocolMachine {
         var rng = SecureRandom()
         let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
         let session = try FROST.SigningSession(keyshare: keyshare, signers: [0, 1], message: message, path: path,
@@ -130,7 +130,7 @@ public struct DuoProtocolMachine: Sendable {
     /// Whether every step, `start()` included, is a fraction of a millisecond (FROST: a few Ed25519
     /// operations; its round-1 message exists from the machine's creation). Such steps run where the
     /// caller is, and the app runs the first one before its SETUP goes out (§5.2 flight F1).
-    public var roundsAreShort: Bool {
+    package var roundsAreShort: Bool {
         switch state {
         case .frostDKG, .frostSign: return true
         default: return false
@@ -138,7 +138,7 @@ public struct DuoProtocolMachine: Sendable {
     }
 
     /// The first round's messages.
-    public mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
+    package mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
         var rng = SecureRandom()
         switch state {
         case .dklsDKGStart(let parameters):
@@ -166,7 +166,7 @@ public struct DuoProtocolMachine: Sendable {
 
     /// Consumes the peer's messages for the current round (exactly the `awaiting` tags) and returns this
     /// party's next messages (possibly none).
-    public mutating func advance(_ messages: [ProtocolMessage]) throws(ProtocolError) -> [ProtocolMessage] {
+    package mutating func advance(_ messages: [ProtocolMessage]) throws(ProtocolError) -> [ProtocolMessage] {
         guard Set(messages.map(\.tag)) == awaiting, messages.count == awaiting.count,
               messages.allSatisfy({ $0.from == peer })
         else { throw .invalidInput(.invalidParameters) }
@@ -241,5 +241,5 @@ public struct DuoProtocolMachine: Sendable {
 
 extension DuoProtocolMachine: CustomStringConvertible {
     /// No secrets: the party and what it waits for.
-    public var description: String { "DuoProtocolMachine(party \(local), awaiting \(awaiting.sorted()))" }
+    package var description: String { "DuoProtocolMachine(party \(local), awaiting \(awaiting.sorted()))" }
 }

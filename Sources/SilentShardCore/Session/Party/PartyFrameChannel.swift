@@ -11,37 +11,37 @@ import MPCProtocols
 /// on (the set of senders possible there, §3.5 step 2); frames the receiver marks for forwarding are
 /// returned to the caller, byte for byte, with their target. Errors are `SilentShardError`; a
 /// frame-level failure names the sender the frame claimed (it is never blame).
-public struct PartyFrameChannel: Sendable, SecretReflecting {
+package struct PartyFrameChannel: Sendable, SecretReflecting {
     /// This party.
-    public let local: PartyIndex
+    package let local: PartyIndex
     /// The session's participants other than this party (empty for a relay-only node A).
-    public let peers: [PartyIndex]
+    package let peers: [PartyIndex]
     /// The session id.
-    public var instanceID: [UInt8] { receiver.instanceID }
+    package var instanceID: [UInt8] { receiver.instanceID }
     /// The session's receive state (T, accepted node payloads, channels).
-    public private(set) var receiver: FrameReceiver
+    package private(set) var receiver: FrameReceiver
     private let keys: SessionKeyPair?
     private var outgoing: OutgoingSequencer
     private var buffered: [FrameReceiver.Received] = []
     private var bufferedBytes = 0
     /// The first authenticated ABORT received and its sender (the session is over then).
-    public private(set) var peerAbort: (sender: PartyIndex, payload: AbortPayload)?
+    package private(set) var peerAbort: (sender: PartyIndex, payload: AbortPayload)?
     /// Every authenticated ABORT received, by sender.
-    public private(set) var aborts: [PartyIndex: AbortPayload] = [:]
+    package private(set) var aborts: [PartyIndex: AbortPayload] = [:]
     private let controlKinds: Set<FrameKind>
     private let protocolTags: Set<UInt16>
 
     /// What one incoming message produced: frames to pass on unchanged (relay A), and the failure
     /// that ends the session, if any (raised by the caller after forwarding, so e.g. the app's ABORT
     /// still reaches B).
-    public struct Ingested: Sendable {
-        public var forwards: [(frame: Frame, to: PartyIndex)] = []
-        public var failure: SilentShardError?
+    package struct Ingested: Sendable {
+        package var forwards: [(frame: Frame, to: PartyIndex)] = []
+        package var failure: SilentShardError?
     }
 
     /// Starts the channel from the session's SETUP. `keys` is nil only for a relay-only node A.
     /// `relays` marks node A (§6.1).
-    public init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, keys: SessionKeyPair?,
+    package init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, keys: SessionKeyPair?,
                 trust: FrameReceiver.NodeTrust, protocolTags: Set<UInt16>, relays: Bool = false) throws(SilentShardError) {
         self.local = local
         self.keys = keys
@@ -58,10 +58,10 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Whether this party is a participant (false for node A relaying a {0, 2} session).
-    public var participates: Bool { receiver.participants.contains(local) }
+    package var participates: Bool { receiver.participants.contains(local) }
 
     /// Builds and records a node's signed ACCEPT (seq 0 of its 0xFF stream).
-    public mutating func acceptFrame(payload: AcceptPayload, nodeKey: Ed25519.SigningKey) -> Frame {
+    package mutating func acceptFrame(payload: AcceptPayload, nodeKey: Ed25519.SigningKey) -> Frame {
         let bytes = payload.encoded()
         let header = FrameHeader(kind: .accept, sender: local, receiver: FrameHeader.everyParticipant,
                                  seq: outgoing.assign(receiver: FrameHeader.everyParticipant),
@@ -73,7 +73,7 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
 
     /// Frames for protocol messages: broadcasts signed with the session key (and added to T), P2P
     /// encrypted to their receiver (whose X25519 key must be known: after its ACCEPT).
-    public mutating func frames(for messages: [ProtocolMessage]) throws(SilentShardError) -> [Frame] {
+    package mutating func frames(for messages: [ProtocolMessage]) throws(SilentShardError) -> [Frame] {
         var frames: [Frame] = []
         for message in messages {
             if let to = message.to {
@@ -93,7 +93,7 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
 
     /// A session-key-signed frame: BCAST, COMMIT, ABORT, DONE to every participant; OUTCOME to the
     /// app; STORED to the app; READY to `to` (the other node).
-    public mutating func control(_ kind: FrameKind, tag: UInt16 = 0, payload: [UInt8],
+    package mutating func control(_ kind: FrameKind, tag: UInt16 = 0, payload: [UInt8],
                                  to: PartyIndex? = nil) throws(SilentShardError) -> Frame {
         guard let keys else { throw .invalidInput(reason: "a relay has no session keys") }
         let receiverField: PartyIndex
@@ -115,7 +115,7 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
     /// Parses a transport message that arrived on a link whose possible senders are `link` and runs
     /// §3.5 on each frame. Authenticated frames for this party go to the buffer; frames for another
     /// party come back in `forwards`. The first failure (or a peer's ABORT/REJECT) stops processing.
-    public mutating func ingest(_ message: [UInt8], link: Set<PartyIndex>) -> Ingested {
+    package mutating func ingest(_ message: [UInt8], link: Set<PartyIndex>) -> Ingested {
         let frames: [Frame]
         do { frames = try Frame.parseBundle(message) } catch {
             return Ingested(forwards: [], failure: SilentShardError(error, frameSender: link.count == 1 ? link.first : nil))
@@ -124,7 +124,7 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Runs §3.5 on already parsed frames (e.g. the early frames behind a SETUP).
-    public mutating func ingest(frames: [Frame], link: Set<PartyIndex>) -> Ingested {
+    package mutating func ingest(frames: [Frame], link: Set<PartyIndex>) -> Ingested {
         var result = Ingested()
         for frame in frames {
             let sender = frame.header.sender
@@ -178,7 +178,7 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
 
     /// Removes and returns the protocol messages for `tags` once the message of every tag from every
     /// sender in `senders` (default: every peer) is buffered; else nil.
-    public mutating func take(tags: Set<UInt16>, from senders: [PartyIndex]? = nil) -> [ProtocolMessage]? {
+    package mutating func take(tags: Set<UInt16>, from senders: [PartyIndex]? = nil) -> [ProtocolMessage]? {
         let from = senders ?? peers
         func isProtocol(_ r: FrameReceiver.Received) -> Bool {
             (r.header.kind == .broadcast || r.header.kind == .pointToPoint) && tags.contains(r.header.tag)
@@ -203,7 +203,7 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Removes and returns the first buffered control frame of `kind` (from `sender`, if given).
-    public mutating func take(kind: FrameKind, from sender: PartyIndex? = nil) -> FrameReceiver.Received? {
+    package mutating func take(kind: FrameKind, from sender: PartyIndex? = nil) -> FrameReceiver.Received? {
         guard let index = buffered.firstIndex(where: { $0.header.kind == kind && (sender == nil || $0.header.sender == sender) })
         else { return nil }
         let frame = buffered.remove(at: index)
@@ -212,9 +212,9 @@ public struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// The commit digest D of this session for a result (§1.5) over T as this party saw it.
-    public func commitDigest(keyID: [UInt8], gen: [UInt8]) -> [UInt8] {
+    package func commitDigest(keyID: [UInt8], gen: [UInt8]) -> [UInt8] {
         SessionHash.commitDigest(setupHash: receiver.setupHash, keyID: keyID, gen: gen, transcript: receiver.transcript.digest)
     }
 
-    public var description: String { "PartyFrameChannel(party \(local), peers \(peers))" }
+    package var description: String { "PartyFrameChannel(party \(local), peers \(peers))" }
 }

@@ -5,32 +5,32 @@ import MPCProtocols
 /// a round's frames as soon as they exist, read messages (from whichever link) until the next
 /// round's inputs from every peer are buffered, run the round off the cooperative pool, repeat.
 /// Frames for other parties that a relay receives are handed to `relay` as they arrive (§6.1).
-public enum SessionDriver {
+package enum SessionDriver {
     /// One transport message and the link it came on (the set of senders possible there, §3.5).
-    public struct Incoming: Sendable {
-        public var bytes: [UInt8]
-        public var link: Set<PartyIndex>
-        public init(bytes: [UInt8], link: Set<PartyIndex>) {
+    package struct Incoming: Sendable {
+        package var bytes: [UInt8]
+        package var link: Set<PartyIndex>
+        package init(bytes: [UInt8], link: Set<PartyIndex>) {
             self.bytes = bytes
             self.link = link
         }
     }
 
-    public typealias Send = ([Frame]) async throws(SilentShardError) -> Void
-    public typealias Read = () async throws(SilentShardError) -> Incoming
-    public typealias Relay = ([(frame: Frame, to: PartyIndex)]) async throws(SilentShardError) -> Void
+    package typealias Send = ([Frame]) async throws(SilentShardError) -> Void
+    package typealias Read = () async throws(SilentShardError) -> Incoming
+    package typealias Relay = ([(frame: Frame, to: PartyIndex)]) async throws(SilentShardError) -> Void
     /// Runs one machine step that consumes the peers' messages — where the protocol's checks of them run.
     /// The default runs it; a node passes one that refuses a banned device's step before it runs and
     /// keeps one device's checks apart (§9.4, security review finding 12).
-    public typealias AdvanceGate = (_ advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) -> Void
+    package typealias AdvanceGate = (_ advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) -> Void
 
     /// The gate that just runs the step.
-    public static func ungated(_ advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) {
+    package static func ungated(_ advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) {
         try await advance()
     }
 
     /// Runs `machine` to its result. `leadingFrames` go out in the same send as the first round.
-    public static func runProtocol(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
+    package static func runProtocol(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                                    leadingFrames: [Frame] = [], send: Send, read: Read,
                                    relay: Relay = { _ throws(SilentShardError) in },
                                    gate: AdvanceGate = ungated) async throws(SilentShardError) -> DuoProtocolResult {
@@ -42,7 +42,7 @@ public enum SessionDriver {
 
     /// Runs `machine` until it is finished and returns it (its `result` or, for preSign, its
     /// `presignature`).
-    public static func runMachine(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
+    package static func runMachine(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                                   leadingFrames: [Frame] = [], send: Send, read: Read,
                                   relay: Relay = { _ throws(SilentShardError) in },
                                   gate: AdvanceGate = ungated) async throws(SilentShardError)
@@ -69,7 +69,7 @@ public enum SessionDriver {
     }
 
     /// Reads one message, relays what is not for this party, and raises the failure it carried.
-    public static func receive(channel: inout PartyFrameChannel, read: Read, relay: Relay) async throws(SilentShardError) {
+    package static func receive(channel: inout PartyFrameChannel, read: Read, relay: Relay) async throws(SilentShardError) {
         let incoming = try await read()
         let ingested = channel.ingest(incoming.bytes, link: incoming.link)
         if !ingested.forwards.isEmpty { try await relay(ingested.forwards) }
@@ -77,7 +77,7 @@ public enum SessionDriver {
     }
 
     /// Reads until a control frame of `kind` (from `sender`, if given) is buffered and returns it.
-    public static func awaitControl(_ kind: FrameKind, from sender: PartyIndex? = nil, channel: inout PartyFrameChannel,
+    package static func awaitControl(_ kind: FrameKind, from sender: PartyIndex? = nil, channel: inout PartyFrameChannel,
                                     read: Read, relay: Relay = { _ throws(SilentShardError) in })
         async throws(SilentShardError) -> FrameReceiver.Received {
         while true {
@@ -87,7 +87,7 @@ public enum SessionDriver {
     }
 
     /// Runs one machine step on `DuoCompute`'s queue; protocol failures become `SilentShardError`.
-    public static func step(_ machine: SessionProtocolMachine,
+    package static func step(_ machine: SessionProtocolMachine,
                             _ body: @escaping @Sendable (inout SessionProtocolMachine) throws(ProtocolError) -> [ProtocolMessage])
         async throws(SilentShardError) -> (SessionProtocolMachine, [ProtocolMessage]) {
         do {

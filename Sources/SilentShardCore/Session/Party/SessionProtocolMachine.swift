@@ -11,7 +11,7 @@ import MPCProtocols
 /// The multi-party counterpart of `DuoProtocolMachine` (which stays the duo runner's machine); the
 /// results are the same `DuoProtocolResult` values. A value type; secrets live in the protocol
 /// states, which redact their descriptions.
-public struct SessionProtocolMachine: Sendable {
+package struct SessionProtocolMachine: Sendable {
     private enum State: Sendable {
         case dklsDKGStart(DKLsDKG.Parameters)
         case dklsDKG1(DKLsDKG.Round1State)
@@ -34,9 +34,9 @@ public struct SessionProtocolMachine: Sendable {
     }
 
     /// This party's index.
-    public let local: PartyIndex
+    package let local: PartyIndex
     /// The other participants, ascending; every awaited tag must arrive from each of them.
-    public let peers: [PartyIndex]
+    package let peers: [PartyIndex]
     private let messageHash: [UInt8]
     private let keyshareMode: Keyshare.Mode
     private let groupID: [UInt8]?
@@ -44,28 +44,28 @@ public struct SessionProtocolMachine: Sendable {
     private var presignOnly = false
     private var state: State
     /// Protocol tags that must all arrive from every peer before the next `advance`; empty when done.
-    public private(set) var awaiting: Set<UInt16> = []
+    package private(set) var awaiting: Set<UInt16> = []
     /// The parties every tag in `awaiting` must arrive from: all `peers` unless a round involves
     /// only some of them (FROST recovery's repair steps).
-    public var awaitingSenders: [PartyIndex] { awaitingFrom ?? peers }
+    package var awaitingSenders: [PartyIndex] { awaitingFrom ?? peers }
     private var awaitingFrom: [PartyIndex]?
     /// Every tag this run may receive (the frame state check, §3.5 step 3).
-    public let receivableTags: Set<UInt16>
+    package let receivableTags: Set<UInt16>
     /// The outcome, once the run finished.
-    public private(set) var result: DuoProtocolResult?
+    package private(set) var result: DuoProtocolResult?
     /// A preSign run's outcome (ECDSA): this party's presignature, single use.
-    public private(set) var presignature: DKLsPresignature?
+    package private(set) var presignature: DKLsPresignature?
     /// A FROST preSign run's outcome: this party's nonces (single use) and the co-signer's round-1
     /// commitments `enc(D) ‖ enc(E)`.
-    public private(set) var frostPresignature: (presignature: FROST.Presignature, peer: PartyIndex, peerRound1: [UInt8])?
+    package private(set) var frostPresignature: (presignature: FROST.Presignature, peer: PartyIndex, peerRound1: [UInt8])?
     /// An export run's outcome at the receiver (the app): the whole key, checked x·G = P.
-    public private(set) var exportedKey: ExportedKey?
+    package private(set) var exportedKey: ExportedKey?
     /// Whether the run ended (with `result`, `presignature`, `exportedKey`, or an exporter's sent share).
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         result != nil || presignature != nil || frostPresignature != nil || exportedKey != nil || exportSent
     }
     /// An exporter's run ends once its share is sent.
-    public private(set) var exportSent = false
+    package private(set) var exportSent = false
 
     private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode, groupID: [UInt8]?,
                  messageHash: [UInt8] = [], receivable: Set<UInt16>) {
@@ -92,7 +92,7 @@ public struct SessionProtocolMachine: Sendable {
 
     /// The protocol tags an operation's run may carry (known before the machine exists, e.g. while
     /// the app waits for ACCEPTs).
-    public static func receivableTags(operation: SessionOperation, algorithm: SessionAlgorithm) -> Set<UInt16> {
+    package static func receivableTags(operation: SessionOperation, algorithm: SessionAlgorithm) -> Set<UInt16> {
         switch (operation, algorithm) {
         case (.keygen, .ecdsa), (.refresh, .ecdsa), (.import, .ecdsa), (.recover, .ecdsa): return dklsDKGTags
         case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return frostDKGTags
@@ -110,7 +110,7 @@ public struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 keygen among `partyCount` parties with threshold `threshold`, or refresh of `current`
     /// with every party a holder. `groupID` is recorded in the resulting `Keyshare` (trio).
-    public static func dklsDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
                                mode: Keyshare.Mode, groupID: [UInt8]?,
                                refreshing current: DKLsKeyshare? = nil) throws(ProtocolError) -> SessionProtocolMachine {
         let dkgMode: DKLsDKG.Mode
@@ -129,7 +129,7 @@ public struct SessionProtocolMachine: Sendable {
     /// DKLs23 recovery (`dkls23.md` §12.6): a refresh whose holders are `holders`; a party outside them
     /// passes `current` = nil (it lost its share) and receives the PKI from every holder (byte-identical
     /// copies required), and every party checks that the key is `expectedPublicKey`.
-    public static func dklsRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+    package static func dklsRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                    setupHash: [UInt8], holders: [PartyIndex], current: DKLsKeyshare?,
                                    expectedPublicKey: Secp256k1.Point, mode: Keyshare.Mode,
                                    groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
@@ -148,7 +148,7 @@ public struct SessionProtocolMachine: Sendable {
     /// requires both PKI copies byte-identical with the key `expectedPublicKey`, checks σ's sum
     /// against its verifying share, then joins the refresh (round 1, round 2). The result is a new
     /// generation of the same key at every party.
-    public static func frostRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+    package static func frostRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                     helpers: [PartyIndex], current: FROST.Keyshare?, expectedPublicKey: FROST.Point,
                                     mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
         let all = (0..<partyCount).map { PartyIndex($0) }
@@ -172,7 +172,7 @@ public struct SessionProtocolMachine: Sendable {
                                       mode: mode, groupID: groupID, receivable: frostRecoverTags)
     }
 
-    /// The public key information a FROST recovery holder sends with σ: `u8 t ‖ u8 n ‖ PK ‖ u8 len ‖
+    /// The package key information a FROST recovery holder sends with σ: `u8 t ‖ u8 n ‖ PK ‖ u8 len ‖
     /// gen ‖ chain code (32) ‖ Y_0 … Y_{n−1}`.
     static func frostPKI(_ share: FROST.Keyshare) -> [UInt8] {
         var out: [UInt8] = [share.threshold, share.parties] + share.publicKey.bytes
@@ -184,7 +184,7 @@ public struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
     /// the private key; the result is a fresh sharing of that key.
-    public static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
                                   publicKey: Secp256k1.Point, chainCode: [UInt8], privateKey: Secp256k1.Scalar?,
                                   mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
@@ -196,7 +196,7 @@ public struct SessionProtocolMachine: Sendable {
     }
 
     /// FROST import (the app, party 0, is the importer and alone passes the secret scalar).
-    public static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+    package static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                    publicKey: FROST.Point, chainCode: [UInt8], secret: FROST.Scalar?,
                                    mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
         var rng = SecureRandom()
@@ -211,7 +211,7 @@ public struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 hard derivation (`dkls23.md` §15) of `keyshare` along `path` (hardened markers allowed)
     /// by `participants`: one broadcast round, then the child keyshare (a new key id).
-    public static func dklsHardDerivation(keyshare: DKLsKeyshare, participants: [PartyIndex], instanceID: [UInt8],
+    package static func dklsHardDerivation(keyshare: DKLsKeyshare, participants: [PartyIndex], instanceID: [UInt8],
                                           setupHash: [UInt8], path: DerivationPath, mode: Keyshare.Mode,
                                           groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
         let parameters = try DKLsHardDerivation.Parameters(keyshare: keyshare, participants: participants, instanceId: instanceID,
@@ -222,7 +222,7 @@ public struct SessionProtocolMachine: Sendable {
     }
 
     /// DKLs23 signing of a 32-byte hash by `signers` along a soft `path`.
-    public static func dklsSign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsSign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
                                 path: DerivationPath, messageHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
         guard messageHash.count == 32 else { throw .invalidInput(.invalidParameters) }
         let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
@@ -233,7 +233,7 @@ public struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 presigning (`dkls23.md` §13.4) by `signers` along a soft `path`: rounds 1–2 of signing,
     /// ending with `presignature` (no message yet).
-    public static func dklsPresign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsPresign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
                                    path: DerivationPath) throws(ProtocolError) -> SessionProtocolMachine {
         let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
                                                  setupHash: setupHash, path: path)
@@ -246,8 +246,8 @@ public struct SessionProtocolMachine: Sendable {
 
     /// Export (`dkls23.md` §16) to the app (party 0) by every party in `participants` (E): each node
     /// sends its share encrypted to the app's one-time key `receiverKey`; the app (`oneTimeKey` set)
-    /// opens them, checks each against its public share, interpolates and checks x·G = P.
-    public static func export(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
+    /// opens them, checks each against its package share, interpolates and checks x·G = P.
+    package static func export(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
                               oneTimeKey: X25519.PrivateKey?, instanceID: [UInt8],
                               setupHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
         switch keyshare.algorithm {
@@ -271,7 +271,7 @@ public struct SessionProtocolMachine: Sendable {
 
     /// FROST presigning (`specs/session.md` §5.2 "FROST preSign"): round 1 only — fresh nonces, the
     /// commitments broadcast; ends with `frostPresignature` once the co-signer's commitments arrived.
-    public static func frostPresign(keyshare: FROST.Keyshare, signers: [PartyIndex]) throws(ProtocolError) -> SessionProtocolMachine {
+    package static func frostPresign(keyshare: FROST.Keyshare, signers: [PartyIndex]) throws(ProtocolError) -> SessionProtocolMachine {
         guard signers.count == 2, signers.contains(keyshare.party) else { throw .invalidInput(.invalidParameters) }
         var rng = SecureRandom()
         let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
@@ -280,7 +280,7 @@ public struct SessionProtocolMachine: Sendable {
     }
 
     /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
-    public static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+    package static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                 mode: Keyshare.Mode, groupID: [UInt8]?,
                                 refreshing current: FROST.Keyshare? = nil) throws(ProtocolError) -> SessionProtocolMachine {
         var rng = SecureRandom()
@@ -294,7 +294,7 @@ public struct SessionProtocolMachine: Sendable {
     }
 
     /// FROST signing of `message` by `signers` along a soft `path`.
-    public static func frostSign(keyshare: FROST.Keyshare, signers: [PartyIndex], message: [UInt8],
+    package static func frostSign(keyshare: FROST.Keyshare, signers: [PartyIndex], message: [UInt8],
                                  path: [UInt32]) throws(ProtocolError) -> SessionProtocolMachine {
         var rng = SecureRandom()
         let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
@@ -305,7 +305,7 @@ public struct SessionProtocolMachine: Sendable {
     }
 
     /// The first round's messages.
-    public mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
+    package mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
         var rng = SecureRandom()
         switch state {
         case .dklsDKGStart(let parameters):
@@ -378,7 +378,7 @@ public struct SessionProtocolMachine: Sendable {
 
     /// Consumes every peer's messages for the current round (exactly one per awaited tag and peer)
     /// and returns this party's next messages (possibly none).
-    public mutating func advance(_ messages: [ProtocolMessage]) throws(ProtocolError) -> [ProtocolMessage] {
+    package mutating func advance(_ messages: [ProtocolMessage]) throws(ProtocolError) -> [ProtocolMessage] {
         let senders = awaitingSenders
         let expected = Set(awaiting.flatMap { tag in senders.map { TagFrom(tag: tag, from: $0) } })
         let received = messages.map { TagFrom(tag: $0.tag, from: $0.from) }
@@ -584,5 +584,5 @@ public struct SessionProtocolMachine: Sendable {
 
 extension SessionProtocolMachine: CustomStringConvertible {
     /// No secrets: the party, its peers and what it waits for.
-    public var description: String { "SessionProtocolMachine(party \(local), peers \(peers), awaiting \(awaiting.sorted()))" }
+    package var description: String { "SessionProtocolMachine(party \(local), peers \(peers), awaiting \(awaiting.sorted()))" }
 }

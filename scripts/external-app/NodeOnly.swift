@@ -1,0 +1,10 @@
+// Must NOT typecheck outside the package: node-only wire code is `package`, never public (issue 18).
+import duo
+import trio
+
+func nodeOnly() {
+    _ = ReplayWindow.self
+    _ = SetupValidator.self
+    _ = PartyFrameChannel.self
+    _ = DeviceKey.self
+}

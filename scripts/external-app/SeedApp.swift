@@ -1,0 +1,29 @@
+// An app of the seeds' shape, outside the package: scripts/check-public-api typechecks it against the built
+// modules without the package name, so it sees only what `import duo` / `import trio` offer an app.
+import duo
+import trio
+
+final class LoggingClient: DuoNetworkClient {
+    override func connect(websocketAction: DuoNetworkAction, params: String?) async throws {
+        try await super.connect(websocketAction: websocketAction, params: params)
+    }
+}
+
+func run() async throws {
+    let signer = SoftwareEd25519MessageSigner()
+    let storage = InMemoryStorageClient()
+    let config = WebsocketConfig(url: "wss://example.com")
+    let duo = SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: String(repeating: "a", count: 64),
+                                             websocketConfig: config, storageClient: storage)
+    let key = try await duo.keygen()
+    let signature = try await duo.signature(keyshare: key, message: Data(repeating: 1, count: 32))
+    _ = signature.rawRepresentation
+    let custom = SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: "", networkClient: LoggingClient(websocketConfig: config),
+                                                storageClient: storage)
+    _ = custom
+    let trio = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: "", websocketConfig: config, storageClient: storage)
+    let tkey = try await trio.keygen()
+    do { _ = try await trio.signature(keyshare: tkey, message: Data(), signer: .nodeB) } catch {
+        if case .keyRetired(_, let parent, let path) = error { print(parent ?? "", path ?? "") }
+    }
+}
