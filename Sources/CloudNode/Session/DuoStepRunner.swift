@@ -61,6 +61,12 @@ package final class DuoStepRunner: Sendable {
     let replay: LockedValue<ReplayWindow>
     let replayRetentionMilliseconds: UInt64
     private let storeQueue = NodeStoreQueues(label: "silentshard.node.store")
+
+    /// The admission stages every node runs (`NodeAdmission`).
+    var admission: NodeAdmission {
+        NodeAdmission(store: store, queue: storeQueue, rateLimiter: rateLimiter, leaseSeconds: leaseSeconds,
+                      replayRetentionMilliseconds: replayRetentionMilliseconds)
+    }
     let clock: @Sendable () -> UInt64
     /// Devices this process banned (§9.4), before and until the store has them (finding 12).
     let bans = DeviceBanLedger()
@@ -127,36 +133,20 @@ package final class DuoStepRunner: Sendable {
                                 connection: connection)
         }
         let setup = validated.setup
-        // §9.6: the durable replay store (survives restarts, shared by processes on one database).
+        // Admission in the order of every node (`NodeAdmission`): durable replay (§9.6), the token's scopes
+        // and the key's owner (§9.1–9.2), rate limits (§9.5), the key's lease (§7.2); key state in `serve`.
+        let admitted: NodeAdmission.Admitted<Void>
         do {
-            try await onStoreQueue { [store, retention = replayRetentionMilliseconds] () throws(NodeStoreError) in
-                try store.recordSessionInstance(setup.instanceID, nowMilliseconds: now, retentionMilliseconds: retention)
+            admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
+                () throws(SetupRejection) in
+                if let principal { try await authorize(setup, principal: principal) }
             }
         } catch {
-            let code: WireCode = if case .replay = error { .replay } else { .storageFailure }
-            return await reject(SetupRejection(code), instanceID: setup.instanceID, setupHash: setup.setupHash,
-                                connection: connection)
-        }
-        // §9.1–9.2: the token's scopes and the key's owner.
-        if let principal {
-            do { try await authorize(setup, principal: principal) } catch {
-                return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-            }
-        }
-        let owner = KeyAuthorization.ownerSubject(principal)
-        // §9.5: device keys with failed signatures, key creations per principal, signing sessions per key.
-        let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
             return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
-        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
-        // §7.2: one share-changing session (or reconcile) per key at a time; signing runs concurrently.
-        let lease: KeyLease?
-        do { lease = try await KeyLease.acquire(for: setup, seconds: leaseSeconds, store: store, queue: storeQueue) } catch {
-            return await reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        let report = await serve(setup, early: validated.rest, now: now, owner: owner, connection: connection)
-        await lease?.release(store: store, queue: storeQueue)
+        let report = await serve(setup, early: validated.rest, now: now, owner: KeyAuthorization.ownerSubject(principal),
+                                 connection: connection)
+        await admitted.finish()
         return report
     }
 
@@ -217,12 +207,12 @@ package final class DuoStepRunner: Sendable {
         do {
             try channel.ingest(frames: early)
             result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: send,
-                                                     read: read, gate: checkedStep(setup))
+                                                     read: read, gate: nodeBans.gate(for: setup))
         } catch {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
             }
-            await banIfRequired(error, setup: setup)
+            await nodeBans.banIfRequired(error, setup: setup)
             return .failed(error)
         }
         switch result {
@@ -302,37 +292,8 @@ package final class DuoStepRunner: Sendable {
         return .signed(confirmed: done == own)
     }
 
-    /// §9.4, finding 12: the gate around each protocol step over the device's messages
-    /// (``DeviceBanLedger/checkedStep(_:exclusive:isBanned:advance:)``; exclusive for signing).
-    private func checkedStep(_ setup: ValidatedSetup) -> SessionDriver.AdvanceGate {
-        let device = setup.deviceKey.identity, exclusive = setup.operation == .sign || setup.operation == .preSign
-        return { [self] advance async throws(SilentShardError) in
-            try await bans.checkedStep(device, exclusive: exclusive, isBanned: { await self.deviceBanned(device) },
-                                       advance: advance)
-        }
-    }
-
-    /// §9.4: whether `device` is banned now, by this process or another of its cluster. A failed read
-    /// counts as not banned (the session passed the start-of-session check; the next flight reads again).
-    private func deviceBanned(_ device: [UInt8]) async -> Bool {
-        if bans.contains(device) { return true }
-        return (try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.isBanned(deviceKey: device) }) ?? false
-    }
-
-    /// §9.4: this node's own AbortAndBan(app) (a failed consistency check in signing) bans the device
-    /// key — all its keys — and deletes the presignatures shared with it, in one transaction. Later
-    /// sessions of the device are refused with BANNED (reconcile still runs) until an operator lifts it.
-    /// Never on the app's ABORT or on unauthenticated bytes: those are not `abortProtocolAndBanParty`.
-    private func banIfRequired(_ error: SilentShardError, setup: ValidatedSetup) async {
-        guard case .abortProtocolAndBanParty(party: .app) = error else { return }
-        let device = setup.deviceKey.identity, instanceID = setup.instanceID
-        let reason = "AbortAndBan in \(setup.operation)"
-        await bans.ban(device, log: { NodeLogger.standardError.log($0) }) { [self] in
-            try await onStoreQueue { [store] () throws(NodeStoreError) in
-                _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: "node")
-            }
-        }
-    }
+    /// §9.4: this process's bans with this node's store (`NodeBans`, shared with trio).
+    private var nodeBans: NodeBans { NodeBans(ledger: bans, store: store, queue: storeQueue, party: "node") }
 
     // MARK: - Reconcile (§7.3, duo)
 

@@ -49,28 +49,4 @@ extension TrioStepRunner {
         else { throw SetupRejection(.forbidden) }
         return Authorization(owner: principal.subject, rebind: true)
     }
-
-    /// §7.2: gives a step's lease back once the step returned (queued: `defer` cannot await; the
-    /// release is idempotent and only ever drops this session's own row).
-    func releaseWhenDone(_ lease: KeyLease?) {
-        guard let lease else { return }
-        let (store, queue) = (store, storeQueue)
-        Task { await lease.release(store: store, queue: queue) }
-    }
-
-    /// §9.6: the SETUP's instance id into the node's durable replay store (its database: survives a
-    /// restart, shared by every process on that database), after the in-memory window passed it. A
-    /// replay is REPLAY; a store failure STORAGE_FAILURE. Both A and B record, each in its own database.
-    func recordInstance(_ setup: ValidatedSetup, now: UInt64) async throws(SetupRejection) {
-        let instance = setup.instanceID, retention = replay.withLock { $0.retentionMilliseconds }
-        do {
-            try await onStoreQueue { [store] () throws(NodeStoreError) in
-                try store.recordSessionInstance(instance, nowMilliseconds: now, retentionMilliseconds: retention)
-            }
-        } catch .replay {
-            throw SetupRejection(.replay)
-        } catch {
-            throw SetupRejection(.storageFailure)
-        }
-    }
 }

@@ -43,25 +43,18 @@ extension TrioStepRunner {
             await rejectApp(SetupRejection(code, detail: detail), instanceID: setup.instanceID, setupHash: setup.setupHash,
                             connection: connection)
         }
-        // Admission, in the order of every node: durable replay (§9.6), authorization (§9.1–9.3), rate
-        // limits (§9.5), the key's lease (§7.2), key state and bans (steps 9–10; 11: no policy hooks).
-        let authorization: Authorization
+        // Admission in the order of every node (`NodeAdmission`): durable replay, authorization, rate
+        // limits, the key's lease; then key state and bans (steps 9–10; 11: no policy hooks).
+        let admitted: NodeAdmission.Admitted<Authorization>
         do {
-            try await recordInstance(setup, now: now)
-            authorization = try await authorize(setup, principal: principal)
+            admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
+                () throws(SetupRejection) in try await authorize(setup, principal: principal)
+            }
         } catch {
             return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
-        let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
-            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
-        let lease: KeyLease?
-        do { lease = try await KeyLease.acquire(for: setup, seconds: leaseSeconds, store: store, queue: storeQueue) } catch {
-            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        defer { releaseWhenDone(lease) }
+        defer { admitted.end() }
+        let authorization = admitted.authorization
         let current: NodeKeyshare?
         var status: KeyStatus?
         do {

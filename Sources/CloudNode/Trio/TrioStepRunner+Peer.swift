@@ -81,25 +81,18 @@ extension TrioStepRunner {
         }
         // The link belongs to this session only.
         guard opened.instanceID == setup.instanceID else { return await reject(.unexpected) }
-        // Admission in the order of every node (see `run`), with the principal of the forwarded token,
-        // independently of A.
-        let authorization: Authorization
+        // Admission in the order of every node (`NodeAdmission`), with the principal of the forwarded
+        // token, independently of A.
+        let admitted: NodeAdmission.Admitted<Authorization>
         do {
-            try await recordInstance(setup, now: now)
-            authorization = try await authorize(setup, principal: principal)
+            admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
+                () throws(SetupRejection) in try await authorize(setup, principal: principal)
+            }
         } catch {
             return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
-        let signingKeyID: String?
-        do { signingKeyID = try rateLimiter?.admit(setup, principal: principal?.rateLimitKey ?? "") ?? nil } catch {
-            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        defer { if let signingKeyID { rateLimiter?.endSigning(keyID: signingKeyID) } }
-        let lease: KeyLease?
-        do { lease = try await KeyLease.acquire(for: setup, seconds: leaseSeconds, store: store, queue: storeQueue) } catch {
-            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        defer { releaseWhenDone(lease) }
+        defer { admitted.end() }
+        let authorization = admitted.authorization
         let current: NodeKeyshare?
         var status: KeyStatus?
         do {

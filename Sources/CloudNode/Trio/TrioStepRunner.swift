@@ -54,6 +54,12 @@ package final class TrioStepRunner: Sendable {
     let storeQueue = NodeStoreQueues(label: "silentshard.node.trio.store")
     /// How long a share-changing step or reconcile holds its key's lease at this node (§7.2).
     let leaseSeconds: Int64
+
+    /// The admission stages every node runs (`NodeAdmission`).
+    var admission: NodeAdmission {
+        NodeAdmission(store: store, queue: storeQueue, rateLimiter: rateLimiter, leaseSeconds: leaseSeconds,
+                      replayRetentionMilliseconds: replay.withLock { $0.retentionMilliseconds })
+    }
     let clock: @Sendable () -> UInt64
     /// Devices this process banned (§9.4), before and until the store has them (finding 12).
     let bans = DeviceBanLedger()
@@ -412,7 +418,7 @@ package final class TrioStepRunner: Sendable {
         do {
             let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading,
                                                               send: send, read: read, relay: relay,
-                                                              gate: checkedStep(setup))
+                                                              gate: nodeBans.gate(for: setup))
             if let presignature = finished.presignature {
                 guard let bytes = try? presignature.serialized() else { throw SilentShardError.invalidInput(reason: "presignature") }
                 return await storePresignature(version: Self.dklsPresignatureVersion, body: bytes, setup: setup,
@@ -439,7 +445,7 @@ package final class TrioStepRunner: Sendable {
                let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
                 try? await send([frame])
             }
-            await banIfRequired(error, setup: setup)
+            await nodeBans.banIfRequired(error, setup: setup)
             return .failed(error)
         } catch {
             return .failed(.invalidInput(reason: "unexpected error"))
