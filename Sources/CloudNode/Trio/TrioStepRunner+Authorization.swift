@@ -49,4 +49,32 @@ extension TrioStepRunner {
         else { throw SetupRejection(.forbidden) }
         return Authorization(owner: principal.subject, rebind: true)
     }
+
+    /// A SETUP admitted at A or B: what the admission holds, and the key's state read under its lease.
+    struct AdmittedStep: Sendable {
+        let admission: NodeAdmission.Admitted<Authorization>
+        /// This node's CURRENT share (nil for keygen, import, reconcile and relay-only steps).
+        let current: NodeKeyshare?
+        /// Reconcile: the key's status at this node.
+        let status: KeyStatus?
+    }
+
+    /// Admission at a trio node, A or B: `NodeAdmission`'s stages (durable replay, authorization with
+    /// `principal`, rate limits, the key's lease), then key state and bans (SETUP steps 9–10). A refusal
+    /// after the admission gives back what it took.
+    func admitStep(_ setup: ValidatedSetup, principal: Principal?, now: UInt64) async throws(SetupRejection) -> AdmittedStep {
+        let admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
+            () throws(SetupRejection) in try await authorize(setup, principal: principal)
+        }
+        do {
+            if setup.operation == .reconcile {
+                return AdmittedStep(admission: admitted, current: nil, status: try await reconcileStatus(setup))
+            }
+            return AdmittedStep(admission: admitted, current: try await keyState(setup, rebind: admitted.authorization.rebind),
+                                status: nil)
+        } catch {
+            admitted.end()
+            throw error
+        }
+    }
 }

@@ -43,30 +43,13 @@ extension TrioStepRunner {
             await rejectApp(SetupRejection(code, detail: detail), instanceID: setup.instanceID, setupHash: setup.setupHash,
                             connection: connection)
         }
-        // Admission in the order of every node (`NodeAdmission`): durable replay, authorization, rate
-        // limits, the key's lease; then key state and bans (steps 9–10; 11: no policy hooks).
-        let admitted: NodeAdmission.Admitted<Authorization>
-        do {
-            admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
-                () throws(SetupRejection) in try await authorize(setup, principal: principal)
-            }
-        } catch {
+        // Admission (`admitStep`; 11: no policy hooks).
+        let admitted: AdmittedStep
+        do { admitted = try await admitStep(setup, principal: principal, now: now) } catch {
             return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
-        defer { admitted.end() }
-        let authorization = admitted.authorization
-        let current: NodeKeyshare?
-        var status: KeyStatus?
-        do {
-            if setup.operation == .reconcile {
-                status = try await reconcileStatus(setup)
-                current = nil
-            } else {
-                current = try await keyState(setup, rebind: authorization.rebind)
-            }
-        } catch {
-            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
+        defer { admitted.admission.end() }
+        let (authorization, current, status) = (admitted.admission.authorization, admitted.current, admitted.status)
         let participates = !setup.isRelayOnly
         let keys: SessionKeyPair? = participates ? SessionKeyPair() : nil
         var machine: SessionProtocolMachine?

@@ -81,30 +81,13 @@ extension TrioStepRunner {
         }
         // The link belongs to this session only.
         guard opened.instanceID == setup.instanceID else { return await reject(.unexpected) }
-        // Admission in the order of every node (`NodeAdmission`), with the principal of the forwarded
-        // token, independently of A.
-        let admitted: NodeAdmission.Admitted<Authorization>
-        do {
-            admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
-                () throws(SetupRejection) in try await authorize(setup, principal: principal)
-            }
-        } catch {
+        // Admission (`admitStep`) with the principal of the forwarded token, independently of A.
+        let admitted: AdmittedStep
+        do { admitted = try await admitStep(setup, principal: principal, now: now) } catch {
             return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
         }
-        defer { admitted.end() }
-        let authorization = admitted.authorization
-        let current: NodeKeyshare?
-        var status: KeyStatus?
-        do {
-            if setup.operation == .reconcile {
-                status = try await reconcileStatus(setup)
-                current = nil
-            } else {
-                current = try await keyState(setup, rebind: authorization.rebind)
-            }
-        } catch {
-            return await rejectOnLink(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
+        defer { admitted.admission.end() }
+        let (authorization, current, status) = (admitted.admission.authorization, admitted.current, admitted.status)
         let keys = SessionKeyPair()
         var machine: SessionProtocolMachine?
         if setup.operation != .reconcile {
