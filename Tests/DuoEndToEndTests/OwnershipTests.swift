@@ -30,16 +30,21 @@ struct OwnershipTests {
         return input + "." + base64url(SHA256.hmac(key: secret, data: Array(input.utf8)))
     }
 
-    @Test func scopesAndOwnersAreEnforced() async throws {
-        let node = try DuoOverWebSocketTests.startNode(verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
-        let cloudKey = Hex.encode(node.key.verifyingKey.bytes)
+    /// Sessions of one device and one app storage against `node`, one per token.
+    static func sessions(_ node: DuoOverWebSocketTests.Node) -> @Sendable (String) -> DuoSession {
+        let cloudKey = Hex.encode(node.key.verifyingKey.bytes), port = node.server.port
         let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
-        func session(_ token: String) -> DuoSession {
+        return { token in
             SilentShard.ECDSA.duoInitiator(
                 messageSigner: signer, cloudVerifyingKey: cloudKey,
-                websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)", authenticationToken: token),
+                websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)", authenticationToken: token),
                 storageClient: storage)
         }
+    }
+
+    @Test func scopesAndOwnersAreEnforced() async throws {
+        let node = try DuoOverWebSocketTests.startNode(verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
+        let session = Self.sessions(node)
         let alice = session(Self.jwt(sub: "alice"))
         let keyshare = try await alice.keygen()
         #expect(try node.store.owner(keyId: keyshare.keyId) == "alice")
@@ -75,14 +80,7 @@ struct OwnershipTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let node = try DuoOverWebSocketTests.startNode(databasePath: directory + "/node.sqlite",
                                                        verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
-        let cloudKey = Hex.encode(node.key.verifyingKey.bytes)
-        let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
-        func session(_ token: String) -> DuoSession {
-            SilentShard.ECDSA.duoInitiator(
-                messageSigner: signer, cloudVerifyingKey: cloudKey,
-                websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)", authenticationToken: token),
-                storageClient: storage)
-        }
+        let session = Self.sessions(node)
         let alice = session(Self.jwt(sub: "alice"))
         let keyshare = try await alice.keygen()
         let hash = Data(SHA256.hash(Array("ownerless".utf8)))

@@ -147,15 +147,8 @@ struct PeerListenerTests {
         _ = try await offPool { LoopbackSocket.sendBinaryMessage(first, open.bytes) }
         // Accepted (B now waits for the FINAL_REQUEST on it): the place is free again. The release is queued
         // to the service thread, so try until it is seen (no timing assumption beyond a generous bound).
-        var head = ""
-        for _ in 0..<600 {
-            let (fd, answer) = try await Self.upgrade(node.peerPort, path: "/v3/peer", subprotocol: "silentshard-peer",
+        let head = try await Self.upgradeOnceAccepted(node.peerPort, path: "/v3/peer", subprotocol: "silentshard-peer",
                                                       from: Self.attacker)
-            close(fd)
-            head = answer
-            if head.hasPrefix("HTTP/1.1 101") { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
         #expect(head.hasPrefix("HTTP/1.1 101"), "\(head)")
         await node.server.stop()
     }
@@ -205,20 +198,27 @@ struct PeerListenerTests {
         // The held POSTs give their places back when they go.
         for fd in held { close(fd) }
         held = []
-        var answer = ""
-        for _ in 0..<600 {
-            let (fd, head) = try await Self.upgrade(node.port, path: "/v3/trio/sign", subprotocol: "trio", from: Self.attacker)
-            close(fd)
-            answer = head
-            if answer.hasPrefix("HTTP/1.1 101") { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let answer = try await Self.upgradeOnceAccepted(node.port, path: "/v3/trio/sign", subprotocol: "trio", from: Self.attacker)
         #expect(answer.hasPrefix("HTTP/1.1 101"), "\(answer)")
         await node.server.stop()
     }
 }
 
 extension PeerListenerTests {
+    /// Upgrades (closing each socket) until one is accepted, every 50 ms for up to 30 s; the last answer's
+    /// head. A released place reaches the service thread in its own time.
+    static func upgradeOnceAccepted(_ port: Int, path: String, subprotocol: String, from header: String) async throws -> String {
+        var head = ""
+        for _ in 0..<600 {
+            let (fd, answer) = try await upgrade(port, path: path, subprotocol: subprotocol, from: header)
+            close(fd)
+            head = answer
+            if head.hasPrefix("HTTP/1.1 101") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return head
+    }
+
     /// Polls `condition` (every 20 ms, up to 60 s): the server's service thread applies what a socket
     /// did in its own time.
     static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
