@@ -79,7 +79,7 @@ package final class DuoStepRunner: Sendable {
     let rateLimiter: NodeRateLimiter?
 
     /// - Parameters:
-    ///   - nodeKey: the node's Ed25519 key; in duo its package key is the app's `cloudVerifyingKey`.
+    ///   - nodeKey: the node's Ed25519 key; in duo its public key is the app's `cloudVerifyingKey`.
     ///   - store: the node's share store.
     ///   - replayWindow: the SETUP replay store (§9.6), shared by every step this runner serves.
     ///   - clock: node time in ms since the Unix epoch.
@@ -533,7 +533,7 @@ package final class DuoStepRunner: Sendable {
         return try outcome.get()
     }
 
-    /// The protocol key id of a SETUP package key (nil if it does not decode).
+    /// The protocol key id of a SETUP public key (nil if it does not decode).
     private static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
         switch algorithm {
         case .ecdsa:
@@ -568,7 +568,7 @@ package final class DuoStepRunner: Sendable {
 /// keyshare bytes`. Refresh carries the registration forward.
 package struct DuoNodeShareBlob: Sendable, SecretRedacting {
     private static let magic: [UInt8] = Array("SSND".utf8)
-    /// The registered device key identity (`type ‖ package key`).
+    /// The registered device key identity (`type ‖ public key`).
     package let deviceIdentity: [UInt8]
     /// The protocol keyshare (secret).
     package let protocolBytes: [UInt8]

@@ -56,7 +56,7 @@ extension NodeShareStore {
     }
 }
 
-/// Lowercase hex of package bytes (device keys) for audit lines.
+/// Lowercase hex of public bytes (device keys) for audit lines.
 func hex(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out = [UInt8]()

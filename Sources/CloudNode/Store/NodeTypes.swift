@@ -86,7 +86,7 @@ package struct DeviceBan: Sendable, Equatable {
     package var bannedAt: Date
 }
 
-/// One audit log line. Only package identifiers: operation, key id, party (index, device key hex, or
+/// One audit log line. Only public identifiers: operation, key id, party (index, device key hex, or
 /// operator name) and outcome; the store's API gives no way to put secret bytes here.
 package struct AuditEntry: Sendable, Equatable {
     package var id: Int64

@@ -172,7 +172,7 @@ package final class TrioStepRunner: Sendable {
         }
         if setup.operation == .recover {
             // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
-            // expected package key, which must be this key's (no gen: the app lost its share).
+            // expected public key, which must be this key's (no gen: the app lost its share).
             guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
                   Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
             else { throw SetupRejection(.invalidParameter) }
@@ -287,7 +287,7 @@ package final class TrioStepRunner: Sendable {
         }
     }
 
-    /// The protocol key id of a SETUP package key (nil if it does not decode).
+    /// The protocol key id of a SETUP public key (nil if it does not decode).
     static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
         switch algorithm {
         case .ecdsa:

@@ -91,7 +91,7 @@ package struct AbortPayload: Sendable, Equatable {
         writer.append(uint8: blamed ?? 0xFF)
         writer.append(uint8: (ban ? 1 : 0) | (rollback == nil ? 0 : 2))
         if let rollback { writer.append(rollback.keyID + rollback.gen) }
-        // `detail` is a package var: never encode more than the decoder accepts (cut bytes may end
+        // `detail` is a public var: never encode more than the decoder accepts (cut bytes may end
         // mid-character only if a caller bypassed `init`; the decoder then rejects the frame).
         let text = Array(detail.utf8.prefix(SessionConstants.maximumAbortDetailByteCount))
         writer.append(uint16: UInt16(text.count))

@@ -1,6 +1,6 @@
 /// The detail of a KEY_RETIRED REJECT (spec proposal P7, security review finding 1): the key named was a
 /// hard-derived child, retired when its parent moved to a new generation (refresh or recover). The
-/// owner derives it again from the parent's current generation along the same path — same package key.
+/// owner derives it again from the parent's current generation along the same path — same public key.
 ///
 /// Encoding: `parent_key_id[32] ‖ path` (the SETUP path encoding, `DerivationPathBytes`).
 package struct KeyRetiredDetail: Sendable, Equatable {

@@ -66,11 +66,11 @@ extension SoftwareP256MessageSigner: CustomStringConvertible {
     public var description: String { "SoftwareP256MessageSigner(\(Hex.encode(key.verifyingKey.x963Representation)))" }
 }
 
-/// A device key's package identity, `type ‖ key bytes` (§1.2), able to verify SETUP signatures.
+/// A device key's public identity, `type ‖ key bytes` (§1.2), able to verify SETUP signatures.
 package struct DeviceKey: Sendable, Equatable {
     /// The key type.
     package let type: MessageSignerKeyType
-    /// The package key bytes (Ed25519 32, P-256 65 uncompressed).
+    /// The public key bytes (Ed25519 32, P-256 65 uncompressed).
     package let publicKey: [UInt8]
 
     private enum Verifier: Sendable {
@@ -134,7 +134,7 @@ extension MessageSigner {
     }
 }
 
-/// `cloudVerifyingKey` parsing (§1.2): exactly 64 hex characters of a valid Ed25519 package key.
+/// `cloudVerifyingKey` parsing (§1.2): exactly 64 hex characters of a valid Ed25519 public key.
 package enum CloudVerifyingKey {
     /// The key, or `invalidConfiguration(.cloudVerifyingKey)`.
     package static func parse(_ text: String) throws(SessionError) -> Ed25519.VerifyingKey {

@@ -36,7 +36,7 @@ package enum SessionError: Error, Equatable, Sendable {
 
     /// Configuration problems the initiator raises before any connection.
     package enum ConfigurationIssue: String, Sendable {
-        /// `cloudVerifyingKey` is not exactly 64 hex characters of a valid Ed25519 package key.
+        /// `cloudVerifyingKey` is not exactly 64 hex characters of a valid Ed25519 public key.
         case cloudVerifyingKey
         /// A timestamp window outside 30–600 s.
         case timestampWindow

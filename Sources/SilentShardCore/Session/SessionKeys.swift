@@ -22,7 +22,7 @@ package struct SessionKeyPair: Sendable, SecretReflecting {
         self.agreementKey = agreementKey
     }
 
-    /// The package half, as SETUP/ACCEPT carry it.
+    /// The public half, as SETUP/ACCEPT carry it.
     package var publicKeys: SessionPublicKeys {
         SessionPublicKeys(signingKey: signingKey.verifyingKey, agreementKey: agreementKey.publicKey)
     }
@@ -44,12 +44,12 @@ extension SessionKeyPair: CustomStringConvertible {
     package var description: String { "SessionKeyPair(\(Hex.encode(signingKey.verifyingKey.bytes)))" }
 }
 
-/// A participant's package session keys: `Ed25519 pk (32) ‖ X25519 pk (32)` on the wire.
+/// A participant's public session keys: `Ed25519 pk (32) ‖ X25519 pk (32)` on the wire.
 package struct SessionPublicKeys: Sendable, Equatable {
     package static let byteCount = 64
     /// Verifies the participant's frames.
     package let signingKey: Ed25519.VerifyingKey
-    /// The participant's X25519 package key.
+    /// The participant's X25519 public key.
     package let agreementKey: X25519.PublicKey
 
     package init(signingKey: Ed25519.VerifyingKey, agreementKey: X25519.PublicKey) {

@@ -6,9 +6,9 @@ import MPCProtocols
 package enum DuoProtocolResult: Sendable {
     /// A new keyshare (keygen, refresh).
     case keyshare(Keyshare)
-    /// An ECDSA signature, verified under the derived package key.
+    /// An ECDSA signature, verified under the derived public key.
     case ecdsaSignature(Secp256k1.ECDSASignature)
-    /// A 64-byte Ed25519 signature, verified under the derived package key.
+    /// A 64-byte Ed25519 signature, verified under the derived public key.
     case eddsaSignature([UInt8])
 }
 

@@ -172,7 +172,7 @@ package struct SessionProtocolMachine: Sendable {
                                       mode: mode, groupID: groupID, receivable: frostRecoverTags)
     }
 
-    /// The package key information a FROST recovery holder sends with σ: `u8 t ‖ u8 n ‖ PK ‖ u8 len ‖
+    /// The public key information a FROST recovery holder sends with σ: `u8 t ‖ u8 n ‖ PK ‖ u8 len ‖
     /// gen ‖ chain code (32) ‖ Y_0 … Y_{n−1}`.
     static func frostPKI(_ share: FROST.Keyshare) -> [UInt8] {
         var out: [UInt8] = [share.threshold, share.parties] + share.publicKey.bytes
@@ -246,7 +246,7 @@ package struct SessionProtocolMachine: Sendable {
 
     /// Export (`dkls23.md` §16) to the app (party 0) by every party in `participants` (E): each node
     /// sends its share encrypted to the app's one-time key `receiverKey`; the app (`oneTimeKey` set)
-    /// opens them, checks each against its package share, interpolates and checks x·G = P.
+    /// opens them, checks each against its public share, interpolates and checks x·G = P.
     package static func export(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
                               oneTimeKey: X25519.PrivateKey?, instanceID: [UInt8],
                               setupHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
