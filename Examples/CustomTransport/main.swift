@@ -88,7 +88,7 @@ struct PipeNode: Sendable {
         print("   [link] open \(algorithm)/\(action)" + (params == nil ? "" : " with params"))
         guard let algorithm = algorithms[algorithm], let operation = operations[action] else { throw UnknownRoute() }
         let pipe = MessagePipe()
-        let route = DuoNodeRoute(algorithm: algorithm, operation: operation, params: params)
+        let route = NodeStepRoute(algorithm: algorithm, operation: operation, params: params)
         Task { [runner] in _ = await runner.run(connection: Connection(pipe: pipe), route: route) }
         return pipe
     }

@@ -8,7 +8,7 @@ import SilentShardCore
 /// 0 `DKLsKeyshare(serialized:)`, 1 `FROST.Keyshare(encoded:)`, 2 `Keyshare(serialized:)`,
 /// 3 `Keyshare(algorithm:mode:protocolBytes:)` (selector bits 3–4 pick algorithm and mode),
 /// 4 `KeyshareRecordCodec.decode` (selector bit 3: the SHA-256 trailer is recomputed first, so
-/// mutations reach the record parser), 5 `DuoNodeShareBlob(bytes:)`, 6 `DKLsPresignature.deserialize`,
+/// mutations reach the record parser), 5 `NodeShareBlob(bytes:)`, 6 `DKLsPresignature.deserialize`,
 /// 7 `KeyshareBackup.open` (Argon2id costs within the accepted bounds are lowered to the minimum
 /// first, so each input stays fast; out-of-bounds costs are left for the decoder to refuse).
 enum KeyshareTargets {
@@ -33,7 +33,7 @@ enum KeyshareTargets {
 
     static let keyshares = FuzzTarget(
         name: "keyshare",
-        summary: "DKLs23/FROST keyshare codecs, Keyshare, KeyshareRecord, DuoNodeShareBlob, DKLsPresignature, KeyshareBackup.open",
+        summary: "DKLs23/FROST keyshare codecs, Keyshare, KeyshareRecord, NodeShareBlob, DKLsPresignature, KeyshareBackup.open",
         seeds: {
             let material = Self.material
             let sdkKeyshare = fixture("Keyshare") { try Keyshare(algorithm: .ecdsa, mode: .duo, protocolBytes: material.dkls) }
@@ -42,7 +42,7 @@ enum KeyshareTargets {
                 try KeyshareRecordCodec.encode(KeyshareRecord(keyId: keyID, staged: StoredShare(kind: .eddsa, bytes: material.frost),
                                                               current: StoredShare(kind: .ecdsa, bytes: material.dkls)))
             }
-            let blob = DuoNodeShareBlob(deviceIdentity: [1] + FixedKeys.bytes(0x42), protocolBytes: material.dkls)
+            let blob = NodeShareBlob(deviceIdentity: [1] + FixedKeys.bytes(0x42), protocolBytes: material.dkls)
             let backup = fixture("backup") {
                 try KeyshareBackup.seal(frostKeyshare.serialized(), password: password, limits: minimumLimits)
             }
@@ -91,7 +91,7 @@ enum KeyshareTargets {
                 expect(encoded == record, "record re-encoding differs from its bytes")
                 expect((try? KeyshareRecordCodec.decode(encoded, expectedKeyId: keyID)) == decoded, "record round trip")
             case 5:
-                guard let blob = try? DuoNodeShareBlob(bytes: bytes) else { return }
+                guard let blob = try? NodeShareBlob(bytes: bytes) else { return }
                 accepted()
                 expect(blob.encoded == bytes, "node share blob re-encoding differs from its bytes")
             case 6:

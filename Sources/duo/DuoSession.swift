@@ -320,7 +320,7 @@ public final class DuoSession: Sendable {
                       reconciling: ReconcileContext? = nil,
                       fill: (inout SetupPayload) -> Void,
                       machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
-        async throws(SilentShardError) -> DuoProtocolResult {
+        async throws(SilentShardError) -> ProtocolResult {
         // §5.3 clock correction and §10 KEY_BUSY backoff (StepRetryPolicy, shared with trio).
         try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
             try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
@@ -335,7 +335,7 @@ public final class DuoSession: Sendable {
                          reconciling: ReconcileContext?,
                          fill: (inout SetupPayload) -> Void,
                          machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
-        async throws(SilentShardError) -> DuoProtocolResult {
+        async throws(SilentShardError) -> ProtocolResult {
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
         do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
@@ -368,7 +368,7 @@ public final class DuoSession: Sendable {
             await gate.release()
             throw Self.networkError(error)
         }
-        let outcome: Result<DuoProtocolResult, SilentShardError>
+        let outcome: Result<ProtocolResult, SilentShardError>
         do throws(SilentShardError) {
             if let protocolMachine {
                 outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame,
@@ -393,7 +393,7 @@ public final class DuoSession: Sendable {
     /// computed after the ACCEPT instead, so that the SETUP never waits for it. First-round P2P messages
     /// need the node's session keys and follow the ACCEPT in any case.
     private func run(_ operation: SessionOperation, channel: inout DuoFrameChannel, setupFrame: Frame,
-                     machine: DuoProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> DuoProtocolResult {
+                     machine: DuoProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> ProtocolResult {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }
@@ -410,7 +410,7 @@ public final class DuoSession: Sendable {
             started = (first, messages.filter { $0.to != nil })
         }
         try await send(flight)
-        let result: DuoProtocolResult
+        let result: ProtocolResult
         do {
             // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel); then RUNNING.
             _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
@@ -486,7 +486,7 @@ public final class DuoSession: Sendable {
 
     private func abort(_ error: SilentShardError, channel: inout DuoFrameChannel,
                        send: ([Frame]) async throws(SilentShardError) -> Void) async throws(SilentShardError) {
-        let frame = try channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded)
+        let frame = try channel.control(.abort, payload: AbortPayload(for: error).encoded)
         try await send([frame])
     }
 

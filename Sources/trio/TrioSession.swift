@@ -184,7 +184,7 @@ public final class TrioSession: Sendable {
 
     func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
                       reconciling: ReconcileContext? = nil, fill: (inout SetupPayload) -> Void,
-                      machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult {
+                      machine: @escaping MachineFactory) async throws(SilentShardError) -> ProtocolResult {
         guard let result = try await step(operation, action: action, existing: existing, participants: participants,
                                           reconciling: reconciling, presign: nil, fill: fill, machine: machine)
         else { throw .invalidInput(reason: "unexpected result") }
@@ -196,7 +196,7 @@ public final class TrioSession: Sendable {
     func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
               reconciling: ReconcileContext? = nil, presign: PresignCapture?, keyIdParam: String? = nil,
               groupID: [UInt8]? = nil, fill: (inout SetupPayload) -> Void,
-              machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
+              machine: @escaping MachineFactory) async throws(SilentShardError) -> ProtocolResult? {
         try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
             try await attempt(operation, action: action, existing: existing, participants: participants,
                               reconciling: reconciling, presign: presign, keyIdParam: keyIdParam, groupID: groupID,
@@ -207,7 +207,7 @@ public final class TrioSession: Sendable {
     private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
                          participants: [PartyIndex], reconciling: ReconcileContext?, presign: PresignCapture?,
                          keyIdParam: String?, groupID: [UInt8]?, fill: (inout SetupPayload) -> Void,
-                         machine: @escaping MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
+                         machine: @escaping MachineFactory) async throws(SilentShardError) -> ProtocolResult? {
         // Without a keyshare (recover): the route's key id and the pinned group, if the caller has them.
         let params = existing?.keyId ?? keyIdParam
         let recordedGroup = existing?.groupId.map { [UInt8]($0) } ?? groupID
@@ -241,7 +241,7 @@ public final class TrioSession: Sendable {
             await gate.release()
             throw Self.networkError(error)
         }
-        let outcome: Result<DuoProtocolResult?, SilentShardError>
+        let outcome: Result<ProtocolResult?, SilentShardError>
         do throws(SilentShardError) {
             outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame, participants: participants,
                                              client: client, reconciling: reconciling, presign: presign, machine: machine))
@@ -256,7 +256,7 @@ public final class TrioSession: Sendable {
     private func run(_ operation: SessionOperation, channel: inout PartyFrameChannel, setupFrame: Frame,
                      participants: [PartyIndex], client: any NetworkClient,
                      reconciling: ReconcileContext?, presign: PresignCapture?,
-                     machine: MachineFactory) async throws(SilentShardError) -> DuoProtocolResult? {
+                     machine: MachineFactory) async throws(SilentShardError) -> ProtocolResult? {
         let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }
@@ -268,7 +268,7 @@ public final class TrioSession: Sendable {
         }
         try await send([setupFrame])
         let nodes = participants.filter { $0 != 0 }
-        let result: DuoProtocolResult
+        let result: ProtocolResult
         do throws(SilentShardError) {
             // SETUP_SENT: every participating node's ACCEPT (a REJECT ends the step), then RUNNING.
             for node in nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: read) }
@@ -307,7 +307,7 @@ public final class TrioSession: Sendable {
         } catch {
             // Abort(–) for our own failure (§0), not after a node's ABORT or a REJECT.
             if channel.peerAbort == nil, !Self.isRejection(error),
-               let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
+               let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
                 try? await send([frame])
             }
             await recordBanIfRequired(error, channel: channel)
@@ -338,7 +338,7 @@ public final class TrioSession: Sendable {
             try await storageClient.stage(keyId: keyshare.keyId, TrioStoredShare(keyshare: keyshare, digest: digest).stored)
         } catch {
             let failure = SilentShardError(storage: error)
-            if let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: failure).encoded) {
+            if let frame = try? channel.control(.abort, payload: AbortPayload(for: failure).encoded) {
                 try? await send([frame])
             }
             throw failure

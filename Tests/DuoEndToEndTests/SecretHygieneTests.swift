@@ -62,7 +62,7 @@ struct SecretHygieneTests {
         func nodeSecrets(_ keyId: String, _ algorithm: Keyshare.Algorithm) throws -> [[UInt8]] {
             let stored = try #require(try store.share(keyId: keyId))
             let keyshare = try Keyshare(algorithm: algorithm, mode: .duo,
-                                        protocolBytes: try DuoNodeShareBlob(bytes: stored.bytes).protocolBytes)
+                                        protocolBytes: try NodeShareBlob(bytes: stored.bytes).protocolBytes)
             return try shareSecrets(keyshare)
         }
 

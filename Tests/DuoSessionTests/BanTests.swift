@@ -46,7 +46,7 @@ struct BanTests {
         try await app.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
         try await node.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
         let runner = fixture.runner
-        let route = DuoNodeRoute(algorithm: .ecdsa, operation: .sign, params: keyshare.keyId)
+        let route = NodeStepRoute(algorithm: .ecdsa, operation: .sign, params: keyshare.keyId)
         let nodeTask = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await app.send(bytes: Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
@@ -117,7 +117,7 @@ struct BanTests {
         let keyshare = try await fixture.session.keygen()
         let stored = try #require(try fixture.store.share(keyId: keyshare.keyId))
         let nodeKeyshare = try Keyshare(algorithm: .ecdsa, mode: .duo,
-                                        protocolBytes: try DuoNodeShareBlob(bytes: stored.bytes).protocolBytes)
+                                        protocolBytes: try NodeShareBlob(bytes: stored.bytes).protocolBytes)
         let nodeKey = fixture.nodeKey
         let keyId = keyshare.keyId, clock = fixture.clock
         // The cheating node: validates the SETUP like a real one, then corrupts its R2.

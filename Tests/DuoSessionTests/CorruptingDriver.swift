@@ -12,7 +12,7 @@ import duo
 func runCorrupting(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
                    corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage,
                    send: ([Frame]) async throws(SilentShardError) -> Void,
-                   read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> DuoProtocolResult {
+                   read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> ProtocolResult {
     var (current, out) = try await DuoCompute.step(machine) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
         try m.start().map(corrupt)
     }

@@ -18,7 +18,7 @@ struct DurableReplayTests {
                                       clock: fixture.clock.read)
         let connection = try await ScriptedConnection(messages: [setup])
         let report = await restarted.run(connection: connection,
-                                         route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+                                         route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
         #expect(report == .rejected(.replay))
         #expect(connection.sentFrames.first?.header.kind == .reject)
     }

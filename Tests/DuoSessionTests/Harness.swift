@@ -64,7 +64,7 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
         case "reconcile": operation = .reconcile
         default: operation = .import
         }
-        let route = DuoNodeRoute(algorithm: algorithm, operation: operation, params: params)
+        let route = NodeStepRoute(algorithm: algorithm, operation: operation, params: params)
         let runner = self.runner
         let task = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
         state.withLock { $0 = (app, node, task, 0, $0.reports) }

@@ -44,7 +44,7 @@ struct NodeRunnerTests {
         let setup = try await capturedSetup(fixture)
         let connection = try await ScriptedConnection(messages: [setup])
         let report = await fixture.runner.run(connection: connection,
-                                              route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+                                              route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
         #expect(report == .rejected(.replay))
         #expect(connection.closeCode == 1008)
         // The REJECT is signed by the node key and bound to the SETUP's instance id.
@@ -65,7 +65,7 @@ struct NodeRunnerTests {
         let setup = try await capturedSetup(fixture)
         let connection = try await ScriptedConnection(messages: [setup])
         let report = await fixture.runner.run(connection: connection,
-                                              route: DuoNodeRoute(algorithm: .eddsa, operation: .keygen, params: nil))
+                                              route: NodeStepRoute(algorithm: .eddsa, operation: .keygen, params: nil))
         #expect(report == .rejected(.routeMismatch))
     }
 
@@ -75,7 +75,7 @@ struct NodeRunnerTests {
         bytes[bytes.count - 1] ^= 0x80   // the device signature
         let connection = try await ScriptedConnection(messages: [Data(bytes)])
         let report = await fixture.runner.run(connection: connection,
-                                              route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+                                              route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
         #expect(report == .rejected(.deviceSignatureInvalid))
     }
 
@@ -89,7 +89,7 @@ struct NodeRunnerTests {
                                    setupTimeout: .milliseconds(200), frameTimeout: .milliseconds(200))
         let connection = try await ScriptedConnection(messages: [])
         let report = await runner.run(connection: connection,
-                                      route: DuoNodeRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+                                      route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
         #expect(report == .failed(.timeout))
         #expect(connection.closeCode != nil)
     }

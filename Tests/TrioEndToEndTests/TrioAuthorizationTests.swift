@@ -49,7 +49,7 @@ struct TrioAuthorizationTests {
     }
 
     static func device(_ store: NodeShareStore, _ keyId: String) throws -> [UInt8]? {
-        try store.share(keyId: keyId).map { try DuoNodeShareBlob(bytes: $0.bytes).deviceIdentity }
+        try store.share(keyId: keyId).map { try NodeShareBlob(bytes: $0.bytes).deviceIdentity }
     }
 
     /// The owner is recorded at both nodes in the commit transaction (keygen and a hard child); another

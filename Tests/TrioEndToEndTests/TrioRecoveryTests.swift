@@ -20,7 +20,7 @@ struct TrioRecoveryTests {
 
     static func nodeShare(_ store: NodeShareStore, _ keyId: String) throws -> DKLsKeyshare {
         let share = try #require(try store.share(keyId: keyId))
-        return try Keyshare(algorithm: .ecdsa, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes)
+        return try Keyshare(algorithm: .ecdsa, mode: .trio, protocolBytes: try NodeShareBlob(bytes: share.bytes).protocolBytes)
             .dklsKeyshare()
     }
 
@@ -95,7 +95,7 @@ struct TrioRecoveryTests {
             _ = try await fresh.signature(keyshare: original, message: TrioOverWebSocketTests.message(.eddsa, "old share"))
         }
         let share = try #require(try cluster.storeA.share(keyId: original.keyId))
-        let newA = try Keyshare(algorithm: .eddsa, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes)
+        let newA = try Keyshare(algorithm: .eddsa, mode: .trio, protocolBytes: try NodeShareBlob(bytes: share.bytes).protocolBytes)
             .frostKeyshare()
         let message = Array("old with new".utf8)
         let key = try Ed25519.VerifyingKey(bytes: [UInt8](original.publicKey))

@@ -198,7 +198,7 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
         try await node.connect(action: action, params: params)
         let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
         let operation = TrioStepHandler.operation(action.action) ?? .keygen
-        let route = DuoNodeRoute(algorithm: algorithm, operation: operation, params: params)
+        let route = NodeStepRoute(algorithm: algorithm, operation: operation, params: params)
         let runner = self.runner
         let nodeSide = PipeConnection(end: node, other: app, cutter: cutter, direction: .aToApp)
         let task = Task { await runner.run(connection: nodeSide, route: route) }

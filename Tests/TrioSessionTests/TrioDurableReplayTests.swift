@@ -62,7 +62,7 @@ struct TrioDurableReplayTests {
                                         replayWindow: try ReplayWindow(), clock: fixture.clock.read,
                                         frameTimeout: .seconds(2))
         let toA = try await ScriptedTrioConnection(messages: [setup])
-        let route = DuoNodeRoute(algorithm: algorithm == .ecdsa ? .ecdsa : .eddsa, operation: .keygen, params: nil)
+        let route = NodeStepRoute(algorithm: algorithm == .ecdsa ? .ecdsa : .eddsa, operation: .keygen, params: nil)
         #expect(await restartedA.run(connection: toA, route: route) == .rejected(.replay))
         #expect(toA.sentFrames.first?.header.kind == .reject)
         #expect(await peer.reports().isEmpty, "A opened a link to B for a replayed SETUP")

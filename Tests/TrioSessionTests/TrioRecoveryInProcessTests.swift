@@ -13,7 +13,7 @@ import trio
 struct TrioRecoveryInProcessTests {
     static func nodeShare(_ store: NodeShareStore, _ keyId: String) throws -> FROST.Keyshare {
         let share = try #require(try store.share(keyId: keyId))
-        return try Keyshare(algorithm: .eddsa, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes)
+        return try Keyshare(algorithm: .eddsa, mode: .trio, protocolBytes: try NodeShareBlob(bytes: share.bytes).protocolBytes)
             .frostKeyshare()
     }
 

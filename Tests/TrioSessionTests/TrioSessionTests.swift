@@ -513,8 +513,8 @@ struct TrioSessionTests {
     /// Checks that the three committed shares are shares of one key: every pair signs a verified
     /// signature (in process, with the protocol runners).
     private func checkSharesCombine(app: Keyshare, nodeA: NodeKeyshare, nodeB: NodeKeyshare) throws {
-        let a = try Keyshare(algorithm: app.algorithm, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: nodeA.bytes).protocolBytes)
-        let b = try Keyshare(algorithm: app.algorithm, mode: .trio, protocolBytes: try DuoNodeShareBlob(bytes: nodeB.bytes).protocolBytes)
+        let a = try Keyshare(algorithm: app.algorithm, mode: .trio, protocolBytes: try NodeShareBlob(bytes: nodeA.bytes).protocolBytes)
+        let b = try Keyshare(algorithm: app.algorithm, mode: .trio, protocolBytes: try NodeShareBlob(bytes: nodeB.bytes).protocolBytes)
         #expect(a.party == 1 && b.party == 2)
         #expect(a.publicKey == app.publicKey && b.publicKey == app.publicKey)
         guard app.algorithm == .ecdsa else { return }

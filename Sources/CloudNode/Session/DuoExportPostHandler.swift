@@ -97,14 +97,14 @@ package struct DuoExportPostHandler: PostHandler {
         try KeyAuthorization.checkOwner(state.owner, principal: principal)
         let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
-        guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
+        guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
         guard share.gen == gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
 
         let instanceID = setup.instanceID, setupHash = setup.setupHash, algorithm = setup.algorithm
         let message: [UInt8]
         do {
-            message = try await DuoCompute.run {
+            message = try await SessionCompute.run {
                 try Self.exportMessage(algorithm: algorithm, protocolBytes: blob.protocolBytes, keyID: keyIDBytes,
                                        gen: gen, receiverKey: receiverKey, instanceID: instanceID, setupHash: setupHash)
             }

@@ -17,7 +17,7 @@ package struct DuoStepHandler: StepHandler {
         }
         let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
         _ = await runner.run(connection: ServerStepConnection(connection: context.connection),
-                             route: DuoNodeRoute(algorithm: algorithm, operation: operation, params: context.params),
+                             route: NodeStepRoute(algorithm: algorithm, operation: operation, params: context.params),
                              principal: context.principal)
     }
 

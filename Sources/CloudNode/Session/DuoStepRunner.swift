@@ -16,20 +16,6 @@ package protocol NodeStepConnection: Sendable {
     func close(code: UInt16, reason: String) async
 }
 
-/// What the route of a duo step says (`/v3/{algorithm}/{action}`, `params`).
-package struct DuoNodeRoute: Sendable, Equatable {
-    package var algorithm: SessionAlgorithm
-    package var operation: SessionOperation
-    /// The route's `params` (hex key id) or nil.
-    package var params: String?
-
-    package init(algorithm: SessionAlgorithm, operation: SessionOperation, params: String?) {
-        self.algorithm = algorithm
-        self.operation = operation
-        self.params = params
-    }
-}
-
 /// How a node step ended (for logs, metrics and tests; no secrets).
 package enum DuoStepReport: Sendable, Equatable {
     /// The SETUP was refused with this code (REJECT sent).
@@ -110,7 +96,7 @@ package final class DuoStepRunner: Sendable {
     /// an app's own transport). With one, the route's operation must be in its scopes and, on an
     /// existing key, its subject must be the key's owner (FORBIDDEN otherwise, §9.1–9.2); keygen and
     /// import record the subject as the owner in the commit transaction.
-    package func run(connection: some NodeStepConnection, route: DuoNodeRoute, principal: Principal? = nil) async -> DuoStepReport {
+    package func run(connection: some NodeStepConnection, route: NodeStepRoute, principal: Principal? = nil) async -> DuoStepReport {
         let first: [UInt8]
         do { first = try await read(connection, timeout: setupTimeout) } catch {
             await connection.close(code: 1002, reason: "no setup")
@@ -203,13 +189,13 @@ package final class DuoStepRunner: Sendable {
         // §9.4: before each protocol step over the app's messages — so before each flight after the first
         // (the ACCEPT's, which followed the key-state ban check) — the ban table is read again inside the
         // gate: a device banned while its session runs gets nothing more, and its checks do not run.
-        let result: DuoProtocolResult
+        let result: ProtocolResult
         do {
             try channel.ingest(frames: early)
             result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: send,
                                                      read: read, gate: nodeBans.gate(for: setup))
         } catch {
-            if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
+            if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
                 try? await send([frame])
             }
             await nodeBans.banIfRequired(error, setup: setup)
@@ -251,7 +237,7 @@ package final class DuoStepRunner: Sendable {
             return .failed(.abortProtocol(party: nil))
         }
         let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
-                                 bytes: DuoNodeShareBlob(deviceIdentity: setup.deviceKey.identity,
+                                 bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
                                                          protocolBytes: keyshare.protocolKeyshareBytes).encoded,
                                  digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
@@ -322,7 +308,7 @@ package final class DuoStepRunner: Sendable {
         }
         // §9.2: a known key needs its registered device; an unknown key id reports an empty status.
         if let share = state.share {
-            guard let blob = try? DuoNodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
+            guard let blob = try? NodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
                 return await reject(SetupRejection(.deviceNotRegistered), instanceID: setup.instanceID,
                                     setupHash: setup.setupHash, connection: connection)
             }
@@ -449,7 +435,7 @@ package final class DuoStepRunner: Sendable {
         }
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
         // §9.2: every session on an existing key carries a SETUP signed by its registered device key.
-        guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
+        guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
         guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
         if operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
@@ -460,7 +446,7 @@ package final class DuoStepRunner: Sendable {
         let instanceID = setup.instanceID, setupHash = setup.setupHash
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         let keyshare = try current.map {
-            try keyshares.keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes)
+            try keyshares.keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes)
         }
         switch (setup.operation, algorithm) {
         case (.keygen, .ecdsa): return try DuoProtocolMachine.dklsDKG(local: 1, instanceID: instanceID, setupHash: setupHash)
@@ -560,39 +546,6 @@ package final class DuoStepRunner: Sendable {
     func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
         try await storeQueue.run(body)
     }
-}
-
-/// What a duo node stores as a share's bytes (sealed by `NodeShareStore`): the protocol keyshare bound
-/// to the device key registered at keygen (§9.2), so later sessions on the key can be refused with
-/// DEVICE_NOT_REGISTERED. `"SSND" ‖ u8 version (1) ‖ u8 len ‖ device identity (type ‖ key) ‖ protocol
-/// keyshare bytes`. Refresh carries the registration forward.
-package struct DuoNodeShareBlob: Sendable, SecretRedacting {
-    private static let magic: [UInt8] = Array("SSND".utf8)
-    /// The registered device key identity (`type ‖ public key`).
-    package let deviceIdentity: [UInt8]
-    /// The protocol keyshare (secret).
-    package let protocolBytes: [UInt8]
-
-    package init(deviceIdentity: [UInt8], protocolBytes: [UInt8]) {
-        self.deviceIdentity = deviceIdentity
-        self.protocolBytes = protocolBytes
-    }
-
-    /// Decodes `encoded`; malformed input throws, never traps.
-    package init(bytes: [UInt8]) throws(SilentShardError) {
-        guard bytes.count >= 6, Array(bytes[0..<4]) == Self.magic, bytes[4] == 1 else {
-            throw .invalidKeyshare(reason: "node share record")
-        }
-        let length = Int(bytes[5])
-        guard length > 0, bytes.count > 6 + length else { throw .invalidKeyshare(reason: "node share record") }
-        deviceIdentity = Array(bytes[6..<(6 + length)])
-        protocolBytes = Array(bytes[(6 + length)...])
-    }
-
-    /// The stored form.
-    package var encoded: [UInt8] { Self.magic + [1, UInt8(clamping: deviceIdentity.count)] + deviceIdentity + protocolBytes }
-
-    package var description: String { "DuoNodeShareBlob(\(protocolBytes.count) secret bytes)" }
 }
 
 /// Set once when a step's timer fires (shared by the reader and timer tasks of one read).

@@ -23,7 +23,7 @@ package struct TrioStepHandler: StepHandler {
             }
             let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
             _ = await runner.run(connection: connection,
-                                 route: DuoNodeRoute(algorithm: algorithm, operation: operation, params: context.params),
+                                 route: NodeStepRoute(algorithm: algorithm, operation: operation, params: context.params),
                                  token: context.token.map { Array($0.utf8) }, principal: context.principal)
         case .duo:
             context.connection.close(code: .routeNotServed)

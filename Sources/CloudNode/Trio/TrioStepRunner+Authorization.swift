@@ -33,7 +33,7 @@ extension TrioStepRunner {
         do {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
                 let owner = try store.ownership(keyId: keyID)
-                let device = try store.share(keyId: keyID).flatMap { try? DuoNodeShareBlob(bytes: $0.bytes) }?.deviceIdentity
+                let device = try store.share(keyId: keyID).flatMap { try? NodeShareBlob(bytes: $0.bytes) }?.deviceIdentity
                 return (owner, device)
             }
         } catch {

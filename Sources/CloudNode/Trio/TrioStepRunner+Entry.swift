@@ -9,7 +9,7 @@ extension TrioStepRunner {
     /// token (the server verified it already); A forwards it to B in LINK_OPEN. `principal` is what the
     /// server's verifier made of it: A checks its scopes, the key owner and the device binding
     /// (§9.1–9.3); nil checks nothing (embedding without a verifier).
-    package func run(connection: some NodeStepConnection, route: DuoNodeRoute, token: [UInt8]? = nil,
+    package func run(connection: some NodeStepConnection, route: NodeStepRoute, token: [UInt8]? = nil,
                     principal: Principal? = nil) async -> TrioStepReport {
         guard identity.isEntry else {
             await connection.close(code: 1011, reason: "not an entry node")

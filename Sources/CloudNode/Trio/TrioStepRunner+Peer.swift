@@ -129,7 +129,7 @@ extension TrioStepRunner {
                                                 relay: { _ throws(SilentShardError) in }, owner: authorization.owner)
             }
         } catch {
-            if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
+            if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
                 try? await send([frame])
             }
             await connection.close(code: 1011, reason: "aborted")

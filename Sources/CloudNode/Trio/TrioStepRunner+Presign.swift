@@ -119,7 +119,7 @@ extension TrioStepRunner {
                 let frostShare: FROST.Keyshare? = try share.flatMap { share in
                     guard share.kind == .eddsa else { return nil }
                     return try keyshares.keyshare(algorithm: .eddsa, mode: .trio,
-                                                  protocolBytes: try DuoNodeShareBlob(bytes: share.bytes).protocolBytes,
+                                                  protocolBytes: try NodeShareBlob(bytes: share.bytes).protocolBytes,
                                                   groupId: groupID).frostKeyshare()
                 }
                 return try store.consumePresignature(id: presigID, requestHash: requestHash) { secret, row in

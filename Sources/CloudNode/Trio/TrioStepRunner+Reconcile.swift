@@ -28,7 +28,7 @@ extension TrioStepRunner {
             throw SetupRejection(.storageFailure)
         }
         for share in [state.current, state.prepared].compactMap({ $0 }) {
-            guard let blob = try? DuoNodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
+            guard let blob = try? NodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
                 throw SetupRejection(.deviceNotRegistered)
             }
         }

@@ -43,7 +43,7 @@ package enum TrioStepReport: Sendable, Equatable {
 ///
 /// Share results follow §7.2: each node stages its share as PREPARED (with D) and only then sends
 /// READY(D) to the other node; it commits iff it holds the app's COMMIT(D) and the other node's
-/// READY(D), then sends OUTCOME(committed). MPC rounds run on `DuoCompute`'s queue, store calls on
+/// READY(D), then sends OUTCOME(committed). MPC rounds run on `SessionCompute`'s queue, store calls on
 /// this runner's serial queue — never on Swift's cooperative pool.
 package final class TrioStepRunner: Sendable {
     /// The node's role, key, certificate and cluster key.
@@ -166,7 +166,7 @@ package final class TrioStepRunner: Sendable {
             // §6.3: a signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
             throw SetupRejection(setup.operation == .sign || setup.operation == .preSign ? .signerUnavailable : .keyNotFound)
         }
-        guard let blob = try? DuoNodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
+        guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity || (rebind && setup.operation == .recover) else {
             throw SetupRejection(.deviceNotRegistered)
         }
@@ -189,7 +189,7 @@ package final class TrioStepRunner: Sendable {
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         let keyshare = try current.map {
             try keyshares.keyshare(algorithm: algorithm, mode: .trio,
-                                   protocolBytes: try DuoNodeShareBlob(bytes: $0.bytes).protocolBytes, groupId: identity.groupID)
+                                   protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes, groupId: identity.groupID)
         }
         let (n, t) = (Int(SessionMode.trio.threshold.n), Int(SessionMode.trio.threshold.t))
         switch (setup.operation, algorithm) {
@@ -323,7 +323,7 @@ package final class TrioStepRunner: Sendable {
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let other = identity.peerIndex
         let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
-                                 bytes: DuoNodeShareBlob(deviceIdentity: setup.deviceKey.identity,
+                                 bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
                                                          protocolBytes: keyshare.protocolKeyshareBytes).encoded,
                                  digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
@@ -414,7 +414,7 @@ package final class TrioStepRunner: Sendable {
         // §9.4: before each protocol step over the peers' messages — so before each flight after the first
         // (which follows the key-state ban check) — the ban table is read again inside the gate: a device
         // banned while its session runs gets nothing more, and its checks do not run.
-        let result: DuoProtocolResult
+        let result: ProtocolResult
         do {
             let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading,
                                                               send: send, read: read, relay: relay,
@@ -442,7 +442,7 @@ package final class TrioStepRunner: Sendable {
             result = finishedResult
         } catch let error as SilentShardError {
             if channel.peerAbort == nil, !Self.isLinkFailure(error),
-               let frame = try? channel.control(.abort, payload: DuoDriver.abortPayload(for: error).encoded) {
+               let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
                 try? await send([frame])
             }
             await nodeBans.banIfRequired(error, setup: setup)

@@ -31,7 +31,7 @@ final class InProcessDuoClient: NetworkClient, @unchecked Sendable {
         case "import": operation = .import
         default: throw NetworkError.handshakeRejected(status: 404)
         }
-        let route = DuoNodeRoute(algorithm: action.algorithm == "eddsa" ? .eddsa : .ecdsa, operation: operation, params: params)
+        let route = NodeStepRoute(algorithm: action.algorithm == "eddsa" ? .eddsa : .ecdsa, operation: operation, params: params)
         let runner = self.runner
         Task { _ = await runner.run(connection: PipeConnection(end: node), route: route) }
         state.withLock { $0 = (app, node) }

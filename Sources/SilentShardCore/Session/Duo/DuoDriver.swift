@@ -11,7 +11,7 @@ package enum DuoDriver {
     package static func runProtocol(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
                                    send: ([Frame]) async throws(SilentShardError) -> Void,
                                    read: () async throws(SilentShardError) -> [UInt8],
-                                   gate: SessionDriver.AdvanceGate = SessionDriver.ungated) async throws(SilentShardError) -> DuoProtocolResult {
+                                   gate: SessionDriver.AdvanceGate = SessionDriver.ungated) async throws(SilentShardError) -> ProtocolResult {
         let (started, firstRound) = try await DuoCompute.step(machine) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
             try m.start()
         }
@@ -25,7 +25,7 @@ package enum DuoDriver {
                                    leadingFrames: [Frame] = [],
                                    send: ([Frame]) async throws(SilentShardError) -> Void,
                                    read: () async throws(SilentShardError) -> [UInt8],
-                                   gate: SessionDriver.AdvanceGate = SessionDriver.ungated) async throws(SilentShardError) -> DuoProtocolResult {
+                                   gate: SessionDriver.AdvanceGate = SessionDriver.ungated) async throws(SilentShardError) -> ProtocolResult {
         var (current, out) = (machine, unsent)
         var pending = leadingFrames
         while true {
@@ -53,23 +53,6 @@ package enum DuoDriver {
         while true {
             if let frame = channel.take(kind: kind) { return frame }
             try channel.ingest(try await read())
-        }
-    }
-
-    /// The ABORT code and blame this party sends for its own failure (§3.5, §10).
-    package static func abortPayload(for error: SilentShardError) -> AbortPayload {
-        switch error {
-        case .abortProtocol(let party): return AbortPayload(code: .abort, blamed: party?.index, detail: "")
-        case .abortProtocolAndBanParty(let party): return AbortPayload(code: .abortAndBan, blamed: party.index, ban: true, detail: "")
-        case .signatureFailed(let party): return AbortPayload(code: .signatureFailed, blamed: party?.index, detail: "")
-        case .malformedMessage: return AbortPayload(code: .malformed, blamed: nil, detail: "")
-        case .protocolViolation: return AbortPayload(code: .unexpected, blamed: nil, detail: "")
-        case .messageAuthenticationFailed, .cloudVerificationFailed: return AbortPayload(code: .badAuthenticator, blamed: nil, detail: "")
-        case .storage: return AbortPayload(code: .storageFailure, blamed: nil, detail: "")
-        case .timeout: return AbortPayload(code: .timeout, blamed: nil, detail: "")
-        case .partyBanned: return AbortPayload(code: .banned, blamed: nil, detail: "")
-        case .invalidInput, .invalidKeyshare: return AbortPayload(code: .invalidParameter, blamed: nil, detail: "")
-        default: return AbortPayload(code: .cancelled, blamed: nil, detail: "")
         }
     }
 }

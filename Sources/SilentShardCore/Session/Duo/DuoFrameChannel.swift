@@ -150,17 +150,9 @@ package struct DuoFrameChannel: Sendable, SecretReflecting {
     package var description: String { "DuoFrameChannel(party \(local))" }
 }
 
-/// Runs MPC computation off Swift's cooperative pool, on a dedicated concurrent queue, so long
-/// protocol rounds never block the pool's threads.
+/// The duo machine's step on `SessionCompute` (this goes with `Session/Duo/` when duo runs on the
+/// n-party engine, issue 18).
 package enum DuoCompute {
-    private static let queue = DispatchQueue(label: "silentshard.duo.compute", qos: .userInitiated, attributes: .concurrent)
-
-    /// Runs `body` on the compute queue and returns its value.
-    package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
-        }
-    }
 
     /// Runs one machine step on the compute queue (a short FROST step where the caller is: the hand-over
     /// to another thread and back would cost about as much as the step); protocol failures become
@@ -173,7 +165,7 @@ package enum DuoCompute {
             do { let out = try body(&copy); return (copy, out) } catch { throw SilentShardError(error) }
         }
         do {
-            return try await run {
+            return try await SessionCompute.run {
                 var copy = machine
                 let out = try body(&copy)
                 return (copy, out)

@@ -2,16 +2,6 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// What a duo protocol run produces.
-package enum DuoProtocolResult: Sendable {
-    /// A new keyshare (keygen, refresh).
-    case keyshare(Keyshare)
-    /// An ECDSA signature, verified under the derived public key.
-    case ecdsaSignature(Secp256k1.ECDSASignature)
-    /// A 64-byte Ed25519 signature, verified under the derived public key.
-    case eddsaSignature([UInt8])
-}
-
 /// One party's side of a two-party protocol run (DKLs23 or FROST) as a round machine: `start()` gives
 /// the first messages; then, whenever every tag in `awaiting` has arrived from the peer, `advance`
 /// consumes them and gives the next messages; `result` is set after the last round.
@@ -45,7 +35,7 @@ package struct DuoProtocolMachine: Sendable {
     /// Every tag this run may receive (for the frame state check, §3.5 step 3).
     package let receivableTags: Set<UInt16>
     /// The outcome, once the run finished.
-    package private(set) var result: DuoProtocolResult?
+    package private(set) var result: ProtocolResult?
 
     private init(local: PartyIndex, state: State, messageHash: [UInt8] = [], receivable: Set<UInt16>) {
         self.local = local
@@ -232,7 +222,7 @@ package struct DuoProtocolMachine: Sendable {
         }
     }
 
-    private mutating func finish(_ outcome: DuoProtocolResult) {
+    private mutating func finish(_ outcome: ProtocolResult) {
         state = .finished
         awaiting = []
         result = outcome

@@ -33,7 +33,7 @@ package enum SessionDriver {
     package static func runProtocol(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
                                    leadingFrames: [Frame] = [], send: Send, read: Read,
                                    relay: Relay = { _ throws(SilentShardError) in },
-                                   gate: AdvanceGate = ungated) async throws(SilentShardError) -> DuoProtocolResult {
+                                   gate: AdvanceGate = ungated) async throws(SilentShardError) -> ProtocolResult {
         let finished = try await runMachine(machine, channel: &channel, leadingFrames: leadingFrames, send: send, read: read,
                                             relay: relay, gate: gate)
         guard let result = finished.result else { throw .invalidInput(reason: "unexpected result") }
@@ -86,12 +86,12 @@ package enum SessionDriver {
         }
     }
 
-    /// Runs one machine step on `DuoCompute`'s queue; protocol failures become `SilentShardError`.
+    /// Runs one machine step on `SessionCompute`'s queue; protocol failures become `SilentShardError`.
     package static func step(_ machine: SessionProtocolMachine,
                             _ body: @escaping @Sendable (inout SessionProtocolMachine) throws(ProtocolError) -> [ProtocolMessage])
         async throws(SilentShardError) -> (SessionProtocolMachine, [ProtocolMessage]) {
         do {
-            return try await DuoCompute.run {
+            return try await SessionCompute.run {
                 var copy = machine
                 let out = try body(&copy)
                 return (copy, out)

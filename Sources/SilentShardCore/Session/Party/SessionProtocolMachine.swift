@@ -9,7 +9,7 @@ import MPCProtocols
 /// all parties send, all parties receive").
 ///
 /// The multi-party counterpart of `DuoProtocolMachine` (which stays the duo runner's machine); the
-/// results are the same `DuoProtocolResult` values. A value type; secrets live in the protocol
+/// results are the same `ProtocolResult` values. A value type; secrets live in the protocol
 /// states, which redact their descriptions.
 package struct SessionProtocolMachine: Sendable {
     private enum State: Sendable {
@@ -52,7 +52,7 @@ package struct SessionProtocolMachine: Sendable {
     /// Every tag this run may receive (the frame state check, §3.5 step 3).
     package let receivableTags: Set<UInt16>
     /// The outcome, once the run finished.
-    package private(set) var result: DuoProtocolResult?
+    package private(set) var result: ProtocolResult?
     /// A preSign run's outcome (ECDSA): this party's presignature, single use.
     package private(set) var presignature: DKLsPresignature?
     /// A FROST preSign run's outcome: this party's nonces (single use) and the co-signer's round-1
@@ -575,7 +575,7 @@ package struct SessionProtocolMachine: Sendable {
                         verifyingShares: shares)
     }
 
-    private mutating func finish(_ outcome: DuoProtocolResult) {
+    private mutating func finish(_ outcome: ProtocolResult) {
         state = .finished
         awaiting = []
         result = outcome
