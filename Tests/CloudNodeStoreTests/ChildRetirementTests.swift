@@ -71,5 +71,10 @@ struct ChildRetirementTests {
         try commitChild(store, child, parent: keyA, parentGen: 3, gen: 0x23)
         try store.deleteKey(keyId: keyA, party: "operator")
         #expect(try store.share(keyId: child) == nil)
+        // A deleted parent leaves no tombstones: there is nothing to derive the child from again.
+        for id in [child, grandchild] {
+            #expect(try store.retirement(keyId: id) == nil)
+            #expect(try store.ownership(keyId: id) == .unknownKey)
+        }
     }
 }

@@ -231,7 +231,10 @@ extension NodeShareStore {
             try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(id)])
             try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(id)])
             try db.run("DELETE FROM key_parents WHERE key_id = ?", [.text(id)])
-            try retireChildren(db, of: id)
+            try db.run("DELETE FROM retired_keys WHERE key_id = ?", [.text(id)])
+            // Its children go too, without tombstones: there is no parent left to derive them from
+            // again (they answer KEY_NOT_FOUND, not KEY_RETIRED).
+            try retireChildren(db, of: id, leavingTombstones: false)
             try audit(db, "delete key", keyId: id, party: party, outcome: "deleted")
         }
     }
@@ -258,23 +261,35 @@ extension NodeShareStore {
     /// every child — and their children — is retired in the same transaction: shares, presignatures,
     /// owner and parent link are deleted (the decision log stays), so the old device's child share is
     /// worthless at this node. The app derives its children again from the parent's new generation.
-    func retireChildren(_ db: any StoreSQL, of parentId: String) throws(NodeStoreError) {
+    ///
+    /// `leavingTombstones` false (the parent is deleted): no KEY_RETIRED tombstones, and earlier ones of the
+    /// descendants are dropped.
+    func retireChildren(_ db: any StoreSQL, of parentId: String, leavingTombstones: Bool = true) throws(NodeStoreError) {
         var pending = [parentId], seen: Set<String> = [parentId]
         while let parent = pending.popLast() {
-            let children = try db.query("SELECT key_id FROM key_parents WHERE parent_key_id = ?", [.text(parent)])
-            for row in children {
-                let child = try row.text(0)
+            var children = try db.query("SELECT key_id FROM key_parents WHERE parent_key_id = ?", [.text(parent)])
+                .map { row throws(NodeStoreError) in try row.text(0) }
+            if !leavingTombstones {
+                // Children retired earlier hang off this parent only by their tombstones.
+                children += try db.query("SELECT key_id FROM retired_keys WHERE parent_key_id = ?", [.text(parent)])
+                    .map { row throws(NodeStoreError) in try row.text(0) }
+            }
+            for child in children {
                 guard seen.insert(child).inserted else { continue }
                 try db.lock(.key(child))
-                // The tombstone: the child's owner is told KEY_RETIRED with the parent and path to derive
-                // it again from (a key without an owner row would be nobody's: `unowned`).
-                try db.run("""
-                    INSERT INTO retired_keys (key_id, parent_key_id, path, subject, retired_at)
-                    SELECT p.key_id, p.parent_key_id, p.path, o.subject, ? FROM key_parents p
-                    JOIN key_owners o ON o.key_id = p.key_id WHERE p.key_id = ?
-                    ON CONFLICT (key_id) DO UPDATE SET parent_key_id = excluded.parent_key_id, path = excluded.path,
-                        subject = excluded.subject, retired_at = excluded.retired_at
-                    """, [.integer(now), .text(child)])
+                if leavingTombstones {
+                    // The tombstone: the child's owner is told KEY_RETIRED with the parent and path to derive
+                    // it again from (a key without an owner row would be nobody's: `unowned`).
+                    try db.run("""
+                        INSERT INTO retired_keys (key_id, parent_key_id, path, subject, retired_at)
+                        SELECT p.key_id, p.parent_key_id, p.path, o.subject, ? FROM key_parents p
+                        JOIN key_owners o ON o.key_id = p.key_id WHERE p.key_id = ?
+                        ON CONFLICT (key_id) DO UPDATE SET parent_key_id = excluded.parent_key_id, path = excluded.path,
+                            subject = excluded.subject, retired_at = excluded.retired_at
+                        """, [.integer(now), .text(child)])
+                } else {
+                    try db.run("DELETE FROM retired_keys WHERE key_id = ?", [.text(child)])
+                }
                 try db.run("DELETE FROM keyshares WHERE key_id = ?", [.text(child)])
                 try db.run("DELETE FROM presignatures WHERE key_id = ?", [.text(child)])
                 try db.run("DELETE FROM key_owners WHERE key_id = ?", [.text(child)])
@@ -284,6 +299,7 @@ extension NodeShareStore {
             }
         }
     }
+
 
     private func makeCurrent(_ db: any StoreSQL, _ keyId: String, _ share: NodeKeyshare) throws(NodeStoreError) {
         if let previous = try currentGen(db, keyId), previous != share.gen {
