@@ -3,11 +3,29 @@ import COpenSSL
 /// A valid pointer for hashing zero bytes.
 private let emptyInput: [UInt8] = [0]
 
+/// The SHA-2 functions this module offers.
+public enum SHA2Algorithm: Sendable {
+    case sha256, sha512
+
+    /// OpenSSL's EVP_MD (internal: no C type in a public signature).
+    var messageDigest: OpaquePointer {
+        switch self {
+        case .sha256: OpenSSLAlgorithms.shared.sha256
+        case .sha512: OpenSSLAlgorithms.shared.sha512
+        }
+    }
+}
+
 /// A hash function of the SHA-2 family (OpenSSL).
 public protocol SHA2Function {
     /// Output length in bytes.
     static var byteCount: Int { get }
-    static var messageDigest: OpaquePointer { get }
+    /// Which function it is.
+    static var algorithm: SHA2Algorithm { get }
+}
+
+extension SHA2Function {
+    static var messageDigest: OpaquePointer { algorithm.messageDigest }
 }
 
 extension SHA2Function {
@@ -43,13 +61,13 @@ extension SHA2Function {
 /// SHA-256 (FIPS 180-4).
 public enum SHA256: SHA2Function {
     public static let byteCount = 32
-    public static var messageDigest: OpaquePointer { OpenSSLAlgorithms.shared.sha256 }
+    public static let algorithm = SHA2Algorithm.sha256
 }
 
 /// SHA-512 (FIPS 180-4).
 public enum SHA512: SHA2Function {
     public static let byteCount = 64
-    public static var messageDigest: OpaquePointer { OpenSSLAlgorithms.shared.sha512 }
+    public static let algorithm = SHA2Algorithm.sha512
 }
 
 /// Incremental SHA-2 hashing for inputs that arrive in pieces.
