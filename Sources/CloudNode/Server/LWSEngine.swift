@@ -56,6 +56,10 @@ final class LWSEngine: @unchecked Sendable {
     /// POST exchanges between their headers and their answer: they hold a connection place like an
     /// upgrade does (security review finding 5).
     private var openPosts = 0
+
+    /// Whether one more upgrade or POST fits under `maximumConnections` (open sockets, upgrades under way
+    /// and POSTs not yet answered all hold a place).
+    private var hasFreePlace: Bool { sockets.count + pendingUpgrades.count + openPosts < settings.maximumConnections }
     private var exchangeKeys: [UInt64: UInt] = [:]
     private var nextID: UInt64 = 0
     private let fragmentSize = 256 << 10
@@ -414,7 +418,7 @@ final class LWSEngine: @unchecked Sendable {
         guard offered.contains(route.mode.subprotocol), !others.contains(where: offered.contains) else {
             return reject(wsi, status: 400, "rejected upgrade: \(route) without subprotocol \(route.mode.subprotocol)")
         }
-        guard sockets.count + pendingUpgrades.count + openPosts < settings.maximumConnections else {
+        guard hasFreePlace else {
             return reject(wsi, status: 503, "rejected upgrade: \(route): \(settings.maximumConnections) connections open")
         }
         let address = clientAddress(wsi)
@@ -536,7 +540,7 @@ final class LWSEngine: @unchecked Sendable {
             }
             // A POST holds a place until it is answered: it counts against the connection limit and its
             // address's limit and block before its body is read (security review finding 5).
-            guard sockets.count + pendingUpgrades.count + openPosts < settings.maximumConnections else {
+            guard hasFreePlace else {
                 return reject(wsi, status: 503, upgrade: false, "POST \(route) refused: \(settings.maximumConnections) connections open")
             }
             let address = clientAddress(wsi)   // POSTs only: the rate limits (GETs are not limited)

@@ -35,7 +35,7 @@ final class DeviceBanLedger: Sendable {
                      advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) {
         if exclusive { await takeTurn(device) }
         defer { if exclusive { endTurn(device) } }
-        if contains(device) { throw .partyBanned(party: .app) }
+        // `isBanned` reads this ledger first, then the store (`NodeBans.deviceBanned`).
         if await isBanned() { throw .partyBanned(party: .app) }
         do {
             try await advance()
