@@ -57,8 +57,10 @@ public final class DuoSession: Sendable {
             _ = setup
         } machine: { [algorithm] instanceID, setupHash throws(ProtocolError) in
             algorithm == .ecdsa
-                ? try DuoProtocolMachine.dklsDKG(local: 0, instanceID: instanceID, setupHash: setupHash)
-                : try DuoProtocolMachine.frostDKG(local: 0, instanceID: instanceID)
+                ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                    setupHash: setupHash, mode: .duo, groupID: nil)
+                : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
+                                                     groupID: nil)
         }
         guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
         return keyshare
@@ -80,10 +82,12 @@ public final class DuoSession: Sendable {
             switch keyshare.algorithm {
             case .ecdsa:
                 guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try DuoProtocolMachine.dklsDKG(local: 0, instanceID: instanceID, setupHash: setupHash, refreshing: share)
+                return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                          setupHash: setupHash, mode: .duo, groupID: nil, refreshing: share)
             case .eddsa:
                 guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try DuoProtocolMachine.frostDKG(local: 0, instanceID: instanceID, refreshing: share)
+                return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
+                                                           groupID: nil, refreshing: share)
             }
         }
         guard case .keyshare(let refreshed) = result else { throw .invalidInput(reason: "unexpected result") }
@@ -101,7 +105,7 @@ public final class DuoSession: Sendable {
         }
         let chainCode = [UInt8](rootChainCode)
         let keyID: [UInt8], publicKeyBytes: [UInt8]
-        let makeMachine: @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?
+        let makeMachine: @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?
         switch algorithm {
         case .ecdsa:
             guard let x = try? Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)) else {
@@ -114,8 +118,9 @@ public final class DuoSession: Sendable {
             keyID = id
             publicKeyBytes = compressed
             makeMachine = { instanceID, setupHash throws(ProtocolError) in
-                try DuoProtocolMachine.dklsImport(local: 0, instanceID: instanceID, setupHash: setupHash, publicKey: point,
-                                                  chainCode: chainCode, privateKey: x)
+                try SessionProtocolMachine.dklsImport(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                      setupHash: setupHash, publicKey: point, chainCode: chainCode,
+                                                      privateKey: x, mode: .duo, groupID: nil)
             }
         case .eddsa:
             guard let x = try? FROST.secretScalar(fromSeed: [UInt8](privateKey)) else {
@@ -125,8 +130,9 @@ public final class DuoSession: Sendable {
             keyID = FROST.keyId(for: point)
             publicKeyBytes = point.bytes
             makeMachine = { instanceID, _ throws(ProtocolError) in
-                try DuoProtocolMachine.frostImport(local: 0, instanceID: instanceID, publicKey: point, chainCode: chainCode,
-                                                   secret: x)
+                try SessionProtocolMachine.frostImport(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                       publicKey: point, chainCode: chainCode, secret: x, mode: .duo,
+                                                       groupID: nil)
             }
         }
         do { return try await importStep(keyID: keyID, publicKey: publicKeyBytes, chainCode: chainCode, machine: makeMachine) }
@@ -134,7 +140,7 @@ public final class DuoSession: Sendable {
     }
 
     private func importStep(keyID: [UInt8], publicKey: [UInt8], chainCode: [UInt8],
-                            machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
+                            machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?)
         async throws(SilentShardError) -> Keyshare {
         let result = try await step(.import, action: transport.actions.import, existing: nil, fill: { setup in
             setup.keyID = keyID
@@ -175,11 +181,12 @@ public final class DuoSession: Sendable {
             switch keyshare.algorithm {
             case .ecdsa:
                 guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try DuoProtocolMachine.dklsSign(keyshare: share, instanceID: instanceID, setupHash: setupHash,
-                                                       path: path, messageHash: messageBytes)
+                return try SessionProtocolMachine.dklsSign(keyshare: share, signers: [0, 1], instanceID: instanceID,
+                                                           setupHash: setupHash, path: path, messageHash: messageBytes)
             case .eddsa:
                 guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try DuoProtocolMachine.frostSign(keyshare: share, message: messageBytes, path: path.indices)
+                return try SessionProtocolMachine.frostSign(keyshare: share, signers: [0, 1], message: messageBytes,
+                                                            path: path.indices)
             }
         }
         switch result {
@@ -236,16 +243,18 @@ public final class DuoSession: Sendable {
     }
 
     /// The app's decision of §7.3 for duo (a duo node never holds PREPARED).
-    private func runReconcile(_ context: ReconcileContext, channel: inout DuoFrameChannel, setupFrame: Frame,
+    private func runReconcile(_ context: ReconcileContext, channel: inout PartyFrameChannel, setupFrame: Frame,
                               client: any NetworkClient) async throws(SilentShardError) -> Keyshare {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }
-        func read() async throws(SilentShardError) -> [UInt8] {
-            do { return [UInt8](try await client.read()) } catch { throw Self.networkError(error) }
+        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
+            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1]) } catch {
+                throw Self.networkError(error)
+            }
         }
         try await send([setupFrame])
-        _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
+        _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: read)
         guard let status = channel.receiver.accepts[1]?.keyStatus, status.prepared == nil else {
             throw .protocolViolation(party: .node(1))
         }
@@ -269,7 +278,7 @@ public final class DuoSession: Sendable {
         // Roll back: the node tombstones g and answers how g was decided.
         let rollback = AbortPayload(code: .rollback, blamed: nil, rollback: (staged.keyIdBytes, stagedGen))
         try await send([try channel.control(.abort, payload: rollback.encoded)])
-        let frame = try await DuoDriver.awaitControl(.outcome, channel: &channel, read: read)
+        let frame = try await SessionDriver.awaitControl(.outcome, channel: &channel, read: read)
         let outcome: OutcomePayload
         do { outcome = try OutcomePayload(bytes: frame.payload) } catch { throw SilentShardError(error, frameSender: 1) }
         guard outcome.keyID == staged.keyIdBytes, outcome.gen == stagedGen else { throw .protocolViolation(party: .node(1)) }
@@ -319,7 +328,7 @@ public final class DuoSession: Sendable {
     private func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
                       reconciling: ReconcileContext? = nil,
                       fill: (inout SetupPayload) -> Void,
-                      machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
+                      machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?)
         async throws(SilentShardError) -> ProtocolResult {
         // §5.3 clock correction and §10 KEY_BUSY backoff (StepRetryPolicy, shared with trio).
         try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
@@ -334,7 +343,7 @@ public final class DuoSession: Sendable {
     private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
                          reconciling: ReconcileContext?,
                          fill: (inout SetupPayload) -> Void,
-                         machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> DuoProtocolMachine?)
+                         machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?)
         async throws(SilentShardError) -> ProtocolResult {
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
@@ -353,11 +362,11 @@ public final class DuoSession: Sendable {
         catch let error as SessionError { throw SilentShardError(error) }
         catch { throw .authenticationFailed(reason: "device signer failed") }
         let setupHash = SessionHash.setupHash(headerAndPayload: setupFrame.headerAndPayload)
-        let protocolMachine: DuoProtocolMachine?
+        let protocolMachine: SessionProtocolMachine?
         do { protocolMachine = try machine(instanceID, setupHash) } catch { throw SilentShardError(error) }
-        var channel = try DuoFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
-                                          trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
-                                          protocolTags: protocolMachine?.receivableTags ?? [])
+        var channel = try PartyFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+                                            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
+                                            protocolTags: protocolMachine?.receivableTags ?? [])
         try await refuseIfBanned(cloudKey: cloudKey, operation: operation)
 
         await gate.acquire()
@@ -392,34 +401,39 @@ public final class DuoSession: Sendable {
     /// broadcasts when that round is short (FROST); a DKLs23 first round takes milliseconds and is
     /// computed after the ACCEPT instead, so that the SETUP never waits for it. First-round P2P messages
     /// need the node's session keys and follow the ACCEPT in any case.
-    private func run(_ operation: SessionOperation, channel: inout DuoFrameChannel, setupFrame: Frame,
-                     machine: DuoProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> ProtocolResult {
+    private func run(_ operation: SessionOperation, channel: inout PartyFrameChannel, setupFrame: Frame,
+                     machine: SessionProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> ProtocolResult {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }
-        func read() async throws(SilentShardError) -> [UInt8] {
-            do { return [UInt8](try await client.read()) } catch { throw Self.networkError(error) }
+        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
+            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1]) } catch {
+                throw Self.networkError(error)
+            }
         }
         var flight = [setupFrame]
-        var started: (machine: DuoProtocolMachine, unsent: [ProtocolMessage])?
+        var started: (machine: SessionProtocolMachine, unsent: [ProtocolMessage])?
         if machine.roundsAreShort {
-            var first = machine
-            let messages: [ProtocolMessage]
-            do { messages = try first.start() } catch { throw SilentShardError(error) }
+            let (first, messages) = try await SessionDriver.step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
+                try m.start()
+            }
             flight += try channel.frames(for: messages.filter { $0.to == nil })
             started = (first, messages.filter { $0.to != nil })
         }
         try await send(flight)
         let result: ProtocolResult
-        do {
+        do throws(SilentShardError) {
             // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel); then RUNNING.
-            _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
+            _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: read)
+            let finished: SessionProtocolMachine
             if let started {
-                result = try await DuoDriver.runProtocol(started: started.machine, unsent: started.unsent, channel: &channel,
-                                                         send: send, read: read)
+                finished = try await SessionDriver.runMachine(started: started.machine, unsent: started.unsent, channel: &channel,
+                                                              send: send, read: read)
             } else {
-                result = try await DuoDriver.runProtocol(machine, channel: &channel, send: send, read: read)
+                finished = try await SessionDriver.runMachine(machine, channel: &channel, send: send, read: read)
             }
+            guard let finishedResult = finished.result else { throw .invalidInput(reason: "unexpected result") }
+            result = finishedResult
         } catch {
             // Abort(–) for our own failure (§0): the node learns the session is over (also when its
             // ACCEPT failed verification: it did accept). Not after the node's own ABORT; after a
@@ -443,9 +457,9 @@ public final class DuoSession: Sendable {
 
     /// §7.2 at the app: stage durably, send COMMIT(D), promote on the node's OUTCOME(committed, D);
     /// roll back on its ABORT or OUTCOME(aborted); anything else leaves the share staged (in doubt).
-    private func commit(_ keyshare: Keyshare, channel: inout DuoFrameChannel,
+    private func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel,
                         send: ([Frame]) async throws(SilentShardError) -> Void,
-                        read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> Keyshare {
+                        read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let kind: StoredShareKind = keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa
@@ -462,13 +476,13 @@ public final class DuoSession: Sendable {
             let commitFrame = try channel.control(.commit, payload: CommitPayload(keyID: keyID, gen: gen, digest: digest,
                                                                                    context: .inSession).encoded)
             try await send([commitFrame])
-            let frame = try await DuoDriver.awaitControl(.outcome, channel: &channel, read: read)
+            let frame = try await SessionDriver.awaitControl(.outcome, channel: &channel, read: read)
             do { outcome = try OutcomePayload(bytes: frame.payload) } catch { throw SilentShardError(error, frameSender: 1) }
         } catch {
             if let abort = channel.peerAbort {
                 // The node's ABORT before any OUTCOME: it did not commit (duo, §7.4). Roll back.
                 try? await storageClient.discardStaged(keyId: keyshare.keyId)
-                throw SilentShardError(abort.sessionError(sender: 1))
+                throw SilentShardError(abort.payload.sessionError(sender: 1))
             }
             throw .reconcileRequired(keyId: keyshare.keyId)
         }
@@ -484,7 +498,7 @@ public final class DuoSession: Sendable {
         }
     }
 
-    private func abort(_ error: SilentShardError, channel: inout DuoFrameChannel,
+    private func abort(_ error: SilentShardError, channel: inout PartyFrameChannel,
                        send: ([Frame]) async throws(SilentShardError) -> Void) async throws(SilentShardError) {
         let frame = try channel.control(.abort, payload: AbortPayload(for: error).encoded)
         try await send([frame])

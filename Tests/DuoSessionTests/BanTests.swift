@@ -36,12 +36,12 @@ struct BanTests {
         setup.message = Self.message
         let setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: fixture.signer)
         let setupHash = SessionHash.setupHash(headerAndPayload: setupFrame.headerAndPayload)
-        let machine = try DuoProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), instanceID: instanceID,
-                                                      setupHash: setupHash, path: try DerivationPath("m"),
-                                                      messageHash: Self.message)
-        var channel = try DuoFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
-                                          trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
-                                          protocolTags: machine.receivableTags)
+        let machine = try SessionProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), signers: [0, 1],
+                                                          instanceID: instanceID, setupHash: setupHash,
+                                                          path: try DerivationPath("m"), messageHash: Self.message)
+        var channel = try PartyFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+                                            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
+                                            protocolTags: machine.receivableTags)
         let (app, node) = InMemoryNetworkClient.pair()
         try await app.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
         try await node.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
@@ -51,12 +51,12 @@ struct BanTests {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await app.send(bytes: Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
         }
-        func read() async throws(SilentShardError) -> [UInt8] {
+        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
             guard case .binary(let data)? = try? await app.readMessage() else { throw .network(.connectionLost) }
-            return [UInt8](data)
+            return SessionDriver.Incoming(bytes: [UInt8](data), link: [1])
         }
         try await send([setupFrame])
-        _ = try await DuoDriver.awaitControl(.accept, channel: &channel, read: read)
+        _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: read)
         var cheaterSaw: SilentShardError?
         var flights = 0
         func sendFlight(_ frames: [Frame]) async throws(SilentShardError) {
@@ -125,8 +125,10 @@ struct BanTests {
             func send(_ frames: [Frame]) async throws(SilentShardError) {
                 do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
             }
-            func read() async throws(SilentShardError) -> [UInt8] {
-                do { return [UInt8](try await connection.read()) } catch { throw .network(.connectionLost) }
+            func read() async throws(SilentShardError) -> SessionDriver.Incoming {
+                do { return SessionDriver.Incoming(bytes: [UInt8](try await connection.read()), link: [0]) } catch {
+                    throw .network(.connectionLost)
+                }
             }
             do {
                 let first = try await read()
@@ -135,22 +137,22 @@ struct BanTests {
                 let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: .ecdsa, operation: .sign,
                                                      params: keyId, nodeIndex: 1, cloudKey: nodeKey.verifyingKey.bytes,
                                                      groupID: nil, now: now)
-                let validated = try SetupValidator.validate(message: first, context: context, replay: &window)
+                let validated = try SetupValidator.validate(message: first.bytes, context: context, replay: &window)
                 let setup = validated.setup
                 guard let message = setup.payload.message else { return }
                 let keys = SessionKeyPair()
-                let machine = try DuoProtocolMachine.dklsSign(keyshare: try nodeKeyshare.dklsKeyshare(),
-                                                              instanceID: setup.instanceID, setupHash: setup.setupHash,
-                                                              path: try DerivationPath("m"), messageHash: message)
-                var channel = try DuoFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
-                                                  trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
-                                                  protocolTags: machine.receivableTags)
+                let machine = try SessionProtocolMachine.dklsSign(keyshare: try nodeKeyshare.dklsKeyshare(), signers: [0, 1],
+                                                                  instanceID: setup.instanceID, setupHash: setup.setupHash,
+                                                                  path: try DerivationPath("m"), messageHash: message)
+                var channel = try PartyFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
+                                                    trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
+                                                    protocolTags: machine.receivableTags)
                 let accept = channel.acceptFrame(payload: AcceptPayload(setupHash: setup.setupHash,
                                                                         nodeKey: nodeKey.verifyingKey, certificate: nil,
                                                                         sessionKeys: keys.publicKeys, nodeTime: now,
                                                                         keyStatus: nil),
                                                  nodeKey: nodeKey)
-                try channel.ingest(frames: validated.rest)
+                try channel.ingestConsuming(frames: validated.rest, link: [0])
                 _ = try await runCorrupting(machine, channel: &channel, leadingFrames: [accept], corrupt: BanTests.cheat,
                                             send: send, read: read)
             } catch {}

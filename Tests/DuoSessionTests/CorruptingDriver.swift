@@ -6,14 +6,14 @@ import SilentShardCore
 import SilentShardTestSupport
 import duo
 
-/// A cheating party for ban tests: runs a duo protocol like `DuoDriver.runProtocol`, but rewrites its
+/// A cheating party for ban tests: runs a duo protocol like `SessionDriver.runMachine`, but rewrites its
 /// own outgoing protocol messages *before* framing. The frames are then validly signed and encrypted:
 /// this is a party misbehaving with its own keys (what AbortAndBan is for), not a network attacker.
-func runCorrupting(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel, leadingFrames: [Frame] = [],
+func runCorrupting(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel, leadingFrames: [Frame] = [],
                    corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage,
                    send: ([Frame]) async throws(SilentShardError) -> Void,
-                   read: () async throws(SilentShardError) -> [UInt8]) async throws(SilentShardError) -> ProtocolResult {
-    var (current, out) = try await DuoCompute.step(machine) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
+                   read: SessionDriver.Read) async throws(SilentShardError) -> ProtocolResult {
+    var (current, out) = try await SessionDriver.step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
         try m.start().map(corrupt)
     }
     var pending = leadingFrames
@@ -22,13 +22,13 @@ func runCorrupting(_ machine: DuoProtocolMachine, channel: inout DuoFrameChannel
         if !pending.isEmpty { try await send(pending) }
         pending = []
         if let result = current.result { return result }
-        var inputs = channel.take(tags: current.awaiting)
+        var inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
         while inputs == nil {
-            try channel.ingest(try await read())
-            inputs = channel.take(tags: current.awaiting)
+            try await SessionDriver.receive(channel: &channel, read: read, relay: { _ throws(SilentShardError) in })
+            inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
         }
         let messages = inputs ?? []
-        (current, out) = try await DuoCompute.step(current) { (m: inout DuoProtocolMachine) throws(ProtocolError) in
+        (current, out) = try await SessionDriver.step(current) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
             try m.advance(messages).map(corrupt)
         }
     }

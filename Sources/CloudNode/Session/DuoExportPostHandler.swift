@@ -19,7 +19,7 @@ import SilentShardCore
 ///   receiver 0, E = {0, 1}), so the backend relays it without learning anything.
 /// * 400 only when the body does not even hold a frame header (no instance id to answer to).
 ///
-/// Store reads run on the runner's store queues and the encryption on `DuoCompute`: nothing
+/// Store reads run on the runner's store queues and the encryption on `SessionCompute`: nothing
 /// blocks Swift's cooperative pool. Every answer to a device-signed SETUP leaves an audit line
 /// (operation `export`, key id, device, outcome, token subject; never key material).
 package struct DuoExportPostHandler: PostHandler {

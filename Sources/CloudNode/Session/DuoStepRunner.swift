@@ -35,7 +35,7 @@ package enum DuoStepReport: Sendable, Equatable {
 /// (ECDSA/DKLs23 and EdDSA/FROST), over an abstract `NodeStepConnection`.
 ///
 /// * SETUP validation: `SetupValidator` (steps 1–8), then key state from the `NodeShareStore`.
-/// * MPC rounds run on `DuoCompute`'s dedicated queue; `NodeShareStore` calls (synchronous SQLite or PostgreSQL)
+/// * MPC rounds run on `SessionCompute`'s dedicated queue; `NodeShareStore` calls (synchronous SQLite or PostgreSQL)
 ///   run on this runner's own serial queue — neither blocks Swift's cooperative pool.
 /// * Duo commit (§7.2 rule 2): the result is held in memory until the app's COMMIT(D) arrives, then
 ///   stored CURRENT in one transaction (`commitDirectly`), then OUTCOME(committed) is sent.
@@ -149,16 +149,16 @@ package final class DuoStepRunner: Sendable {
         }
         // Step 13: session keys, protocol machine, ACCEPT.
         let keys = SessionKeyPair()
-        let machine: DuoProtocolMachine
+        let machine: SessionProtocolMachine
         do { machine = try makeMachine(setup, current: current) } catch {
             return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
                                 connection: connection)
         }
-        var channel: DuoFrameChannel
+        var channel: PartyFrameChannel
         do {
-            channel = try DuoFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
-                                          trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
-                                          protocolTags: machine.receivableTags)
+            channel = try PartyFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
+                                            trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
+                                            protocolTags: machine.receivableTags)
         } catch {
             return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
                                 connection: connection)
@@ -178,22 +178,24 @@ package final class DuoStepRunner: Sendable {
 
     // MARK: - Running
 
-    private func running(setup: ValidatedSetup, early: [Frame], machine: DuoProtocolMachine, accept: Frame, owner: String,
-                         channel: inout DuoFrameChannel, connection: some NodeStepConnection) async -> DuoStepReport {
+    private func running(setup: ValidatedSetup, early: [Frame], machine: SessionProtocolMachine, accept: Frame, owner: String,
+                         channel: inout PartyFrameChannel, connection: some NodeStepConnection) async -> DuoStepReport {
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
         }
-        func read() async throws(SilentShardError) -> [UInt8] {
-            try await self.read(connection, timeout: frameTimeout)
+        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
+            SessionDriver.Incoming(bytes: try await self.read(connection, timeout: frameTimeout), link: [0])
         }
         // §9.4: before each protocol step over the app's messages — so before each flight after the first
         // (the ACCEPT's, which followed the key-state ban check) — the ban table is read again inside the
         // gate: a device banned while its session runs gets nothing more, and its checks do not run.
         let result: ProtocolResult
-        do {
-            try channel.ingest(frames: early)
-            result = try await DuoDriver.runProtocol(machine, channel: &channel, leadingFrames: [accept], send: send,
-                                                     read: read, gate: nodeBans.gate(for: setup))
+        do throws(SilentShardError) {
+            try channel.ingestConsuming(frames: early, link: [0])
+            let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: [accept], send: send,
+                                                              read: read, gate: nodeBans.gate(for: setup))
+            guard let finishedResult = finished.result else { throw .invalidInput(reason: "unexpected result") }
+            result = finishedResult
         } catch {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
                 try? await send([frame])
@@ -213,13 +215,13 @@ package final class DuoStepRunner: Sendable {
 
     /// WAIT_COMMIT (duo): the app's COMMIT(D) must match this node's own result; then one commit
     /// transaction, then OUTCOME(committed). A mismatch is RESULT_MISMATCH (nothing stored).
-    private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, owner: String, channel: inout DuoFrameChannel,
+    private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, owner: String, channel: inout PartyFrameChannel,
                         send: ([Frame]) async throws(SilentShardError) -> Void,
-                        read: () async throws(SilentShardError) -> [UInt8]) async -> DuoStepReport {
+                        read: SessionDriver.Read) async -> DuoStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let received: FrameReceiver.Received
-        do { received = try await DuoDriver.awaitControl(.commit, channel: &channel, read: read) } catch {
+        do { received = try await SessionDriver.awaitControl(.commit, channel: &channel, read: read) } catch {
             // The app's ABORT before any COMMIT, a disconnect or a bad frame: nothing was stored.
             return .failed(error)
         }
@@ -270,9 +272,9 @@ package final class DuoStepRunner: Sendable {
 
     /// After its finish the node waits for the app's DONE (for its audit log); a missing DONE is not
     /// an error of the step.
-    private func awaitDone(_ own: DonePayload, channel: inout DuoFrameChannel,
-                           read: () async throws(SilentShardError) -> [UInt8]) async -> DuoStepReport {
-        guard let frame = try? await DuoDriver.awaitControl(.done, channel: &channel, read: read),
+    private func awaitDone(_ own: DonePayload, channel: inout PartyFrameChannel,
+                           read: SessionDriver.Read) async -> DuoStepReport {
+        guard let frame = try? await SessionDriver.awaitControl(.done, channel: &channel, read: read),
               let done = try? DonePayload(bytes: frame.payload)
         else { return .signed(confirmed: false) }
         return .signed(confirmed: done == own)
@@ -321,11 +323,11 @@ package final class DuoStepRunner: Sendable {
         }
         let status = KeyStatus(currentGen: state.share?.gen, prepared: nil, preparedHoldsCommit: false, decision: decision)
         let keys = SessionKeyPair()
-        var channel: DuoFrameChannel
+        var channel: PartyFrameChannel
         do {
-            channel = try DuoFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
-                                          trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
-                                          protocolTags: [])
+            channel = try PartyFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
+                                            trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
+                                            protocolTags: [])
         } catch {
             return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
                                 connection: connection)
@@ -340,17 +342,17 @@ package final class DuoStepRunner: Sendable {
         return report
     }
 
-    private func reconcileRunning(keyID: String, keyIDBytes: [UInt8], accept: Frame, channel: inout DuoFrameChannel,
+    private func reconcileRunning(keyID: String, keyIDBytes: [UInt8], accept: Frame, channel: inout PartyFrameChannel,
                                   connection: some NodeStepConnection) async -> DuoStepReport {
-        func read() async throws(SilentShardError) -> [UInt8] {
-            try await self.read(connection, timeout: frameTimeout)
+        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
+            SessionDriver.Incoming(bytes: try await self.read(connection, timeout: frameTimeout), link: [0])
         }
         do { try await connection.send(Data(Frame.bundle([accept]))) } catch { return .failed(.network(.connectionLost)) }
         do {
-            _ = try await DuoDriver.awaitControl(.done, channel: &channel, read: read)
+            _ = try await SessionDriver.awaitControl(.done, channel: &channel, read: read)
             return .reconciled(keyId: keyID, outcome: nil)
         } catch {
-            guard let abort = channel.peerAbort, abort.code == .rollback, let rollback = abort.rollback,
+            guard let abort = channel.peerAbort?.payload, abort.code == .rollback, let rollback = abort.rollback,
                   rollback.keyID == keyIDBytes
             else { return .failed(error) }
             let gen = rollback.gen
@@ -442,46 +444,53 @@ package final class DuoStepRunner: Sendable {
         return share
     }
 
-    private func makeMachine(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> DuoProtocolMachine {
+    private func makeMachine(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> SessionProtocolMachine {
         let instanceID = setup.instanceID, setupHash = setup.setupHash
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         let keyshare = try current.map {
             try keyshares.keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes)
         }
         switch (setup.operation, algorithm) {
-        case (.keygen, .ecdsa): return try DuoProtocolMachine.dklsDKG(local: 1, instanceID: instanceID, setupHash: setupHash)
-        case (.keygen, .eddsa): return try DuoProtocolMachine.frostDKG(local: 1, instanceID: instanceID)
+        case (.keygen, .ecdsa):
+            return try SessionProtocolMachine.dklsDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                      setupHash: setupHash, mode: .duo, groupID: nil)
+        case (.keygen, .eddsa):
+            return try SessionProtocolMachine.frostDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
+                                                       groupID: nil)
         case (.refresh, .ecdsa):
             guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try DuoProtocolMachine.dklsDKG(local: 1, instanceID: instanceID, setupHash: setupHash,
-                                                  refreshing: try keyshare.dklsKeyshare())
+            return try SessionProtocolMachine.dklsDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                      setupHash: setupHash, mode: .duo, groupID: nil,
+                                                      refreshing: try keyshare.dklsKeyshare())
         case (.refresh, .eddsa):
             guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try DuoProtocolMachine.frostDKG(local: 1, instanceID: instanceID, refreshing: try keyshare.frostKeyshare())
+            return try SessionProtocolMachine.frostDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
+                                                       groupID: nil, refreshing: try keyshare.frostKeyshare())
         case (.import, .ecdsa):
             guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
                 throw SilentShardError.invalidInput(reason: "import fields")
             }
-            return try DuoProtocolMachine.dklsImport(local: 1, instanceID: instanceID, setupHash: setupHash,
-                                                     publicKey: try Secp256k1.Point(compressed: publicKey),
-                                                     chainCode: chainCode, privateKey: nil)
+            return try SessionProtocolMachine.dklsImport(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                         setupHash: setupHash, publicKey: try Secp256k1.Point(compressed: publicKey),
+                                                         chainCode: chainCode, privateKey: nil, mode: .duo, groupID: nil)
         case (.import, .eddsa):
             guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
                 throw SilentShardError.invalidInput(reason: "import fields")
             }
-            return try DuoProtocolMachine.frostImport(local: 1, instanceID: instanceID,
-                                                      publicKey: try FROST.Point(bytes: publicKey),
-                                                      chainCode: chainCode, secret: nil)
+            return try SessionProtocolMachine.frostImport(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                          publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
+                                                          secret: nil, mode: .duo, groupID: nil)
         case (.sign, _):
             guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
             let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
             if algorithm == .ecdsa {
                 let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
-                return try DuoProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), instanceID: instanceID,
-                                                       setupHash: setupHash, path: try DerivationPath(text),
-                                                       messageHash: message)
+                return try SessionProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), signers: [0, 1],
+                                                           instanceID: instanceID, setupHash: setupHash,
+                                                           path: try DerivationPath(text), messageHash: message)
             }
-            return try DuoProtocolMachine.frostSign(keyshare: try keyshare.frostKeyshare(), message: message, path: path.indices)
+            return try SessionProtocolMachine.frostSign(keyshare: try keyshare.frostKeyshare(), signers: [0, 1], message: message,
+                                                        path: path.indices)
         default:
             throw SilentShardError.unsupportedOperation
         }

@@ -1,9 +1,10 @@
 import Foundation
 import MPCProtocols
 
-/// The transport-independent loop of a multi-party step, shared by the trio app and both nodes: send
-/// a round's frames as soon as they exist, read messages (from whichever link) until the next
-/// round's inputs from every peer are buffered, run the round off the cooperative pool, repeat.
+/// The transport-independent loop of a protocol step in any mode, shared by the app and the nodes (duo
+/// is participants {0, 1}): send a round's frames as soon as they exist, read messages (from whichever
+/// link) until the next round's inputs from every peer are buffered, run the round, repeat. Long rounds
+/// run on `SessionCompute`'s queue, off the cooperative pool; short ones (FROST) where the caller is.
 /// Frames for other parties that a relay receives are handed to `relay` as they arrive (§6.1).
 package enum SessionDriver {
     /// One transport message and the link it came on (the set of senders possible there, §3.5).
@@ -47,7 +48,21 @@ package enum SessionDriver {
                                   relay: Relay = { _ throws(SilentShardError) in },
                                   gate: AdvanceGate = ungated) async throws(SilentShardError)
         -> SessionProtocolMachine {
-        var (current, out) = try await step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in try m.start() }
+        let (started, out) = try await step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in try m.start() }
+        return try await runMachine(started: started, unsent: out, channel: &channel, leadingFrames: leadingFrames,
+                                    send: send, read: read, relay: relay, gate: gate)
+    }
+
+    /// Runs a machine whose first round already ran (``SessionProtocolMachine/start()``) until it is
+    /// finished; `unsent` are that round's messages not sent yet. The app starts a short first round
+    /// before its SETUP goes out and sends its broadcasts with it (flight F1, §5.2); the P2P messages
+    /// need the nodes' session keys and follow their ACCEPTs.
+    package static func runMachine(started machine: SessionProtocolMachine, unsent: [ProtocolMessage],
+                                  channel: inout PartyFrameChannel, leadingFrames: [Frame] = [], send: Send, read: Read,
+                                  relay: Relay = { _ throws(SilentShardError) in },
+                                  gate: AdvanceGate = ungated) async throws(SilentShardError)
+        -> SessionProtocolMachine {
+        var (current, out) = (machine, unsent)
         var pending = leadingFrames
         while true {
             pending += try channel.frames(for: out)
@@ -86,10 +101,16 @@ package enum SessionDriver {
         }
     }
 
-    /// Runs one machine step on `SessionCompute`'s queue; protocol failures become `SilentShardError`.
+    /// Runs one machine step on `SessionCompute`'s queue, or where the caller is when the machine's rounds
+    /// are short (FROST: the hand-over to another thread and back would cost about as much as the step);
+    /// protocol failures become `SilentShardError`.
     package static func step(_ machine: SessionProtocolMachine,
                             _ body: @escaping @Sendable (inout SessionProtocolMachine) throws(ProtocolError) -> [ProtocolMessage])
         async throws(SilentShardError) -> (SessionProtocolMachine, [ProtocolMessage]) {
+        if machine.roundsAreShort {
+            var copy = machine
+            do { let out = try body(&copy); return (copy, out) } catch { throw SilentShardError(error) }
+        }
         do {
             return try await SessionCompute.run {
                 var copy = machine

@@ -2,15 +2,13 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// One party's side of a protocol run among any participant set (trio's three-party DKG, or two
-/// signers out of three) as a round machine: `start()` gives the first messages; then, whenever
-/// every tag in `awaiting` has arrived from every party in `peers`, `advance` consumes them and gives
-/// the next messages; `result` is set after the last round (`specs/dkls23.md` §17: "every round is
-/// all parties send, all parties receive").
+/// One party's side of a protocol run in any mode (duo's two parties, trio's three-party DKG, or two
+/// signers out of three) as a round machine: `start()` gives the first messages; then, whenever every
+/// tag in `awaiting` has arrived from every party in `peers`, `advance` consumes them and gives the
+/// next messages; `result` is set after the last round (`specs/dkls23.md` §17: "every round is all
+/// parties send, all parties receive").
 ///
-/// The multi-party counterpart of `DuoProtocolMachine` (which stays the duo runner's machine); the
-/// results are the same `ProtocolResult` values. A value type; secrets live in the protocol
-/// states, which redact their descriptions.
+/// A value type; secrets live in the protocol states, which redact their descriptions.
 package struct SessionProtocolMachine: Sendable {
     private enum State: Sendable {
         case dklsDKGStart(DKLsDKG.Parameters)
@@ -302,6 +300,16 @@ package struct SessionProtocolMachine: Sendable {
                                                presignature: presignature)
         return SessionProtocolMachine(local: keyshare.party, participants: signers, state: .frostSign(session, round: 0),
                                       mode: .trio, groupID: nil, receivable: frostSignTags)
+    }
+
+    /// Whether every step, `start()` included, is a fraction of a millisecond (FROST keygen and signing:
+    /// a few Ed25519 operations; the round-1 message exists from the machine's creation). Such steps run
+    /// where the caller is, and the app may run the first one before its SETUP goes out (§5.2 flight F1).
+    package var roundsAreShort: Bool {
+        switch state {
+        case .frostDKG, .frostSign, .frostPresign: return true
+        default: return false
+        }
     }
 
     /// The first round's messages.

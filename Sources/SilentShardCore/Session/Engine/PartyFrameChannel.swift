@@ -2,15 +2,15 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// One party's framing of a session among any participant set (`specs/session.md` §3), with the
-/// trio relay of node A (§6.1): protocol messages to signed BCAST / encrypted P2P frames, control
-/// frames, and incoming bundles through `FrameReceiver` (§3.5) into a buffer of authenticated frames
-/// the protocol is not ready for yet (§3.4: ≤ 64 frames / 1 MiB).
+/// One party's framing of a session in any mode (`specs/session.md` §3; duo is participants {0, 1}),
+/// with the trio relay of node A (§6.1): protocol messages to signed BCAST / encrypted P2P frames,
+/// control frames, and incoming bundles through `FrameReceiver` (§3.5) into a buffer of authenticated
+/// frames the protocol is not ready for yet (§3.4: ≤ 64 frames / 1 MiB).
 ///
-/// The multi-party counterpart of `DuoFrameChannel`. Every incoming message names the link it came
-/// on (the set of senders possible there, §3.5 step 2); frames the receiver marks for forwarding are
-/// returned to the caller, byte for byte, with their target. Errors are `SilentShardError`; a
-/// frame-level failure names the sender the frame claimed (it is never blame).
+/// Every incoming message names the link it came on (the set of senders possible there, §3.5 step 2);
+/// frames the receiver marks for forwarding are returned to the caller, byte for byte, with their
+/// target. Which control frames a party accepts is its mode's (``controlKinds(local:mode:)``). Errors
+/// are `SilentShardError`; a frame-level failure names the sender the frame claimed (it is never blame).
 package struct PartyFrameChannel: Sendable, SecretReflecting {
     /// This party.
     package let local: PartyIndex
@@ -39,15 +39,28 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
         package var failure: SilentShardError?
     }
 
+    /// The control frames `local` accepts from its peers in `mode` (§3.5 step 3). The app: ACCEPT, REJECT,
+    /// OUTCOME, ABORT, and in trio STORED (§7.5). A node: COMMIT, ABORT, DONE, and in trio the other
+    /// node's ACCEPT and READY (§7.2).
+    package static func controlKinds(local: PartyIndex, mode: SessionMode) -> Set<FrameKind> {
+        switch (local == 0, mode) {
+        case (true, .duo): return [.accept, .reject, .outcome, .abort]
+        case (true, .trio): return [.accept, .reject, .outcome, .abort, .stored]
+        case (false, .duo): return [.commit, .abort, .done]
+        case (false, .trio): return [.accept, .commit, .abort, .done, .ready]
+        }
+    }
+
     /// Starts the channel from the session's SETUP. `keys` is nil only for a relay-only node A.
-    /// `relays` marks node A (§6.1).
+    /// `relays` marks node A (§6.1). The control frames accepted are the SETUP's mode's.
     package init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, keys: SessionKeyPair?,
                 trust: FrameReceiver.NodeTrust, protocolTags: Set<UInt16>, relays: Bool = false) throws(SilentShardError) {
+        guard let mode = setup.mode else { throw .invalidInput(reason: "unknown session mode") }
         self.local = local
         self.keys = keys
         outgoing = OutgoingSequencer(sender: local)
         if local == 0 { _ = outgoing.assign(receiver: FrameHeader.everyParticipant) }  // the SETUP is seq 0
-        controlKinds = local == 0 ? [.accept, .reject, .outcome, .abort, .stored] : [.accept, .commit, .abort, .done, .ready]
+        controlKinds = Self.controlKinds(local: local, mode: mode)
         self.protocolTags = protocolTags
         do {
             receiver = try FrameReceiver(local: local, setupFrame: setupFrame, setup: setup, localKeys: keys, trust: trust,
@@ -174,6 +187,14 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
             buffered.append(received)
         }
         return result
+    }
+
+    /// Runs §3.5 on already parsed frames for a party that relays nothing (the frames behind a SETUP at
+    /// a duo node) and raises the failure they carried.
+    package mutating func ingestConsuming(frames: [Frame], link: Set<PartyIndex>) throws(SilentShardError) {
+        let ingested = ingest(frames: frames, link: link)
+        if let failure = ingested.failure { throw failure }
+        guard ingested.forwards.isEmpty else { throw .invalidInput(reason: "frames to relay at a party that does not relay") }
     }
 
     /// Removes and returns the protocol messages for `tags` once the message of every tag from every
