@@ -53,17 +53,16 @@ public final class DuoSession: Sendable {
     }
 
     private func keygenStep() async throws(SilentShardError) -> Keyshare {
-        let result = try await step(.keygen, action: transport.actions.keygen, existing: nil) { setup in
-            _ = setup
-        } machine: { [algorithm] instanceID, setupHash throws(ProtocolError) in
-            algorithm == .ecdsa
-                ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                    setupHash: setupHash, mode: .duo, groupID: nil)
-                : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
-                                                     groupID: nil)
+        try await step(.keygen, action: transport.actions.keygen, existing: nil) { _ in } body: { channel, link throws(SilentShardError) in
+            let keyshare = try await runProtocol(channel: &channel, link: link) { [algorithm] instanceID, setupHash, rng throws(ProtocolError) in
+                algorithm == .ecdsa
+                    ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                         setupHash: setupHash, mode: .duo, groupID: nil)
+                    : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                          mode: .duo, groupID: nil, using: &rng)
+            }
+            return try await commit(keyshare, channel: &channel, link: link)
         }
-        guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
-        return keyshare
     }
 
     /// Refreshes the shares of `keyshare`'s key (same public key, new shares and generation). Staged,
@@ -75,23 +74,24 @@ public final class DuoSession: Sendable {
     }
 
     private func refreshStep(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
-        let result = try await step(.refresh, action: transport.actions.refresh, existing: keyshare) { setup in
+        try await step(.refresh, action: transport.actions.refresh, existing: keyshare) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
-        } machine: { instanceID, setupHash throws(ProtocolError) in
-            switch keyshare.algorithm {
-            case .ecdsa:
-                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                          setupHash: setupHash, mode: .duo, groupID: nil, refreshing: share)
-            case .eddsa:
-                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
-                                                           groupID: nil, refreshing: share)
+        } body: { channel, link throws(SilentShardError) in
+            let refreshed = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, rng throws(ProtocolError) in
+                switch keyshare.algorithm {
+                case .ecdsa:
+                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                              setupHash: setupHash, mode: .duo, groupID: nil, refreshing: share)
+                case .eddsa:
+                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                                               mode: .duo, groupID: nil, refreshing: share, using: &rng)
+                }
             }
+            return try await commit(refreshed, channel: &channel, link: link)
         }
-        guard case .keyshare(let refreshed) = result else { throw .invalidInput(reason: "unexpected result") }
-        return refreshed
     }
 
     /// Imports an existing private key: the app splits it with the node (DKG import mode, the app is
@@ -105,7 +105,7 @@ public final class DuoSession: Sendable {
         }
         let chainCode = [UInt8](rootChainCode)
         let keyID: [UInt8], publicKeyBytes: [UInt8]
-        let makeMachine: @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?
+        let makeRun: @Sendable ([UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
         switch algorithm {
         case .ecdsa:
             guard let x = try? Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)) else {
@@ -117,7 +117,7 @@ public final class DuoSession: Sendable {
             }
             keyID = id
             publicKeyBytes = compressed
-            makeMachine = { instanceID, setupHash throws(ProtocolError) in
+            makeRun = { instanceID, setupHash, _ throws(ProtocolError) in
                 try SessionProtocolMachine.dklsImport(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
                                                       setupHash: setupHash, publicKey: point, chainCode: chainCode,
                                                       privateKey: x, mode: .duo, groupID: nil)
@@ -129,28 +129,32 @@ public final class DuoSession: Sendable {
             let point = FROST.Point(base: x)
             keyID = FROST.keyId(for: point)
             publicKeyBytes = point.bytes
-            makeMachine = { instanceID, _ throws(ProtocolError) in
+            makeRun = { instanceID, _, rng throws(ProtocolError) in
                 try SessionProtocolMachine.frostImport(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
                                                        publicKey: point, chainCode: chainCode, secret: x, mode: .duo,
-                                                       groupID: nil)
+                                                       groupID: nil, using: &rng)
             }
         }
-        do { return try await importStep(keyID: keyID, publicKey: publicKeyBytes, chainCode: chainCode, machine: makeMachine) }
+        do { return try await importStep(keyID: keyID, publicKey: publicKeyBytes, chainCode: chainCode, run: makeRun) }
         catch { return try await resolveInDoubt(error, previous: nil) }
     }
 
     private func importStep(keyID: [UInt8], publicKey: [UInt8], chainCode: [UInt8],
-                            machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?)
-        async throws(SilentShardError) -> Keyshare {
-        let result = try await step(.import, action: transport.actions.import, existing: nil, fill: { setup in
+                            run makeRun: @escaping @Sendable ([UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError)
+                                -> ProtocolRun<Keyshare>) async throws(SilentShardError) -> Keyshare {
+        try await step(.import, action: transport.actions.import, existing: nil) { setup in
             setup.keyID = keyID
             setup.publicKey = publicKey
             setup.chainCode = chainCode
-        }, machine: machine)
-        guard case .keyshare(let keyshare) = result, keyshare.keyIdBytes == keyID else {
-            throw .invalidInput(reason: "unexpected result")
+        } body: { channel, link throws(SilentShardError) in
+            let keyshare = try await runProtocol(channel: &channel, link: link, makeRun)
+            // The DKG's import mode shares exactly the given public key, whose id this is.
+            guard keyshare.keyIdBytes == keyID else {
+                try? await abort(.abortProtocol(party: nil), channel: &channel, link: link)
+                throw .abortProtocol(party: nil)
+            }
+            return try await commit(keyshare, channel: &channel, link: link)
         }
-        return keyshare
     }
 
     /// Signs `message` with the cloud node. ECDSA: `message` is exactly the 32-byte hash; EdDSA: the
@@ -172,27 +176,31 @@ public final class DuoSession: Sendable {
         let path: DerivationPath
         do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
         try await settleIfStaged(keyshare)
-        let result = try await step(.sign, action: transport.actions.sign, existing: keyshare) { setup in
+        let signature = try await step(.sign, action: transport.actions.sign, existing: keyshare) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
             setup.path = DerivationPathBytes(indices: path.indices).encoded
             setup.message = messageBytes
-        } machine: { instanceID, setupHash throws(ProtocolError) in
-            switch keyshare.algorithm {
-            case .ecdsa:
-                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.dklsSign(keyshare: share, signers: [0, 1], instanceID: instanceID,
-                                                           setupHash: setupHash, path: path, messageHash: messageBytes)
-            case .eddsa:
-                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.frostSign(keyshare: share, signers: [0, 1], message: messageBytes,
-                                                            path: path.indices)
+        } body: { channel, link throws(SilentShardError) in
+            let signature = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, rng throws(ProtocolError) in
+                switch keyshare.algorithm {
+                case .ecdsa:
+                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.dklsSign(keyshare: share, signers: [0, 1], instanceID: instanceID,
+                                                               setupHash: setupHash, path: path, messageHash: messageBytes)
+                case .eddsa:
+                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.frostSign(keyshare: share, signers: [0, 1], message: messageBytes,
+                                                                path: path.indices, using: &rng)
+                }
             }
+            // DONE confirms the signature to the node (its audit); best effort.
+            if let done = try? channel.control(.done, payload: signature.done.encoded) { try? await link.send([done]) }
+            return signature
         }
-        switch result {
-        case .ecdsaSignature(let signature): return Signature(ecdsa: signature)
-        case .eddsaSignature(let bytes): return try Signature(eddsa: Data(bytes))
-        case .keyshare: throw .invalidInput(reason: "unexpected result")
+        switch signature {
+        case .ecdsa(let signature): return Signature(ecdsa: signature)
+        case .eddsa(let bytes): return try Signature(eddsa: Data(bytes))
         }
     }
 
@@ -214,13 +222,12 @@ public final class DuoSession: Sendable {
         let context = ReconcileContext(storageKeyId: keyId, current: current, staged: staged)
         let appState = AppState(currentGen: current.map { [UInt8]($0.generation) },
                                 staged: staged.map { ([UInt8]($0.generation), [UInt8](repeating: 0, count: 32)) })
-        let result = try await step(.reconcile, action: transport.actions.reconcile, existing: reference,
-                                    reconciling: context) { setup in
+        return try await step(.reconcile, action: transport.actions.reconcile, existing: reference) { setup in
             setup.keyID = reference.keyIdBytes
             setup.appState = appState.encoded
-        } machine: { _, _ throws(ProtocolError) in nil }
-        guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
-        return keyshare
+        } body: { channel, link throws(SilentShardError) in
+            try await runReconcile(context, channel: &channel, link: link)
+        }
     }
 
     /// The local record's shares for one reconcile.
@@ -243,17 +250,10 @@ public final class DuoSession: Sendable {
     }
 
     /// The app's decision of §7.3 for duo (a duo node never holds PREPARED).
-    private func runReconcile(_ context: ReconcileContext, channel: inout PartyFrameChannel, setupFrame: Frame,
-                              client: any NetworkClient) async throws(SilentShardError) -> Keyshare {
-        func send(_ frames: [Frame]) async throws(SilentShardError) {
-            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
-        }
-        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
-            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1]) } catch {
-                throw Self.networkError(error)
-            }
-        }
-        try await send([setupFrame])
+    private func runReconcile(_ context: ReconcileContext, channel: inout PartyFrameChannel,
+                              link: StepLink) async throws(SilentShardError) -> Keyshare {
+        let (send, read) = (link.send, link.read)
+        try await send([link.setupFrame])
         _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: read)
         guard let status = channel.receiver.accepts[1]?.keyStatus, status.prepared == nil else {
             throw .protocolViolation(party: .node(1))
@@ -325,26 +325,31 @@ public final class DuoSession: Sendable {
 
     var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
 
-    private func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
-                      reconciling: ReconcileContext? = nil,
-                      fill: (inout SetupPayload) -> Void,
-                      machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?)
-        async throws(SilentShardError) -> ProtocolResult {
-        // §5.3 clock correction and §10 KEY_BUSY backoff (StepRetryPolicy, shared with trio).
+    /// A step's connection as its body sees it: the signed SETUP (not sent yet) and the transport.
+    struct StepLink {
+        let setupFrame: Frame
+        let send: SessionDriver.Send
+        let read: SessionDriver.Read
+    }
+
+    /// One step with §5.3 clock correction and §10 KEY_BUSY backoff (`StepRetryPolicy`, shared with trio):
+    /// the SETUP `fill` completes, then `body` on the step's connection.
+    private func step<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
+                               fill: (inout SetupPayload) -> Void,
+                               body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
+        async throws(SilentShardError) -> Outcome {
         try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
-            try await attempt(operation, action: action, existing: existing, reconciling: reconciling, fill: fill,
-                              machine: machine)
+            try await attempt(operation, action: action, existing: existing, fill: fill, body: body)
         }
     }
 
     /// The session's clock: the device clock corrected by the node's, ms since the epoch.
     var sessionMilliseconds: UInt64 { clock.milliseconds }
 
-    private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
-                         reconciling: ReconcileContext?,
-                         fill: (inout SetupPayload) -> Void,
-                         machine: @escaping @Sendable ([UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine?)
-        async throws(SilentShardError) -> ProtocolResult {
+    private func attempt<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
+                                  fill: (inout SetupPayload) -> Void,
+                                  body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
+        async throws(SilentShardError) -> Outcome {
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
         do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
@@ -361,12 +366,10 @@ public final class DuoSession: Sendable {
         do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
         catch let error as SessionError { throw SilentShardError(error) }
         catch { throw .authenticationFailed(reason: "device signer failed") }
-        let setupHash = SessionHash.setupHash(headerAndPayload: setupFrame.headerAndPayload)
-        let protocolMachine: SessionProtocolMachine?
-        do { protocolMachine = try machine(instanceID, setupHash) } catch { throw SilentShardError(error) }
-        var channel = try PartyFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
-                                            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
-                                            protocolTags: protocolMachine?.receivableTags ?? [])
+        var channel = try PartyFrameChannel(
+            local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
+            protocolTags: SessionProtocolMachine.receivableTags(operation: operation, algorithm: sessionAlgorithm))
         try await refuseIfBanned(cloudKey: cloudKey, operation: operation)
 
         await gate.acquire()
@@ -377,17 +380,16 @@ public final class DuoSession: Sendable {
             await gate.release()
             throw Self.networkError(error)
         }
-        let outcome: Result<ProtocolResult, SilentShardError>
-        do throws(SilentShardError) {
-            if let protocolMachine {
-                outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame,
-                                                 machine: protocolMachine, client: client))
-            } else if let reconciling {
-                outcome = .success(.keyshare(try await runReconcile(reconciling, channel: &channel, setupFrame: setupFrame,
-                                                                    client: client)))
-            } else {
-                throw SilentShardError.invalidInput(reason: "no protocol")
+        let link = StepLink(setupFrame: setupFrame, send: { (frames: [Frame]) throws(SilentShardError) in
+            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
+        }, read: { () throws(SilentShardError) in
+            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1]) } catch {
+                throw Self.networkError(error)
             }
+        })
+        let outcome: Result<Outcome, SilentShardError>
+        do throws(SilentShardError) {
+            outcome = .success(try await body(&channel, link))
         } catch {
             await recordBanIfRequired(error, cloudKey: cloudKey, instanceID: instanceID)
             outcome = .failure(error)
@@ -397,69 +399,49 @@ public final class DuoSession: Sendable {
         return try outcome.get()
     }
 
-    /// One protocol step after `connect`. Flight F1 (§5.2) is the SETUP with this party's first-round
-    /// broadcasts when that round is short (FROST); a DKLs23 first round takes milliseconds and is
-    /// computed after the ACCEPT instead, so that the SETUP never waits for it. First-round P2P messages
-    /// need the node's session keys and follow the ACCEPT in any case.
-    private func run(_ operation: SessionOperation, channel: inout PartyFrameChannel, setupFrame: Frame,
-                     machine: SessionProtocolMachine, client: any NetworkClient) async throws(SilentShardError) -> ProtocolResult {
-        func send(_ frames: [Frame]) async throws(SilentShardError) {
-            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
-        }
-        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
-            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1]) } catch {
-                throw Self.networkError(error)
-            }
-        }
-        var flight = [setupFrame]
-        var started: (machine: SessionProtocolMachine, unsent: [ProtocolMessage])?
-        if machine.roundsAreShort {
-            let (first, messages) = try await SessionDriver.step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
-                try m.start()
-            }
+    /// Runs the protocol `makeRun` makes (from the session's instance id and setup hash) on the step:
+    /// flight F1 (§5.2) is the SETUP with this party's first-round broadcasts when that round is short
+    /// (FROST); a DKLs23 first round takes milliseconds and is computed after the ACCEPT instead, so
+    /// that the SETUP never waits for it. First-round P2P messages need the node's session keys and
+    /// follow the ACCEPT in any case. Any failure of ours is sent as ABORT before it is thrown.
+    private func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: StepLink,
+                                      _ makeRun: ([UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError)
+                                          -> ProtocolRun<Outcome>) async throws(SilentShardError) -> Outcome {
+        let run: ProtocolRun<Outcome>
+        do {
+            var rng = SessionRandomness.system.generator()
+            run = try makeRun(channel.instanceID, channel.receiver.setupHash, &rng)
+        } catch { throw SilentShardError(error) }
+        var flight = [link.setupFrame]
+        var started: (run: ProtocolRun<Outcome>, unsent: [ProtocolMessage])?
+        if run.roundsAreShort {
+            let (first, messages) = try await SessionDriver.start(run)
             flight += try channel.frames(for: messages.filter { $0.to == nil })
             started = (first, messages.filter { $0.to != nil })
         }
-        try await send(flight)
-        let result: ProtocolResult
+        try await link.send(flight)
         do throws(SilentShardError) {
             // SETUP_SENT: the node's ACCEPT (or REJECT, thrown by the channel); then RUNNING.
-            _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: read)
-            let finished: SessionProtocolMachine
+            _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: link.read)
             if let started {
-                finished = try await SessionDriver.runMachine(started: started.machine, unsent: started.unsent, channel: &channel,
-                                                              send: send, read: read)
-            } else {
-                finished = try await SessionDriver.runMachine(machine, channel: &channel, send: send, read: read)
+                return try await SessionDriver.run(started: started.run, unsent: started.unsent, channel: &channel,
+                                                   send: link.send, read: link.read)
             }
-            guard let finishedResult = finished.result else { throw .invalidInput(reason: "unexpected result") }
-            result = finishedResult
+            return try await SessionDriver.run(run, channel: &channel, send: link.send, read: link.read)
         } catch {
             // Abort(–) for our own failure (§0): the node learns the session is over (also when its
             // ACCEPT failed verification: it did accept). Not after the node's own ABORT; after a
             // REJECT the node has closed and the best-effort send goes nowhere.
-            if channel.peerAbort == nil { try? await abort(error, channel: &channel, send: send) }
+            if channel.peerAbort == nil { try? await abort(error, channel: &channel, link: link) }
             throw error
-        }
-        switch result {
-        case .keyshare(let keyshare):
-            return .keyshare(try await commit(keyshare, channel: &channel, send: send, read: read))
-        case .ecdsaSignature(let signature):
-            if let done = try? channel.control(.done, payload: DonePayload.ecdsa(signature.r + signature.s + [signature.recoveryId]).encoded) {
-                try? await send([done])
-            }
-            return result
-        case .eddsaSignature(let bytes):
-            if let done = try? channel.control(.done, payload: DonePayload.eddsa(bytes).encoded) { try? await send([done]) }
-            return result
         }
     }
 
     /// §7.2 at the app: stage durably, send COMMIT(D), promote on the node's OUTCOME(committed, D);
     /// roll back on its ABORT or OUTCOME(aborted); anything else leaves the share staged (in doubt).
     private func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel,
-                        send: ([Frame]) async throws(SilentShardError) -> Void,
-                        read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
+                        link: StepLink) async throws(SilentShardError) -> Keyshare {
+        let (send, read) = (link.send, link.read)
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let kind: StoredShareKind = keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa
@@ -467,7 +449,7 @@ public final class DuoSession: Sendable {
             try await storageClient.stage(keyId: keyshare.keyId, StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes))
         } catch {
             let failure = SilentShardError(storage: error)
-            try? await abort(failure, channel: &channel, send: send)
+            try? await abort(failure, channel: &channel, link: link)
             throw failure
         }
         // COMMIT_SENT: from here on, a failure that is not a definitive answer leaves us in doubt.
@@ -498,10 +480,9 @@ public final class DuoSession: Sendable {
         }
     }
 
-    private func abort(_ error: SilentShardError, channel: inout PartyFrameChannel,
-                       send: ([Frame]) async throws(SilentShardError) -> Void) async throws(SilentShardError) {
+    private func abort(_ error: SilentShardError, channel: inout PartyFrameChannel, link: StepLink) async throws(SilentShardError) {
         let frame = try channel.control(.abort, payload: AbortPayload(for: error).encoded)
-        try await send([frame])
+        try await link.send([frame])
     }
 
     static func networkError(_ error: any Error) -> SilentShardError {

@@ -104,11 +104,10 @@ extension PreSignature: CustomStringConvertible {
     }
 }
 
-/// What a preSign or export step leaves behind (filled in by `TrioSession.run`).
-final class PresignCapture: @unchecked Sendable {
-    var exported: ExportedKey?
-    var presignature: DKLsPresignature?
-    var frost: (presignature: FROST.Presignature, peer: PartyIndex, peerRound1: [UInt8])?
-    var stored: StoredPayload?
-    var keys: PreSignFinalKeys?
+/// What a preSign step ends with at the app: its half of the presignature, the signer's STORED and the
+/// keys of the later preSignFinal POST.
+struct PresignStep: Sendable {
+    var presignature: SessionPresignature
+    var stored: StoredPayload
+    var keys: PreSignFinalKeys
 }

@@ -15,18 +15,23 @@ extension TrioSession {
         try check(keyshare)
         try await settleIfStaged(keyshare)
         let oneTimeKey = X25519.PrivateKey()
-        let capture = PresignCapture()
-        _ = try await step(.export, action: transport.actions.export, existing: keyshare, participants: [0, 1, 2],
-                           presign: capture) { setup in
+        let exported = try await step(.export, action: transport.actions.export, existing: keyshare,
+                                      participants: [0, 1, 2]) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
             setup.exportKey = oneTimeKey.publicKey.bytes
-        } machine: { instanceID, setupHash, _ throws(ProtocolError) in
-            try SessionProtocolMachine.export(keyshare: keyshare, participants: [0, 1, 2], receiverKey: oneTimeKey.publicKey,
-                                              oneTimeKey: oneTimeKey, instanceID: instanceID, setupHash: setupHash)
+        } body: { channel, link throws(SilentShardError) in
+            let exported = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, _ throws(ProtocolError) in
+                try SessionProtocolMachine.exportReceiving(keyshare: keyshare, participants: [0, 1, 2], oneTimeKey: oneTimeKey,
+                                                           instanceID: instanceID, setupHash: setupHash)
+            }
+            if let done = try? channel.control(.done, payload: DonePayload.none.encoded) { try? await link.send([done]) }
+            return exported
         }
-        guard let exported = capture.exported, exported.publicKey == keyshare.publicKey, exported.keyId == keyshare.keyId
-        else { throw .invalidInput(reason: "export ended without the key") }
+        // The machine builds the key from this keyshare's public key and checks x·G against it.
+        guard exported.publicKey == keyshare.publicKey, exported.keyId == keyshare.keyId else {
+            throw .invalidInput(reason: "export ended with another key")
+        }
         return exported
     }
 }

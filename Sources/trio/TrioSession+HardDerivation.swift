@@ -26,21 +26,20 @@ extension TrioSession {
 
     private func hardDerivationStep(_ keyshare: Keyshare, path derivationPath: DerivationPath) async throws(SilentShardError) -> Keyshare {
         do throws(SilentShardError) {
-            let result = try await step(.hardDerivation, action: transport.actions.hardDerivation, existing: keyshare,
-                                        participants: [0, 1, 2], fill: { setup in
-                                            setup.keyID = keyshare.keyIdBytes
-                                            setup.gen = [UInt8](keyshare.generation)
-                                            setup.path = DerivationPathBytes(indices: derivationPath.indices).encoded
-                                        }, machine: { instanceID, setupHash, groupID throws(ProtocolError) in
-                                            guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                                            return try SessionProtocolMachine.dklsHardDerivation(
-                                                keyshare: share, participants: [0, 1, 2], instanceID: instanceID,
-                                                setupHash: setupHash, path: derivationPath, mode: .trio, groupID: groupID)
-                                        })
-            guard case .keyshare(let child) = result, child.keyId != keyshare.keyId else {
-                throw .invalidInput(reason: "unexpected result")
+            return try await step(.hardDerivation, action: transport.actions.hardDerivation, existing: keyshare,
+                                  participants: [0, 1, 2]) { setup in
+                setup.keyID = keyshare.keyIdBytes
+                setup.gen = [UInt8](keyshare.generation)
+                setup.path = DerivationPathBytes(indices: derivationPath.indices).encoded
+            } body: { channel, link throws(SilentShardError) in
+                let child = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, groupID, _ throws(ProtocolError) in
+                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.dklsHardDerivation(keyshare: share, participants: [0, 1, 2],
+                                                                         instanceID: instanceID, setupHash: setupHash,
+                                                                         path: derivationPath, mode: .trio, groupID: groupID)
+                }
+                return try await commit(child, channel: &channel, link: link)
             }
-            return child
         } catch {
             return try await resolveInDoubt(error, previous: nil)
         }

@@ -15,7 +15,7 @@ extension TrioSession {
         }
         let chainCode = [UInt8](rootChainCode)
         let keyID: [UInt8], publicKeyBytes: [UInt8]
-        let makeMachine: MachineFactory
+        let makeRun: @Sendable ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
         switch algorithm {
         case .ecdsa:
             guard let x = try? Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)) else {
@@ -27,7 +27,7 @@ extension TrioSession {
             }
             keyID = id
             publicKeyBytes = compressed
-            makeMachine = { instanceID, setupHash, groupID throws(ProtocolError) in
+            makeRun = { instanceID, setupHash, groupID, _ throws(ProtocolError) in
                 try SessionProtocolMachine.dklsImport(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
                                                       setupHash: setupHash, publicKey: point, chainCode: chainCode,
                                                       privateKey: x, mode: .trio, groupID: groupID)
@@ -39,23 +39,22 @@ extension TrioSession {
             let point = FROST.Point(base: x)
             keyID = FROST.keyId(for: point)
             publicKeyBytes = point.bytes
-            makeMachine = { instanceID, _, groupID throws(ProtocolError) in
+            makeRun = { instanceID, _, groupID, rng throws(ProtocolError) in
                 try SessionProtocolMachine.frostImport(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
                                                        publicKey: point, chainCode: chainCode, secret: x, mode: .trio,
-                                                       groupID: groupID)
+                                                       groupID: groupID, using: &rng)
             }
         }
         do throws(SilentShardError) {
-            let result = try await step(.import, action: transport.actions.import, existing: nil, participants: [0, 1, 2],
-                                        fill: { setup in
-                                            setup.keyID = keyID
-                                            setup.publicKey = publicKeyBytes
-                                            setup.chainCode = chainCode
-                                        }, machine: makeMachine)
-            guard case .keyshare(let keyshare) = result, keyshare.keyIdBytes == keyID else {
-                throw .invalidInput(reason: "unexpected result")
+            return try await step(.import, action: transport.actions.import, existing: nil, participants: [0, 1, 2]) { setup in
+                setup.keyID = keyID
+                setup.publicKey = publicKeyBytes
+                setup.chainCode = chainCode
+            } body: { channel, link throws(SilentShardError) in
+                // The DKG's import mode shares exactly the given public key, whose id `keyID` is.
+                let keyshare = try await runProtocol(channel: &channel, link: link, makeRun)
+                return try await commit(keyshare, channel: &channel, link: link)
             }
-            return keyshare
         } catch {
             return try await resolveInDoubt(error, previous: nil)
         }

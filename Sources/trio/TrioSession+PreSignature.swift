@@ -18,27 +18,35 @@ extension TrioSession {
         do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
         try await settleIfStaged(keyshare)
         let signers: [PartyIndex] = [0, signer.index]
-        let capture = PresignCapture()
-        _ = try await step(.preSign, action: transport.actions.preSign, existing: keyshare, participants: signers,
-                           presign: capture) { setup in
+        let presign = try await step(.preSign, action: transport.actions.preSign, existing: keyshare,
+                                     participants: signers) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
             setup.path = DerivationPathBytes(indices: path.indices).encoded
             setup.presignTTL = ttl
-        } machine: { instanceID, setupHash, _ throws(ProtocolError) in
-            switch keyshare.algorithm {
-            case .ecdsa:
-                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.dklsPresign(keyshare: share, signers: signers, instanceID: instanceID,
-                                                              setupHash: setupHash, path: path)
-            case .eddsa:
-                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.frostPresign(keyshare: share, signers: signers)
+        } body: { channel, link throws(SilentShardError) in
+            let presignature = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, rng throws(ProtocolError) in
+                switch keyshare.algorithm {
+                case .ecdsa:
+                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.dklsPresign(keyshare: share, signers: signers, instanceID: instanceID,
+                                                                  setupHash: setupHash, path: path)
+                case .eddsa:
+                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.frostPresign(keyshare: share, signers: signers, using: &rng)
+                }
+            }
+            // X stores its half before it answers STORED (§7.5).
+            return try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
+                let (stored, keys) = try await awaitStored(keyID: keyshare.keyIdBytes, gen: [UInt8](keyshare.generation),
+                                                           signer: signer.index, channel: &channel, read: link.read)
+                return PresignStep(presignature: presignature, stored: stored, keys: keys)
             }
         }
-        if keyshare.algorithm == .eddsa {
-            guard let frost = capture.frost, let stored = capture.stored, let keys = capture.keys,
-                  let share = try? keyshare.frostKeyshare(), let bytes = try? frost.presignature.serialized(),
+        let (stored, keys) = (presign.stored, presign.keys)
+        switch presign.presignature {
+        case .eddsa(let frost):
+            guard let share = try? keyshare.frostKeyshare(), let bytes = try? frost.presignature.serialized(),
                   let derivation = try? FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode,
                                                          path: path.indices)
             else { throw .invalidInput(reason: "preSign ended without a presignature") }
@@ -48,14 +56,14 @@ extension TrioSession {
                                 algorithm: .eddsa,
                                 secrets: .init(presignature: bytes, finalKeys: keys, frostKeyshare: share,
                                                peerRound1: frost.peerRound1))
+        case .ecdsa(let presignature):
+            guard let bytes = try? presignature.serialized(), let derived = try? presignature.derivedKey.compressed()
+            else { throw .invalidInput(reason: "preSign ended without a presignature") }
+            return PreSignature(id: stored.presigID, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
+                                chainPath: chainPath, derivedPublicKey: derived,
+                                expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
+                                algorithm: .ecdsa, secrets: .init(presignature: bytes, finalKeys: keys))
         }
-        guard let presignature = capture.presignature, let stored = capture.stored, let keys = capture.keys,
-              let bytes = try? presignature.serialized(), let derived = try? presignature.derivedKey.compressed()
-        else { throw .invalidInput(reason: "preSign ended without a presignature") }
-        return PreSignature(id: stored.presigID, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
-                            chainPath: chainPath, derivedPublicKey: derived,
-                            expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
-                            algorithm: keyshare.algorithm, secrets: .init(presignature: bytes, finalKeys: keys))
     }
 
     /// Finishes `preSignature` on `message` (ECDSA: the 32-byte hash) with one HTTP POST to its node
@@ -188,8 +196,8 @@ extension TrioSession {
 
     /// After the presignature: X's STORED (presig_id = this session's instance id, the key id and
     /// generation of the SETUP), and the preSignFinal keys shared with X.
-    func awaitStored(keyID: [UInt8], gen: [UInt8], signer: PartyIndex, capture: PresignCapture,
-                     channel: inout PartyFrameChannel, read: SessionDriver.Read) async throws(SilentShardError) {
+    func awaitStored(keyID: [UInt8], gen: [UInt8], signer: PartyIndex, channel: inout PartyFrameChannel,
+                     read: SessionDriver.Read) async throws(SilentShardError) -> (StoredPayload, PreSignFinalKeys) {
         let frame = try await SessionDriver.awaitControl(.stored, from: signer, channel: &channel, read: read)
         guard let stored = try? StoredPayload(bytes: frame.payload), stored.presigID == channel.instanceID,
               stored.keyID == keyID, stored.gen == gen
@@ -197,7 +205,6 @@ extension TrioSession {
         let keys: PreSignFinalKeys?
         do { keys = try channel.receiver.preSignFinalKeys(with: signer) } catch { throw SilentShardError(error) }
         guard let keys else { throw .protocolViolation(party: .node(signer)) }
-        capture.stored = stored
-        capture.keys = keys
+        return (stored, keys)
     }
 }

@@ -25,13 +25,15 @@ extension TrioSession {
         let context = ReconcileContext(storageKeyId: keyId, current: current?.keyshare, staged: staged)
         let appState = AppState(currentGen: current.map { [UInt8]($0.keyshare.generation) },
                                 staged: staged.map { ([UInt8]($0.keyshare.generation), $0.digest) })
-        let result = try await step(.reconcile, action: transport.actions.reconcile, existing: reference,
-                                    participants: [0, 1, 2], reconciling: context) { setup in
+        return try await step(.reconcile, action: transport.actions.reconcile, existing: reference,
+                              participants: [0, 1, 2]) { setup in
             setup.keyID = reference.keyIdBytes
             setup.appState = appState.encoded
-        } machine: { _, _, _ throws(ProtocolError) in throw .invalidInput(.invalidParameters) }
-        guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
-        return keyshare
+        } body: { channel, link throws(SilentShardError) in
+            try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
+                try await runReconcile(context, nodes: link.nodes, channel: &channel, send: link.send, read: link.read)
+            }
+        }
     }
 
     /// The local record's shares for one reconcile.

@@ -19,7 +19,7 @@ extension TrioSession {
     /// agree). Returns the new app keyshare (same key id and public key, new generation), committed.
     public func recovery(keysharePublicKey: Data, groupId: Data? = nil) async throws(SilentShardError) -> Keyshare {
         let keyIDBytes: [UInt8]
-        let makeMachine: @Sendable ([UInt8], [UInt8], [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine
+        let makeRun: @Sendable ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
         let holders: [PartyIndex] = [1, 2]
         switch algorithm {
         case .ecdsa:
@@ -27,7 +27,7 @@ extension TrioSession {
                   let id = try? DKLsDKG.keyId(for: point)
             else { throw .invalidInput(reason: "keysharePublicKey must be a compressed secp256k1 point") }
             keyIDBytes = id
-            makeMachine = { instanceID, setupHash, group throws(ProtocolError) in
+            makeRun = { instanceID, setupHash, group, _ throws(ProtocolError) in
                 try SessionProtocolMachine.dklsRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
                                                        setupHash: setupHash, holders: holders, current: nil,
                                                        expectedPublicKey: point, mode: .trio, groupID: group)
@@ -37,26 +37,25 @@ extension TrioSession {
                 throw .invalidInput(reason: "keysharePublicKey must be a 32-byte Ed25519 public key")
             }
             keyIDBytes = FROST.keyId(for: point)
-            makeMachine = { instanceID, _, group throws(ProtocolError) in
+            makeRun = { instanceID, _, group, rng throws(ProtocolError) in
                 try SessionProtocolMachine.frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
                                                         helpers: holders, current: nil, expectedPublicKey: point,
-                                                        mode: .trio, groupID: group)
+                                                        mode: .trio, groupID: group, using: &rng)
             }
         }
         if let groupId, groupId.count != 16 { throw .invalidInput(reason: "groupId must be 16 bytes") }
         let keyId = Hex.encode(keyIDBytes)
         do throws(SilentShardError) {
-            let result = try await step(.recover, action: transport.actions.recover, existing: nil, participants: [0, 1, 2],
-                                        presign: nil, keyIdParam: keyId, groupID: groupId.map { [UInt8]($0) }) { setup in
+            return try await step(.recover, action: transport.actions.recover, existing: nil, participants: [0, 1, 2],
+                                  keyIdParam: keyId, groupID: groupId.map { [UInt8]($0) }) { setup in
                 setup.keyID = keyIDBytes
                 setup.publicKey = [UInt8](keysharePublicKey)
                 setup.holders = PartySet(holders).encoded
-            } machine: { instanceID, setupHash, group throws(ProtocolError) in
-                try makeMachine(instanceID, setupHash, group)
+            } body: { channel, link throws(SilentShardError) in
+                // The machine checks the recovered key is `keysharePublicKey` (both holders' PKI copies).
+                let keyshare = try await runProtocol(channel: &channel, link: link, makeRun)
+                return try await commit(keyshare, channel: &channel, link: link)
             }
-            guard case .keyshare(let keyshare)? = result, keyshare.keyId == keyId, keyshare.publicKey == keysharePublicKey
-            else { throw .invalidInput(reason: "unexpected result") }
-            return keyshare
         } catch {
             return try await resolveInDoubt(error, previous: nil)
         }

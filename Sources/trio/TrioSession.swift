@@ -64,17 +64,18 @@ public final class TrioSession: Sendable {
     }
 
     private func keygenStep() async throws(SilentShardError) -> Keyshare {
-        let all: [PartyIndex] = [0, 1, 2]
-        let result = try await step(.keygen, action: transport.actions.keygen, existing: nil, participants: all) { _ in
-        } machine: { [algorithm] instanceID, setupHash, groupID throws(ProtocolError) in
-            algorithm == .ecdsa
-                ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                     setupHash: setupHash, mode: .trio, groupID: groupID)
-                : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                      mode: .trio, groupID: groupID)
+        try await step(.keygen, action: transport.actions.keygen, existing: nil, participants: [0, 1, 2]) { _ in
+        } body: { channel, link throws(SilentShardError) in
+            let keyshare = try await runProtocol(channel: &channel, link: link) {
+                [algorithm] instanceID, setupHash, groupID, rng throws(ProtocolError) in
+                algorithm == .ecdsa
+                    ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                         setupHash: setupHash, mode: .trio, groupID: groupID)
+                    : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                          mode: .trio, groupID: groupID, using: &rng)
+            }
+            return try await commit(keyshare, channel: &channel, link: link)
         }
-        guard case .keyshare(let keyshare) = result else { throw .invalidInput(reason: "unexpected result") }
-        return keyshare
     }
 
     /// Refreshes the shares of `keyshare`'s key at all three parties (same public key, new shares and
@@ -90,23 +91,25 @@ public final class TrioSession: Sendable {
     }
 
     private func refreshStep(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
-        let result = try await step(.refresh, action: transport.actions.refresh, existing: keyshare, participants: [0, 1, 2]) { setup in
+        try await step(.refresh, action: transport.actions.refresh, existing: keyshare, participants: [0, 1, 2]) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
-        } machine: { instanceID, setupHash, groupID throws(ProtocolError) in
-            switch keyshare.algorithm {
-            case .ecdsa:
-                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                          setupHash: setupHash, mode: .trio, groupID: groupID, refreshing: share)
-            case .eddsa:
-                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                           mode: .trio, groupID: groupID, refreshing: share)
+        } body: { channel, link throws(SilentShardError) in
+            let refreshed = try await runProtocol(channel: &channel, link: link) {
+                instanceID, setupHash, groupID, rng throws(ProtocolError) in
+                switch keyshare.algorithm {
+                case .ecdsa:
+                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                              setupHash: setupHash, mode: .trio, groupID: groupID, refreshing: share)
+                case .eddsa:
+                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
+                                                               mode: .trio, groupID: groupID, refreshing: share, using: &rng)
+                }
             }
+            return try await commit(refreshed, channel: &channel, link: link)
         }
-        guard case .keyshare(let refreshed) = result else { throw .invalidInput(reason: "unexpected result") }
-        return refreshed
     }
 
     /// Signs `message` with node A (S = {0, 1}); if A answers SIGNER_UNAVAILABLE (its share missing
@@ -146,27 +149,32 @@ public final class TrioSession: Sendable {
         do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
         try await settleIfStaged(keyshare)
         let signers: [PartyIndex] = [0, signer.index]
-        let result = try await step(.sign, action: transport.actions.sign, existing: keyshare, participants: signers) { setup in
+        let signature = try await step(.sign, action: transport.actions.sign, existing: keyshare, participants: signers) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
             setup.path = DerivationPathBytes(indices: path.indices).encoded
             setup.message = messageBytes
-        } machine: { instanceID, setupHash, _ throws(ProtocolError) in
-            switch keyshare.algorithm {
-            case .ecdsa:
-                guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.dklsSign(keyshare: share, signers: signers, instanceID: instanceID,
-                                                           setupHash: setupHash, path: path, messageHash: messageBytes)
-            case .eddsa:
-                guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                return try SessionProtocolMachine.frostSign(keyshare: share, signers: signers, message: messageBytes,
-                                                            path: path.indices)
+        } body: { channel, link throws(SilentShardError) in
+            let signature = try await runProtocol(channel: &channel, link: link) {
+                instanceID, setupHash, _, rng throws(ProtocolError) in
+                switch keyshare.algorithm {
+                case .ecdsa:
+                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.dklsSign(keyshare: share, signers: signers, instanceID: instanceID,
+                                                               setupHash: setupHash, path: path, messageHash: messageBytes)
+                case .eddsa:
+                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
+                    return try SessionProtocolMachine.frostSign(keyshare: share, signers: signers, message: messageBytes,
+                                                                path: path.indices, using: &rng)
+                }
             }
+            // DONE confirms the signature to the signer (its audit); best effort.
+            if let done = try? channel.control(.done, payload: signature.done.encoded) { try? await link.send([done]) }
+            return signature
         }
-        switch result {
-        case .ecdsaSignature(let signature): return Signature(ecdsa: signature)
-        case .eddsaSignature(let bytes): return try Signature(eddsa: Data(bytes))
-        case .keyshare: throw .invalidInput(reason: "unexpected result")
+        switch signature {
+        case .ecdsa(let signature): return Signature(ecdsa: signature)
+        case .eddsa(let bytes): return try Signature(eddsa: Data(bytes))
         }
     }
 
@@ -180,35 +188,36 @@ public final class TrioSession: Sendable {
 
     var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
 
-    typealias MachineFactory = @Sendable ([UInt8], [UInt8], [UInt8]) throws(ProtocolError) -> SessionProtocolMachine
-
-    func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
-                      reconciling: ReconcileContext? = nil, fill: (inout SetupPayload) -> Void,
-                      machine: @escaping MachineFactory) async throws(SilentShardError) -> ProtocolResult {
-        guard let result = try await step(operation, action: action, existing: existing, participants: participants,
-                                          reconciling: reconciling, presign: nil, fill: fill, machine: machine)
-        else { throw .invalidInput(reason: "unexpected result") }
-        return result
+    /// A step's connection as its body sees it, after the SETUP went out and every participating node's
+    /// ACCEPT arrived: the participating nodes and the transport (everything through node A).
+    struct StepLink {
+        let nodes: [PartyIndex]
+        let send: SessionDriver.Send
+        let read: SessionDriver.Read
     }
 
-    /// One step; a preSign step (`presign` given) returns nil and leaves its result in `presign`. An
+    /// Makes a step's protocol run from the session's instance id, setup hash and the nodes' group id.
+    typealias RunFactory<Outcome: ProtocolOutcomeValue> = ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator)
+        throws(ProtocolError) -> ProtocolRun<Outcome>
+
+    /// One step: the SETUP `fill` completes, its ACCEPTs, then `body`. Without a keyshare (recover)
+    /// `keyIdParam` is the route's key id and `groupID` the pinned group, if the caller has them. An
     /// authenticated STALE_TIMESTAMP corrects the clock and KEY_BUSY backs off (`StepRetryPolicy`).
-    func step(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
-              reconciling: ReconcileContext? = nil, presign: PresignCapture?, keyIdParam: String? = nil,
-              groupID: [UInt8]? = nil, fill: (inout SetupPayload) -> Void,
-              machine: @escaping MachineFactory) async throws(SilentShardError) -> ProtocolResult? {
+    func step<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
+                       keyIdParam: String? = nil, groupID: [UInt8]? = nil, fill: (inout SetupPayload) -> Void,
+                       body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
+        async throws(SilentShardError) -> Outcome {
         try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
             try await attempt(operation, action: action, existing: existing, participants: participants,
-                              reconciling: reconciling, presign: presign, keyIdParam: keyIdParam, groupID: groupID,
-                              fill: fill, machine: machine)
+                              keyIdParam: keyIdParam, groupID: groupID, fill: fill, body: body)
         }
     }
 
-    private func attempt(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
-                         participants: [PartyIndex], reconciling: ReconcileContext?, presign: PresignCapture?,
-                         keyIdParam: String?, groupID: [UInt8]?, fill: (inout SetupPayload) -> Void,
-                         machine: @escaping MachineFactory) async throws(SilentShardError) -> ProtocolResult? {
-        // Without a keyshare (recover): the route's key id and the pinned group, if the caller has them.
+    private func attempt<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
+                                  participants: [PartyIndex], keyIdParam: String?, groupID: [UInt8]?,
+                                  fill: (inout SetupPayload) -> Void,
+                                  body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
+        async throws(SilentShardError) -> Outcome {
         let params = existing?.keyId ?? keyIdParam
         let recordedGroup = existing?.groupId.map { [UInt8]($0) } ?? groupID
         // Configuration before any connection (§1.2).
@@ -241,10 +250,24 @@ public final class TrioSession: Sendable {
             await gate.release()
             throw Self.networkError(error)
         }
-        let outcome: Result<ProtocolResult?, SilentShardError>
+        // Everything arrives through node A: its own frames and B's (§3.5 step 2: senders 1 or 2).
+        let link = StepLink(nodes: participants.filter { $0 != 0 }, send: { (frames: [Frame]) throws(SilentShardError) in
+            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
+        }, read: { () throws(SilentShardError) in
+            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1, 2]) } catch {
+                throw Self.networkError(error)
+            }
+        })
+        let outcome: Result<Outcome, SilentShardError>
         do throws(SilentShardError) {
-            outcome = .success(try await run(operation, channel: &channel, setupFrame: setupFrame, participants: participants,
-                                             client: client, reconciling: reconciling, presign: presign, machine: machine))
+            try await link.send([setupFrame])
+            // SETUP_SENT: every participating node's ACCEPT (a REJECT ends the step), then RUNNING.
+            try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
+                for node in link.nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: link.read) }
+                // §9.4: a node this app banned takes part in nothing but reconcile and export.
+                try await refuseBannedNodes(link.nodes, operation: operation, channel: &channel, send: link.send)
+            }
+            outcome = .success(try await body(&channel, link))
         } catch {
             outcome = .failure(error)
         }
@@ -253,85 +276,44 @@ public final class TrioSession: Sendable {
         return try outcome.get()
     }
 
-    private func run(_ operation: SessionOperation, channel: inout PartyFrameChannel, setupFrame: Frame,
-                     participants: [PartyIndex], client: any NetworkClient,
-                     reconciling: ReconcileContext?, presign: PresignCapture?,
-                     machine: MachineFactory) async throws(SilentShardError) -> ProtocolResult? {
-        let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
-            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
-        }
-        // Everything arrives through node A: its own frames and B's (§3.5 step 2: senders 1 or 2).
-        let read: SessionDriver.Read = { () throws(SilentShardError) in
-            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1, 2]) } catch {
-                throw Self.networkError(error)
-            }
-        }
-        try await send([setupFrame])
-        let nodes = participants.filter { $0 != 0 }
-        let result: ProtocolResult
-        do throws(SilentShardError) {
-            // SETUP_SENT: every participating node's ACCEPT (a REJECT ends the step), then RUNNING.
-            for node in nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: read) }
-            // §9.4: a node this app banned takes part in nothing but reconcile and export.
-            try await refuseBannedNodes(nodes, operation: operation, channel: &channel, send: send)
-            if let reconciling {
-                return .keyshare(try await runReconcile(reconciling, nodes: nodes, channel: &channel, send: send, read: read))
-            }
-            guard let group = channel.receiver.accepts[nodes[0]]?.certificate?.groupID else {
-                throw .cloudVerificationFailed(reason: "certificateMissing")
-            }
-            let protocolMachine: SessionProtocolMachine
-            do { protocolMachine = try machine(channel.instanceID, channel.receiver.setupHash, group) } catch {
-                throw SilentShardError(error)
-            }
-            let finished = try await SessionDriver.runMachine(protocolMachine, channel: &channel, send: send, read: read)
-            if let presignature = finished.presignature, let presign {
-                presign.presignature = presignature
-                try await awaitStored(keyID: presignature.keyId, gen: presignature.generation, signer: nodes[0],
-                                      capture: presign, channel: &channel, read: read)
-                return nil
-            }
-            if let frost = finished.frostPresignature, let presign {
-                presign.frost = frost
-                try await awaitStored(keyID: frost.presignature.keyId, gen: frost.presignature.generation, signer: nodes[0],
-                                      capture: presign, channel: &channel, read: read)
-                return nil
-            }
-            if let exported = finished.exportedKey, let presign {
-                presign.exported = exported
-                if let done = try? channel.control(.done, payload: DonePayload.none.encoded) { try? await send([done]) }
-                return nil
-            }
-            guard let finishedResult = finished.result else { throw .invalidInput(reason: "unexpected result") }
-            result = finishedResult
+    /// Runs `body`; a failure is sent to the nodes as our ABORT (§0; not after a node's ABORT or a
+    /// REJECT) and a ban it calls for is recorded (§9.4) before it is thrown.
+    func aborting<T>(channel: inout PartyFrameChannel, link: StepLink,
+                     _ body: (inout PartyFrameChannel) async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
+        do {
+            return try await body(&channel)
         } catch {
-            // Abort(–) for our own failure (§0), not after a node's ABORT or a REJECT.
             if channel.peerAbort == nil, !Self.isRejection(error),
                let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
-                try? await send([frame])
+                try? await link.send([frame])
             }
             await recordBanIfRequired(error, channel: channel)
             throw error
         }
-        switch result {
-        case .keyshare(let keyshare):
-            return .keyshare(try await commit(keyshare, nodes: nodes, channel: &channel, send: send, read: read))
-        case .ecdsaSignature(let signature):
-            if let done = try? channel.control(.done, payload: DonePayload.ecdsa(signature.r + signature.s + [signature.recoveryId]).encoded) {
-                try? await send([done])
+    }
+
+    /// Runs the protocol `makeRun` makes once the nodes accepted (its group id is the one their
+    /// certificates carry); a failure aborts the step (`aborting`).
+    func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: StepLink,
+                              _ makeRun: RunFactory<Outcome>) async throws(SilentShardError) -> Outcome {
+        try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
+            guard let first = link.nodes.first, let group = channel.receiver.accepts[first]?.certificate?.groupID else {
+                throw .cloudVerificationFailed(reason: "certificateMissing")
             }
-            return result
-        case .eddsaSignature(let bytes):
-            if let done = try? channel.control(.done, payload: DonePayload.eddsa(bytes).encoded) { try? await send([done]) }
-            return result
+            let run: ProtocolRun<Outcome>
+            do throws(ProtocolError) {
+                var rng = SessionRandomness.system.generator()
+                run = try makeRun(channel.instanceID, channel.receiver.setupHash, group, &rng)
+            } catch { throw SilentShardError(error) }
+            return try await SessionDriver.run(run, channel: &channel, send: link.send, read: link.read)
         }
     }
 
     /// §7.2 at the app: stage durably, send COMMIT(D), promote on OUTCOME(committed, D) from every
     /// node; roll back when every node answered ABORT or OUTCOME(aborted); anything else leaves the
     /// share staged (in doubt → `reconcileRequired`).
-    private func commit(_ keyshare: Keyshare, nodes: [PartyIndex], channel: inout PartyFrameChannel,
-                        send: SessionDriver.Send, read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
+    func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel, link: StepLink) async throws(SilentShardError) -> Keyshare {
+        let (nodes, send, read) = (link.nodes, link.send, link.read)
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         do {

@@ -64,7 +64,7 @@ struct BanTests {
             flights += 1
             try await send(frames)
         }
-        do { _ = try await runCorrupting(machine, channel: &channel, corrupt: corrupt, send: sendFlight, read: read) }
+        do throws(SilentShardError) { _ = try await runCorrupting(machine, channel: &channel, corrupt: corrupt, send: sendFlight, read: read) }
         catch { cheaterSaw = error }
         return (await nodeTask.value, cheaterSaw)
     }

@@ -6,30 +6,32 @@ import SilentShardCore
 import SilentShardTestSupport
 import duo
 
-/// A cheating party for ban tests: runs a duo protocol like `SessionDriver.runMachine`, but rewrites its
+/// A cheating party for ban tests: runs a duo protocol like `SessionDriver.run`, but rewrites its
 /// own outgoing protocol messages *before* framing. The frames are then validly signed and encrypted:
 /// this is a party misbehaving with its own keys (what AbortAndBan is for), not a network attacker.
-func runCorrupting(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel, leadingFrames: [Frame] = [],
-                   corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage,
-                   send: ([Frame]) async throws(SilentShardError) -> Void,
-                   read: SessionDriver.Read) async throws(SilentShardError) -> ProtocolResult {
-    var (current, out) = try await SessionDriver.step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
-        try m.start().map(corrupt)
+func runCorrupting<Outcome>(_ run: ProtocolRun<Outcome>, channel: inout PartyFrameChannel, leadingFrames: [Frame] = [],
+                            corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage,
+                            send: ([Frame]) async throws(SilentShardError) -> Void,
+                            read: SessionDriver.Read) async throws(SilentShardError) -> ProtocolOutcome {
+    var (current, out) = try await SessionDriver.step(run.machine) {
+        (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+        try m.start(using: &rng).map(corrupt)
     }
     var pending = leadingFrames
     while true {
         pending += try channel.frames(for: out)
         if !pending.isEmpty { try await send(pending) }
         pending = []
-        if let result = current.result { return result }
+        if let outcome = current.outcome { return outcome }
         var inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
         while inputs == nil {
             try await SessionDriver.receive(channel: &channel, read: read, relay: { _ throws(SilentShardError) in })
             inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
         }
         let messages = inputs ?? []
-        (current, out) = try await SessionDriver.step(current) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
-            try m.advance(messages).map(corrupt)
+        (current, out) = try await SessionDriver.step(current) {
+            (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+            try m.advance(messages, using: &rng).map(corrupt)
         }
     }
 }

@@ -18,12 +18,15 @@ struct FROSTRecoverMachineTests {
         let shares = try FROST.LocalRun.keygen(threshold: 2, parties: 3, using: &rng)
         let instance = SecureRandom.bytes(count: 32)
         var machines: [PartyIndex: SessionProtocolMachine] = [
-            0: try .frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2], current: nil,
-                                 expectedPublicKey: shares[0].publicKey, mode: .trio, groupID: nil),
-            1: try .frostRecover(local: 1, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2], current: shares[1],
-                                 expectedPublicKey: shares[0].publicKey, mode: .trio, groupID: nil),
-            2: try .frostRecover(local: 2, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2], current: shares[2],
-                                 expectedPublicKey: shares[0].publicKey, mode: .trio, groupID: nil),
+            0: try SessionProtocolMachine.frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
+                                                       current: nil, expectedPublicKey: shares[0].publicKey, mode: .trio,
+                                                       groupID: nil, using: &rng).machine,
+            1: try SessionProtocolMachine.frostRecover(local: 1, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
+                                                       current: shares[1], expectedPublicKey: shares[0].publicKey, mode: .trio,
+                                                       groupID: nil, using: &rng).machine,
+            2: try SessionProtocolMachine.frostRecover(local: 2, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
+                                                       current: shares[2], expectedPublicKey: shares[0].publicKey, mode: .trio,
+                                                       groupID: nil, using: &rng).machine,
         ]
         var inbox: [PartyIndex: [ProtocolMessage]] = [0: [], 1: [], 2: []]
         func deliver(_ out: [ProtocolMessage]) {
@@ -42,7 +45,7 @@ struct FROSTRecoverMachineTests {
                 }
             }
         }
-        for party: PartyIndex in [0, 1, 2] { deliver(try machines[party]!.start()) }
+        for party: PartyIndex in [0, 1, 2] { deliver(try machines[party]!.start(using: &rng)) }
         var progressed = true
         while progressed {
             progressed = false
@@ -52,7 +55,7 @@ struct FROSTRecoverMachineTests {
                 guard let taken = machine.takeAwaited(from: &rest) else { continue }
                 inbox[party] = rest
                 do {
-                    deliver(try machine.advance(taken))
+                    deliver(try machine.advance(taken, using: &rng))
                 } catch {
                     if party == 0 { return (error, [:], shares) }
                     throw error
@@ -62,7 +65,7 @@ struct FROSTRecoverMachineTests {
             }
         }
         var results: [PartyIndex: Keyshare] = [:]
-        for (party, machine) in machines { if case .keyshare(let k)? = machine.result { results[party] = k } }
+        for (party, machine) in machines { if case .keyshare(let k)? = machine.outcome { results[party] = k } }
         return (nil, results, shares)
     }
 

@@ -103,27 +103,28 @@ struct TrioInvalidEncodingTests {
 
     static func machines(_ run: Run) throws -> [PartyIndex: SessionProtocolMachine] {
         let instance = SecureRandom.bytes(count: 32), setupHash = SecureRandom.bytes(count: 32)
+        var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         switch run {
         case .dklsKeygen:
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 1, 2].map {
                 ($0, try SessionProtocolMachine.dklsDKG(local: $0, partyCount: 3, threshold: 2, instanceID: instance, setupHash: setupHash,
-                                                        mode: .trio, groupID: nil))
+                                                        mode: .trio, groupID: nil).machine)
             })
         case .dklsSign:
             let hash = SecureRandom.bytes(count: 32)
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 2].map {
                 ($0, try SessionProtocolMachine.dklsSign(keyshare: dklsShares[Int($0)], signers: [0, 2], instanceID: instance,
-                                                         setupHash: setupHash, path: try DerivationPath("m"), messageHash: hash))
+                                                         setupHash: setupHash, path: try DerivationPath("m"), messageHash: hash).machine)
             })
         case .frostKeygen:
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 1, 2].map {
                 ($0, try SessionProtocolMachine.frostDKG(local: $0, partyCount: 3, threshold: 2, instanceID: instance, mode: .trio,
-                                                         groupID: nil))
+                                                         groupID: nil, using: &rng).machine)
             })
         case .frostSign:
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 2].map {
                 ($0, try SessionProtocolMachine.frostSign(keyshare: frostShares[Int($0)], signers: [0, 2], message: Array("m".utf8),
-                                                          path: []))
+                                                          path: [], using: &rng).machine)
             })
         }
     }
@@ -133,6 +134,7 @@ struct TrioInvalidEncodingTests {
     static func drive(_ machines: [PartyIndex: SessionProtocolMachine],
                       rewrite: (ProtocolMessage) -> ProtocolMessage) throws -> (failure: (PartyIndex, ProtocolError)?, finished: [PartyIndex]) {
         var machines = machines
+        var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         let parties = machines.keys.sorted()
         var inbox: [PartyIndex: [ProtocolMessage]] = [:]
         func deliver(_ out: [ProtocolMessage]) {
@@ -145,7 +147,7 @@ struct TrioInvalidEncodingTests {
         }
         for party in parties {
             guard var machine = machines[party] else { continue }
-            deliver(try machine.start())
+            deliver(try machine.start(using: &rng))
             machines[party] = machine
         }
         var progressed = true
@@ -157,7 +159,7 @@ struct TrioInvalidEncodingTests {
                 guard let taken = machine.takeAwaited(from: &rest) else { continue }
                 inbox[party] = rest
                 do {
-                    deliver(try machine.advance(taken))
+                    deliver(try machine.advance(taken, using: &rng))
                 } catch {
                     return ((party, error), parties.filter { machines[$0]?.isFinished == true })
                 }

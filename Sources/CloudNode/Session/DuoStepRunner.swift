@@ -149,8 +149,8 @@ package final class DuoStepRunner: Sendable {
         }
         // Step 13: session keys, protocol machine, ACCEPT.
         let keys = SessionKeyPair()
-        let machine: SessionProtocolMachine
-        do { machine = try makeMachine(setup, current: current) } catch {
+        let run: NodeProtocolRun
+        do { run = try makeRun(setup, current: current) } catch {
             return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
                                 connection: connection)
         }
@@ -158,7 +158,7 @@ package final class DuoStepRunner: Sendable {
         do {
             channel = try PartyFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
                                             trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
-                                            protocolTags: machine.receivableTags)
+                                            protocolTags: run.receivableTags)
         } catch {
             return await reject(SetupRejection(.invalidParameter), instanceID: setup.instanceID, setupHash: setup.setupHash,
                                 connection: connection)
@@ -167,7 +167,7 @@ package final class DuoStepRunner: Sendable {
                                                                 certificate: nil, sessionKeys: keys.publicKeys,
                                                                 nodeTime: now, keyStatus: nil),
                                          nodeKey: nodeKey)
-        let report = await running(setup: setup, early: early, machine: machine, accept: accept, owner: owner,
+        let report = await running(setup: setup, early: early, run: run, accept: accept, owner: owner,
                                    channel: &channel, connection: connection)
         switch report {
         case .failed: await connection.close(code: 1011, reason: "aborted")
@@ -178,24 +178,32 @@ package final class DuoStepRunner: Sendable {
 
     // MARK: - Running
 
-    private func running(setup: ValidatedSetup, early: [Frame], machine: SessionProtocolMachine, accept: Frame, owner: String,
+    private func running(setup: ValidatedSetup, early: [Frame], run: NodeProtocolRun, accept: Frame, owner: String,
                          channel: inout PartyFrameChannel, connection: some NodeStepConnection) async -> DuoStepReport {
-        func send(_ frames: [Frame]) async throws(SilentShardError) {
+        let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
             do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
         }
-        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
+        let read: SessionDriver.Read = { [frameTimeout] () throws(SilentShardError) in
             SessionDriver.Incoming(bytes: try await self.read(connection, timeout: frameTimeout), link: [0])
         }
         // §9.4: before each protocol step over the app's messages — so before each flight after the first
         // (the ACCEPT's, which followed the key-state ban check) — the ban table is read again inside the
         // gate: a device banned while its session runs gets nothing more, and its checks do not run.
-        let result: ProtocolResult
+        let gate = nodeBans.gate(for: setup)
         do throws(SilentShardError) {
             try channel.ingestConsuming(frames: early, link: [0])
-            let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: [accept], send: send,
-                                                              read: read, gate: nodeBans.gate(for: setup))
-            guard let finishedResult = finished.result else { throw .invalidInput(reason: "unexpected result") }
-            result = finishedResult
+            switch run {
+            case .share(let run):
+                let keyshare = try await SessionDriver.run(run, channel: &channel, leadingFrames: [accept], send: send, read: read,
+                                                           gate: gate)
+                return await commit(keyshare, setup: setup, owner: owner, channel: &channel, send: send, read: read)
+            case .signature(let run):
+                let signature = try await SessionDriver.run(run, channel: &channel, leadingFrames: [accept], send: send,
+                                                            read: read, gate: gate)
+                return await awaitDone(signature.done, channel: &channel, read: read)
+            case .presignature, .exportShare:
+                throw .unsupportedOperation  // trio's; `makeRun` never makes them for duo
+            }
         } catch {
             if channel.peerAbort == nil, let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
                 try? await send([frame])
@@ -203,21 +211,12 @@ package final class DuoStepRunner: Sendable {
             await nodeBans.banIfRequired(error, setup: setup)
             return .failed(error)
         }
-        switch result {
-        case .keyshare(let keyshare):
-            return await commit(keyshare, setup: setup, owner: owner, channel: &channel, send: send, read: read)
-        case .ecdsaSignature(let signature):
-            return await awaitDone(.ecdsa(signature.r + signature.s + [signature.recoveryId]), channel: &channel, read: read)
-        case .eddsaSignature(let bytes):
-            return await awaitDone(.eddsa(bytes), channel: &channel, read: read)
-        }
     }
 
     /// WAIT_COMMIT (duo): the app's COMMIT(D) must match this node's own result; then one commit
     /// transaction, then OUTCOME(committed). A mismatch is RESULT_MISMATCH (nothing stored).
     private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, owner: String, channel: inout PartyFrameChannel,
-                        send: ([Frame]) async throws(SilentShardError) -> Void,
-                        read: SessionDriver.Read) async -> DuoStepReport {
+                        send: SessionDriver.Send, read: SessionDriver.Read) async -> DuoStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let received: FrameReceiver.Received
@@ -444,56 +443,14 @@ package final class DuoStepRunner: Sendable {
         return share
     }
 
-    private func makeMachine(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> SessionProtocolMachine {
-        let instanceID = setup.instanceID, setupHash = setup.setupHash
+    private func makeRun(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> NodeProtocolRun {
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         let keyshare = try current.map {
             try keyshares.keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes)
         }
-        switch (setup.operation, algorithm) {
-        case (.keygen, .ecdsa):
-            return try SessionProtocolMachine.dklsDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                      setupHash: setupHash, mode: .duo, groupID: nil)
-        case (.keygen, .eddsa):
-            return try SessionProtocolMachine.frostDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
-                                                       groupID: nil)
-        case (.refresh, .ecdsa):
-            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try SessionProtocolMachine.dklsDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                      setupHash: setupHash, mode: .duo, groupID: nil,
-                                                      refreshing: try keyshare.dklsKeyshare())
-        case (.refresh, .eddsa):
-            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try SessionProtocolMachine.frostDKG(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID, mode: .duo,
-                                                       groupID: nil, refreshing: try keyshare.frostKeyshare())
-        case (.import, .ecdsa):
-            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
-                throw SilentShardError.invalidInput(reason: "import fields")
-            }
-            return try SessionProtocolMachine.dklsImport(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                         setupHash: setupHash, publicKey: try Secp256k1.Point(compressed: publicKey),
-                                                         chainCode: chainCode, privateKey: nil, mode: .duo, groupID: nil)
-        case (.import, .eddsa):
-            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
-                throw SilentShardError.invalidInput(reason: "import fields")
-            }
-            return try SessionProtocolMachine.frostImport(local: 1, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                          publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
-                                                          secret: nil, mode: .duo, groupID: nil)
-        case (.sign, _):
-            guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
-            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
-            if algorithm == .ecdsa {
-                let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
-                return try SessionProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), signers: [0, 1],
-                                                           instanceID: instanceID, setupHash: setupHash,
-                                                           path: try DerivationPath(text), messageHash: message)
-            }
-            return try SessionProtocolMachine.frostSign(keyshare: try keyshare.frostKeyshare(), signers: [0, 1], message: message,
-                                                        path: path.indices)
-        default:
-            throw SilentShardError.unsupportedOperation
-        }
+        var rng = SessionRandomness.system.generator()
+        return try NodeProtocolRun.make(for: setup, party: .init(index: 1, mode: .duo, groupID: nil), keyshare: keyshare,
+                                        using: &rng)
     }
 
     // MARK: - Helpers

@@ -52,14 +52,14 @@ extension TrioStepRunner {
         let (authorization, current, status) = (admitted.admission.authorization, admitted.current, admitted.status)
         let participates = !setup.isRelayOnly
         let keys: SessionKeyPair? = participates ? SessionKeyPair() : nil
-        var machine: SessionProtocolMachine?
+        var run: NodeProtocolRun?
         if participates, setup.operation != .reconcile {
-            do { machine = try makeMachine(setup, current: current) } catch { return await reject(.invalidParameter) }
+            do { run = try makeRun(setup, current: current) } catch { return await reject(.invalidParameter) }
         }
         var channel: PartyFrameChannel
         do {
             channel = try PartyFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
-                                            trust: trust(now: now), protocolTags: machine?.receivableTags ?? [], relays: true)
+                                            trust: trust(now: now), protocolTags: run?.receivableTags ?? [], relays: true)
         } catch {
             return await reject(.invalidParameter)
         }
@@ -160,8 +160,8 @@ extension TrioStepRunner {
             do { try await relay(early.forwards) } catch {
                 return await failed(error)
             }
-            if let machine {
-                report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
+            if let run {
+                report = await participate(setup: setup, run: run, channel: &channel, leading: [], send: send,
                                            read: read, relay: relay, owner: authorization.owner)
             } else {
                 report = await reconcileRunning(setup, channel: &channel, send: send, read: read, relay: relay,

@@ -89,14 +89,14 @@ extension TrioStepRunner {
         defer { admitted.admission.end() }
         let (authorization, current, status) = (admitted.admission.authorization, admitted.current, admitted.status)
         let keys = SessionKeyPair()
-        var machine: SessionProtocolMachine?
+        var run: NodeProtocolRun?
         if setup.operation != .reconcile {
-            do { machine = try makeMachine(setup, current: current) } catch { return await reject(.invalidParameter) }
+            do { run = try makeRun(setup, current: current) } catch { return await reject(.invalidParameter) }
         }
         var channel: PartyFrameChannel
         do {
             channel = try PartyFrameChannel(local: 2, setupFrame: setup.frame, setup: setup.payload, keys: keys,
-                                            trust: trust(now: now), protocolTags: machine?.receivableTags ?? [])
+                                            trust: trust(now: now), protocolTags: run?.receivableTags ?? [])
         } catch {
             return await reject(.invalidParameter)
         }
@@ -121,8 +121,8 @@ extension TrioStepRunner {
             if setup.participants.contains(1) {
                 _ = try await SessionDriver.awaitControl(.accept, from: 1, channel: &channel, read: read)
             }
-            if let machine {
-                report = await participate(setup: setup, machine: machine, channel: &channel, leading: [], send: send,
+            if let run {
+                report = await participate(setup: setup, run: run, channel: &channel, leading: [], send: send,
                                            read: read, relay: { _ throws(SilentShardError) in }, owner: authorization.owner)
             } else {
                 report = await reconcileRunning(setup, channel: &channel, send: send, read: read,

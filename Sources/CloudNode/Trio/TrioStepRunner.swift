@@ -184,107 +184,15 @@ package final class TrioStepRunner: Sendable {
         return share
     }
 
-    func makeMachine(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> SessionProtocolMachine {
-        let local = identity.index, instanceID = setup.instanceID, setupHash = setup.setupHash
+    func makeRun(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> NodeProtocolRun {
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
         let keyshare = try current.map {
             try keyshares.keyshare(algorithm: algorithm, mode: .trio,
                                    protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes, groupId: identity.groupID)
         }
-        let (n, t) = (Int(SessionMode.trio.threshold.n), Int(SessionMode.trio.threshold.t))
-        switch (setup.operation, algorithm) {
-        case (.keygen, .ecdsa):
-            return try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                      setupHash: setupHash, mode: .trio, groupID: identity.groupID)
-        case (.keygen, .eddsa):
-            return try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                       mode: .trio, groupID: identity.groupID)
-        case (.refresh, .ecdsa):
-            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                      setupHash: setupHash, mode: .trio, groupID: identity.groupID,
-                                                      refreshing: try keyshare.dklsKeyshare())
-        case (.refresh, .eddsa):
-            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                       mode: .trio, groupID: identity.groupID,
-                                                       refreshing: try keyshare.frostKeyshare())
-        case (.import, .ecdsa):
-            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
-                throw SilentShardError.invalidInput(reason: "import fields")
-            }
-            return try SessionProtocolMachine.dklsImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                         setupHash: setupHash, publicKey: try Secp256k1.Point(compressed: publicKey),
-                                                         chainCode: chainCode, privateKey: nil, mode: .trio,
-                                                         groupID: identity.groupID)
-        case (.import, .eddsa):
-            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
-                throw SilentShardError.invalidInput(reason: "import fields")
-            }
-            return try SessionProtocolMachine.frostImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                          publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
-                                                          secret: nil, mode: .trio, groupID: identity.groupID)
-        case (.hardDerivation, .ecdsa):
-            guard let keyshare, let pathBytes = setup.payload.path else { throw SilentShardError.keyNotFound(keyId: nil) }
-            let indices = try DerivationPathBytes(bytes: pathBytes).indices
-            let text = (["m"] + indices.map { $0 >= DerivationPathBytes.hardenedBit ? "\($0 - DerivationPathBytes.hardenedBit)'" : "\($0)" })
-                .joined(separator: "/")
-            return try SessionProtocolMachine.dklsHardDerivation(keyshare: try keyshare.dklsKeyshare(),
-                                                                 participants: setup.participants.parties,
-                                                                 instanceID: instanceID, setupHash: setupHash,
-                                                                 path: try DerivationPath(text, allowHardened: true),
-                                                                 mode: .trio, groupID: identity.groupID)
-        case (.preSign, .eddsa):
-            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try SessionProtocolMachine.frostPresign(keyshare: try keyshare.frostKeyshare(),
-                                                           signers: setup.participants.parties)
-        case (.preSign, .ecdsa):
-            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
-            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
-            let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
-            return try SessionProtocolMachine.dklsPresign(keyshare: try keyshare.dklsKeyshare(),
-                                                          signers: setup.participants.parties, instanceID: instanceID,
-                                                          setupHash: setupHash, path: try DerivationPath(text))
-        case (.recover, .ecdsa):
-            guard let keyshare, let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
-            let current = try keyshare.dklsKeyshare()
-            let expected = try Secp256k1.Point(compressed: publicKey)
-            guard current.publicKey == expected, let holders = setup.holders?.parties else {
-                throw SilentShardError.invalidInput(reason: "recover key")
-            }
-            return try SessionProtocolMachine.dklsRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                          setupHash: setupHash, holders: holders, current: current,
-                                                          expectedPublicKey: expected, mode: .trio, groupID: identity.groupID)
-        case (.recover, .eddsa):
-            guard let keyshare, let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
-            let current = try keyshare.frostKeyshare()
-            let expected = try FROST.Point(bytes: publicKey)
-            guard current.publicKey == expected, let holders = setup.holders?.parties else {
-                throw SilentShardError.invalidInput(reason: "recover key")
-            }
-            return try SessionProtocolMachine.frostRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                           helpers: holders, current: current, expectedPublicKey: expected,
-                                                           mode: .trio, groupID: identity.groupID)
-        case (.export, _):
-            guard let keyshare, let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return try SessionProtocolMachine.export(keyshare: keyshare, participants: setup.participants.parties,
-                                                     receiverKey: try X25519.PublicKey(bytes: exportKey), oneTimeKey: nil,
-                                                     instanceID: instanceID, setupHash: setupHash)
-        case (.sign, _):
-            guard let keyshare, let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
-            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
-            let signers = setup.participants.parties
-            if algorithm == .ecdsa {
-                let text = (["m"] + path.indices.map { String($0) }).joined(separator: "/")
-                return try SessionProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), signers: signers,
-                                                           instanceID: instanceID, setupHash: setupHash,
-                                                           path: try DerivationPath(text), messageHash: message)
-            }
-            return try SessionProtocolMachine.frostSign(keyshare: try keyshare.frostKeyshare(), signers: signers,
-                                                        message: message, path: path.indices)
-        default:
-            throw SilentShardError.unsupportedOperation
-        }
+        var rng = SessionRandomness.system.generator()
+        return try NodeProtocolRun.make(for: setup, party: .init(index: identity.index, mode: .trio, groupID: identity.groupID),
+                                        keyshare: keyshare, using: &rng)
     }
 
     /// The protocol key id of a SETUP public key (nil if it does not decode).
@@ -406,58 +314,56 @@ package final class TrioStepRunner: Sendable {
         return .signed(confirmed: done == own)
     }
 
-    /// Runs the protocol and its ending (commit or DONE) for a participating node.
-    func participate(setup: ValidatedSetup, machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
+    /// Runs the protocol and its ending (commit, DONE, the stored presignature) for a participating node.
+    func participate(setup: ValidatedSetup, run: NodeProtocolRun, channel: inout PartyFrameChannel,
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
                      relay: SessionDriver.Relay, owner: String) async -> TrioStepReport {
         await TestPause.reach(.running)
         // §9.4: before each protocol step over the peers' messages — so before each flight after the first
         // (which follows the key-state ban check) — the ban table is read again inside the gate: a device
         // banned while its session runs gets nothing more, and its checks do not run.
-        let result: ProtocolResult
-        do {
-            let finished = try await SessionDriver.runMachine(machine, channel: &channel, leadingFrames: leading,
-                                                              send: send, read: read, relay: relay,
-                                                              gate: nodeBans.gate(for: setup))
-            if let presignature = finished.presignature {
-                guard let bytes = try? presignature.serialized() else { throw SilentShardError.invalidInput(reason: "presignature") }
-                return await storePresignature(version: Self.dklsPresignatureVersion, body: bytes, setup: setup,
-                                               channel: &channel, send: send)
-            }
-            if let frost = finished.frostPresignature {
-                guard let bytes = try? frost.presignature.serialized(), frost.peer == 0 else {
-                    throw SilentShardError.invalidInput(reason: "presignature")
+        let gate = nodeBans.gate(for: setup)
+        do throws(SilentShardError) {
+            switch run {
+            case .share(let run):
+                let keyshare = try await SessionDriver.run(run, channel: &channel, leadingFrames: leading, send: send, read: read,
+                                                           relay: relay, gate: gate)
+                return await commit(keyshare, setup: setup, channel: &channel, send: send, read: read, relay: relay, owner: owner)
+            case .signature(let run):
+                let signature = try await SessionDriver.run(run, channel: &channel, leadingFrames: leading, send: send,
+                                                            read: read, relay: relay, gate: gate)
+                return await awaitDone(signature.done, channel: &channel, read: read, relay: relay)
+            case .presignature(let run):
+                let presignature = try await SessionDriver.run(run, channel: &channel, leadingFrames: leading, send: send,
+                                                               read: read, relay: relay, gate: gate)
+                switch presignature {
+                case .ecdsa(let presignature):
+                    guard let bytes = try? presignature.serialized() else { throw .invalidInput(reason: "presignature") }
+                    return await storePresignature(version: Self.dklsPresignatureVersion, body: bytes, setup: setup,
+                                                   channel: &channel, send: send)
+                case .eddsa(let frost):
+                    guard let bytes = try? frost.presignature.serialized(), frost.peer == 0 else {
+                        throw .invalidInput(reason: "presignature")
+                    }
+                    let path = setup.payload.path ?? [0]
+                    let body = [UInt8(path.count >> 8), UInt8(path.count & 0xFF)] + path + frost.peerRound1 + bytes
+                    return await storePresignature(version: Self.frostPresignatureVersion, body: body, setup: setup,
+                                                   channel: &channel, send: send)
                 }
-                let path = setup.payload.path ?? [0]
-                let body = [UInt8(path.count >> 8), UInt8(path.count & 0xFF)] + path + frost.peerRound1 + bytes
-                return await storePresignature(version: Self.frostPresignatureVersion, body: body, setup: setup,
-                                               channel: &channel, send: send)
-            }
-            if finished.exportSent {
+            case .exportShare(let run):
+                _ = try await SessionDriver.run(run, channel: &channel, leadingFrames: leading, send: send, read: read,
+                                                relay: relay, gate: gate)
                 // §5.2: the app reconstructs, then DONE; audit whether it came.
                 let done = try? await SessionDriver.awaitControl(.done, from: 0, channel: &channel, read: read, relay: relay)
                 return .exported(keyId: setup.payload.keyID.map { Hex.encode($0) } ?? "", confirmed: done != nil)
             }
-            guard let finishedResult = finished.result else { throw SilentShardError.invalidInput(reason: "no result") }
-            result = finishedResult
-        } catch let error as SilentShardError {
+        } catch {
             if channel.peerAbort == nil, !Self.isLinkFailure(error),
                let frame = try? channel.control(.abort, payload: AbortPayload(for: error).encoded) {
                 try? await send([frame])
             }
             await nodeBans.banIfRequired(error, setup: setup)
             return .failed(error)
-        } catch {
-            return .failed(.invalidInput(reason: "unexpected error"))
-        }
-        switch result {
-        case .keyshare(let keyshare):
-            return await commit(keyshare, setup: setup, channel: &channel, send: send, read: read, relay: relay, owner: owner)
-        case .ecdsaSignature(let signature):
-            return await awaitDone(.ecdsa(signature.r + signature.s + [signature.recoveryId]), channel: &channel, read: read,
-                                   relay: relay)
-        case .eddsaSignature(let bytes):
-            return await awaitDone(.eddsa(bytes), channel: &channel, read: read, relay: relay)
         }
     }
 

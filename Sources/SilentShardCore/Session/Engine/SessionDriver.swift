@@ -30,45 +30,44 @@ package enum SessionDriver {
         try await advance()
     }
 
-    /// Runs `machine` to its result. `leadingFrames` go out in the same send as the first round.
-    package static func runProtocol(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
-                                   leadingFrames: [Frame] = [], send: Send, read: Read,
-                                   relay: Relay = { _ throws(SilentShardError) in },
-                                   gate: AdvanceGate = ungated) async throws(SilentShardError) -> ProtocolResult {
-        let finished = try await runMachine(machine, channel: &channel, leadingFrames: leadingFrames, send: send, read: read,
-                                            relay: relay, gate: gate)
-        guard let result = finished.result else { throw .invalidInput(reason: "unexpected result") }
-        return result
+    /// Runs `run` to its outcome. `leadingFrames` go out in the same send as the first round.
+    package static func run<Outcome>(_ run: ProtocolRun<Outcome>, channel: inout PartyFrameChannel,
+                                    leadingFrames: [Frame] = [], send: Send, read: Read,
+                                    relay: Relay = { _ throws(SilentShardError) in },
+                                    gate: AdvanceGate = ungated,
+                                    randomness: SessionRandomness = .system) async throws(SilentShardError) -> Outcome {
+        let (started, out) = try await start(run, randomness: randomness)
+        return try await self.run(started: started, unsent: out, channel: &channel, leadingFrames: leadingFrames, send: send,
+                                  read: read, relay: relay, gate: gate, randomness: randomness)
     }
 
-    /// Runs `machine` until it is finished and returns it (its `result` or, for preSign, its
-    /// `presignature`).
-    package static func runMachine(_ machine: SessionProtocolMachine, channel: inout PartyFrameChannel,
-                                  leadingFrames: [Frame] = [], send: Send, read: Read,
-                                  relay: Relay = { _ throws(SilentShardError) in },
-                                  gate: AdvanceGate = ungated) async throws(SilentShardError)
-        -> SessionProtocolMachine {
-        let (started, out) = try await step(machine) { (m: inout SessionProtocolMachine) throws(ProtocolError) in try m.start() }
-        return try await runMachine(started: started, unsent: out, channel: &channel, leadingFrames: leadingFrames,
-                                    send: send, read: read, relay: relay, gate: gate)
+    /// Runs the first round of `run` and returns the started run with that round's messages.
+    package static func start<Outcome>(_ run: ProtocolRun<Outcome>,
+                                      randomness: SessionRandomness = .system) async throws(SilentShardError)
+        -> (ProtocolRun<Outcome>, [ProtocolMessage]) {
+        let (machine, out) = try await step(run.machine, randomness: randomness) {
+            (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+            try m.start(using: &rng)
+        }
+        return (ProtocolRun(machine), out)
     }
 
-    /// Runs a machine whose first round already ran (``SessionProtocolMachine/start()``) until it is
-    /// finished; `unsent` are that round's messages not sent yet. The app starts a short first round
-    /// before its SETUP goes out and sends its broadcasts with it (flight F1, §5.2); the P2P messages
-    /// need the nodes' session keys and follow their ACCEPTs.
-    package static func runMachine(started machine: SessionProtocolMachine, unsent: [ProtocolMessage],
-                                  channel: inout PartyFrameChannel, leadingFrames: [Frame] = [], send: Send, read: Read,
-                                  relay: Relay = { _ throws(SilentShardError) in },
-                                  gate: AdvanceGate = ungated) async throws(SilentShardError)
-        -> SessionProtocolMachine {
-        var (current, out) = (machine, unsent)
+    /// Runs a run whose first round already ran (``start(_:randomness:)``) to its outcome; `unsent` are
+    /// that round's messages not sent yet. The app starts a short first round before its SETUP goes out
+    /// and sends its broadcasts with it (flight F1, §5.2); the P2P messages need the nodes' session keys
+    /// and follow their ACCEPTs.
+    package static func run<Outcome>(started run: ProtocolRun<Outcome>, unsent: [ProtocolMessage],
+                                    channel: inout PartyFrameChannel, leadingFrames: [Frame] = [], send: Send, read: Read,
+                                    relay: Relay = { _ throws(SilentShardError) in },
+                                    gate: AdvanceGate = ungated,
+                                    randomness: SessionRandomness = .system) async throws(SilentShardError) -> Outcome {
+        var (current, out) = (run.machine, unsent)
         var pending = leadingFrames
         while true {
             pending += try channel.frames(for: out)
             if !pending.isEmpty { try await send(pending) }
             pending = []
-            if current.isFinished { return current }
+            if current.isFinished { return try run.outcome(of: current) }
             var inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
             while inputs == nil {
                 try await receive(channel: &channel, read: read, relay: relay)
@@ -76,8 +75,9 @@ package enum SessionDriver {
             }
             let messages = inputs ?? []
             try await gate { () async throws(SilentShardError) in
-                (current, out) = try await step(current) { (m: inout SessionProtocolMachine) throws(ProtocolError) in
-                    try m.advance(messages)
+                (current, out) = try await step(current, randomness: randomness) {
+                    (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+                    try m.advance(messages, using: &rng)
                 }
             }
         }
@@ -101,20 +101,25 @@ package enum SessionDriver {
         }
     }
 
+    /// One machine step with a generator from `randomness`.
+    package typealias StepBody = @Sendable (inout SessionProtocolMachine, inout any RandomNumberGenerator) throws(ProtocolError)
+        -> [ProtocolMessage]
+
     /// Runs one machine step on `SessionCompute`'s queue, or where the caller is when the machine's rounds
     /// are short (FROST: the hand-over to another thread and back would cost about as much as the step);
     /// protocol failures become `SilentShardError`.
-    package static func step(_ machine: SessionProtocolMachine,
-                            _ body: @escaping @Sendable (inout SessionProtocolMachine) throws(ProtocolError) -> [ProtocolMessage])
-        async throws(SilentShardError) -> (SessionProtocolMachine, [ProtocolMessage]) {
+    package static func step(_ machine: SessionProtocolMachine, randomness: SessionRandomness = .system,
+                            _ body: @escaping StepBody) async throws(SilentShardError) -> (SessionProtocolMachine, [ProtocolMessage]) {
         if machine.roundsAreShort {
             var copy = machine
-            do { let out = try body(&copy); return (copy, out) } catch { throw SilentShardError(error) }
+            var rng = randomness.generator()
+            do { let out = try body(&copy, &rng); return (copy, out) } catch { throw SilentShardError(error) }
         }
         do {
             return try await SessionCompute.run {
                 var copy = machine
-                let out = try body(&copy)
+                var rng = randomness.generator()
+                let out = try body(&copy, &rng)
                 return (copy, out)
             }
         } catch let error as ProtocolError {

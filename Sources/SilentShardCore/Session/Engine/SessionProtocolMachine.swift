@@ -5,10 +5,12 @@ import MPCProtocols
 /// One party's side of a protocol run in any mode (duo's two parties, trio's three-party DKG, or two
 /// signers out of three) as a round machine: `start()` gives the first messages; then, whenever every
 /// tag in `awaiting` has arrived from every party in `peers`, `advance` consumes them and gives the
-/// next messages; `result` is set after the last round (`specs/dkls23.md` §17: "every round is all
+/// next messages; `outcome` is set after the last round (`specs/dkls23.md` §17: "every round is all
 /// parties send, all parties receive").
 ///
-/// A value type; secrets live in the protocol states, which redact their descriptions.
+/// Constructors return a ``ProtocolRun`` typed by the operation's outcome. Randomness is the caller's
+/// (`using:`): ``SessionDriver`` passes a generator from its ``SessionRandomness`` to every step. A value
+/// type; secrets live in the protocol states, which redact their descriptions.
 package struct SessionProtocolMachine: Sendable {
     private enum State: Sendable {
         case dklsDKGStart(DKLsDKG.Parameters)
@@ -36,9 +38,10 @@ package struct SessionProtocolMachine: Sendable {
     /// The other participants, ascending; every awaited tag must arrive from each of them.
     package let peers: [PartyIndex]
     private let messageHash: [UInt8]
-    private let keyshareMode: Keyshare.Mode
+    /// The mode recorded in a resulting keyshare (nil for runs that end in no keyshare: signing).
+    private let keyshareMode: Keyshare.Mode?
     private let groupID: [UInt8]?
-    /// preSign: the run ends after round 2 with `presignature` instead of a finish (dkls23.md §13.4).
+    /// preSign: the run ends after round 2 with the presignature instead of a finish (dkls23.md §13.4).
     private var presignOnly = false
     private var state: State
     /// Protocol tags that must all arrive from every peer before the next `advance`; empty when done.
@@ -49,23 +52,12 @@ package struct SessionProtocolMachine: Sendable {
     private var awaitingFrom: [PartyIndex]?
     /// Every tag this run may receive (the frame state check, §3.5 step 3).
     package let receivableTags: Set<UInt16>
-    /// The outcome, once the run finished.
-    package private(set) var result: ProtocolResult?
-    /// A preSign run's outcome (ECDSA): this party's presignature, single use.
-    package private(set) var presignature: DKLsPresignature?
-    /// A FROST preSign run's outcome: this party's nonces (single use) and the co-signer's round-1
-    /// commitments `enc(D) ‖ enc(E)`.
-    package private(set) var frostPresignature: (presignature: FROST.Presignature, peer: PartyIndex, peerRound1: [UInt8])?
-    /// An export run's outcome at the receiver (the app): the whole key, checked x·G = P.
-    package private(set) var exportedKey: ExportedKey?
-    /// Whether the run ended (with `result`, `presignature`, `exportedKey`, or an exporter's sent share).
-    package var isFinished: Bool {
-        result != nil || presignature != nil || frostPresignature != nil || exportedKey != nil || exportSent
-    }
-    /// An exporter's run ends once its share is sent.
-    package private(set) var exportSent = false
+    /// What the run ended with (read through the ``ProtocolRun`` that made the machine).
+    package private(set) var outcome: ProtocolOutcome?
+    /// Whether the run ended.
+    package var isFinished: Bool { outcome != nil }
 
-    private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode, groupID: [UInt8]?,
+    private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode?, groupID: [UInt8]?,
                  messageHash: [UInt8] = [], receivable: Set<UInt16>) {
         self.local = local
         peers = participants.filter { $0 != local }.sorted()
@@ -110,7 +102,7 @@ package struct SessionProtocolMachine: Sendable {
     /// with every party a holder. `groupID` is recorded in the resulting `Keyshare` (trio).
     package static func dklsDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
                                mode: Keyshare.Mode, groupID: [UInt8]?,
-                               refreshing current: DKLsKeyshare? = nil) throws(ProtocolError) -> SessionProtocolMachine {
+                               refreshing current: DKLsKeyshare? = nil) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let dkgMode: DKLsDKG.Mode
         let all = (0..<partyCount).map { PartyIndex($0) }
         if let current {
@@ -120,8 +112,8 @@ package struct SessionProtocolMachine: Sendable {
         }
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
                                                 instanceId: instanceID, setupHash: setupHash, mode: dkgMode)
-        return SessionProtocolMachine(local: local, participants: all, state: .dklsDKGStart(parameters), mode: mode,
-                                      groupID: groupID, receivable: dklsDKGTags)
+        return ProtocolRun(SessionProtocolMachine(local: local, participants: all, state: .dklsDKGStart(parameters), mode: mode,
+                                                  groupID: groupID, receivable: dklsDKGTags))
     }
 
     /// DKLs23 recovery (`dkls23.md` §12.6): a refresh whose holders are `holders`; a party outside them
@@ -130,13 +122,14 @@ package struct SessionProtocolMachine: Sendable {
     package static func dklsRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                    setupHash: [UInt8], holders: [PartyIndex], current: DKLsKeyshare?,
                                    expectedPublicKey: Secp256k1.Point, mode: Keyshare.Mode,
-                                   groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+                                   groupID: [UInt8]?) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
                                                 instanceId: instanceID, setupHash: setupHash,
                                                 mode: .refresh(holders: holders, keyshare: current,
                                                                expectedPublicKey: expectedPublicKey))
-        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
-                                      state: .dklsDKGStart(parameters), mode: mode, groupID: groupID, receivable: dklsDKGTags)
+        return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                                  state: .dklsDKGStart(parameters), mode: mode, groupID: groupID,
+                                                  receivable: dklsDKGTags))
     }
 
     /// FROST recovery (`specs/session.md` §6.4 with the SHOULD-refresh; `docs/frost.md` §12.1): the
@@ -148,7 +141,8 @@ package struct SessionProtocolMachine: Sendable {
     /// generation of the same key at every party.
     package static func frostRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                     helpers: [PartyIndex], current: FROST.Keyshare?, expectedPublicKey: FROST.Point,
-                                    mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+                                    mode: Keyshare.Mode, groupID: [UInt8]?,
+                                    using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let all = (0..<partyCount).map { PartyIndex($0) }
         let sortedHelpers = helpers.sorted()
         guard let lost = all.first(where: { !sortedHelpers.contains($0) }), all.count == sortedHelpers.count + 1,
@@ -158,16 +152,16 @@ package struct SessionProtocolMachine: Sendable {
             guard current.party == local, current.publicKey == expectedPublicKey, Int(current.parties) == partyCount,
                   Int(current.threshold) == threshold, sortedHelpers.contains(local)
             else { throw .invalidInput(.invalidParameters) }
-            var rng = SecureRandom()
             let helper = try FROST.RepairHelper(keyshare: current, helpers: sortedHelpers, lost: lost, using: &rng)
-            return SessionProtocolMachine(local: local, participants: all, state: .frostRepairHelper(helper, instanceID: instanceID),
-                                          mode: mode, groupID: groupID, receivable: frostRecoverTags)
+            return ProtocolRun(SessionProtocolMachine(local: local, participants: all,
+                                                      state: .frostRepairHelper(helper, instanceID: instanceID),
+                                                      mode: mode, groupID: groupID, receivable: frostRecoverTags))
         }
         guard local == lost else { throw .invalidInput(.invalidParameters) }
-        return SessionProtocolMachine(local: local, participants: all,
-                                      state: .frostRepairRecipient(expected: expectedPublicKey, helpers: sortedHelpers,
-                                                                   instanceID: instanceID),
-                                      mode: mode, groupID: groupID, receivable: frostRecoverTags)
+        return ProtocolRun(SessionProtocolMachine(local: local, participants: all,
+                                                  state: .frostRepairRecipient(expected: expectedPublicKey, helpers: sortedHelpers,
+                                                                               instanceID: instanceID),
+                                                  mode: mode, groupID: groupID, receivable: frostRecoverTags))
     }
 
     /// The public key information a FROST recovery holder sends with σ: `u8 t ‖ u8 n ‖ PK ‖ u8 len ‖
@@ -184,70 +178,86 @@ package struct SessionProtocolMachine: Sendable {
     /// the private key; the result is a fresh sharing of that key.
     package static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
                                   publicKey: Secp256k1.Point, chainCode: [UInt8], privateKey: Secp256k1.Scalar?,
-                                  mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+                                  mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
                                                 instanceId: instanceID, setupHash: setupHash,
                                                 mode: .importKey(importer: 0, publicKey: publicKey, chainCode: chainCode,
                                                                  privateKey: privateKey))
-        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
-                                      state: .dklsDKGStart(parameters), mode: mode, groupID: groupID, receivable: dklsDKGTags)
+        return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                                  state: .dklsDKGStart(parameters), mode: mode, groupID: groupID,
+                                                  receivable: dklsDKGTags))
     }
 
     /// FROST import (the app, party 0, is the importer and alone passes the secret scalar).
     package static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
                                    publicKey: FROST.Point, chainCode: [UInt8], secret: FROST.Scalar?,
-                                   mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
-        var rng = SecureRandom()
+                                   mode: Keyshare.Mode, groupID: [UInt8]?,
+                                   using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
         let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode, secret: secret)
         let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID,
                                               mode: .importKey(key), using: &rng)
-        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
-                                      state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
-                                      receivable: frostDKGTags)
+        return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                                  state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
+                                                  receivable: frostDKGTags))
     }
 
     /// DKLs23 hard derivation (`dkls23.md` §15) of `keyshare` along `path` (hardened markers allowed)
     /// by `participants`: one broadcast round, then the child keyshare (a new key id).
     package static func dklsHardDerivation(keyshare: DKLsKeyshare, participants: [PartyIndex], instanceID: [UInt8],
                                           setupHash: [UInt8], path: DerivationPath, mode: Keyshare.Mode,
-                                          groupID: [UInt8]?) throws(ProtocolError) -> SessionProtocolMachine {
+                                          groupID: [UInt8]?) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let parameters = try DKLsHardDerivation.Parameters(keyshare: keyshare, participants: participants, instanceId: instanceID,
                                                            setupHash: setupHash, path: path)
-        return SessionProtocolMachine(local: keyshare.partyIndex, participants: participants,
-                                      state: .dklsHardStart(parameters), mode: mode, groupID: groupID,
-                                      receivable: [DKLsTag.hardDerivation])
+        return ProtocolRun(SessionProtocolMachine(local: keyshare.partyIndex, participants: participants,
+                                                  state: .dklsHardStart(parameters), mode: mode, groupID: groupID,
+                                                  receivable: [DKLsTag.hardDerivation]))
     }
 
     /// DKLs23 signing of a 32-byte hash by `signers` along a soft `path`.
     package static func dklsSign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
-                                path: DerivationPath, messageHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
+                                path: DerivationPath, messageHash: [UInt8]) throws(ProtocolError) -> ProtocolRun<SessionSignature> {
         guard messageHash.count == 32 else { throw .invalidInput(.invalidParameters) }
         let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
                                                  setupHash: setupHash, path: path)
-        return SessionProtocolMachine(local: keyshare.partyIndex, participants: signers, state: .dklsSignStart(parameters),
-                                      mode: .trio, groupID: nil, messageHash: messageHash, receivable: dklsSignTags)
+        return ProtocolRun(SessionProtocolMachine(local: keyshare.partyIndex, participants: signers,
+                                                  state: .dklsSignStart(parameters), mode: nil, groupID: nil,
+                                                  messageHash: messageHash, receivable: dklsSignTags))
     }
 
     /// DKLs23 presigning (`dkls23.md` §13.4) by `signers` along a soft `path`: rounds 1–2 of signing,
     /// ending with `presignature` (no message yet).
     package static func dklsPresign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
-                                   path: DerivationPath) throws(ProtocolError) -> SessionProtocolMachine {
+                                   path: DerivationPath) throws(ProtocolError) -> ProtocolRun<SessionPresignature> {
         let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
                                                  setupHash: setupHash, path: path)
         var machine = SessionProtocolMachine(local: keyshare.partyIndex, participants: signers,
-                                             state: .dklsSignStart(parameters), mode: .trio, groupID: nil,
+                                             state: .dklsSignStart(parameters), mode: nil, groupID: nil,
                                              receivable: dklsPresignTags)
         machine.presignOnly = true
-        return machine
+        return ProtocolRun(machine)
     }
 
-    /// Export (`dkls23.md` §16) to the app (party 0) by every party in `participants` (E): each node
-    /// sends its share encrypted to the app's one-time key `receiverKey`; the app (`oneTimeKey` set)
-    /// opens them, checks each against its public share, interpolates and checks x·G = P.
-    package static func export(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
-                              oneTimeKey: X25519.PrivateKey?, instanceID: [UInt8],
-                              setupHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
+    /// Export (`dkls23.md` §16) at the receiver, the app (party 0): every party in `participants` (E)
+    /// sends its share encrypted to the one-time key's public half; the app opens them, checks each
+    /// against its public share, interpolates and checks x·G = P.
+    package static func exportReceiving(keyshare: Keyshare, participants: [PartyIndex], oneTimeKey: X25519.PrivateKey,
+                                       instanceID: [UInt8], setupHash: [UInt8]) throws(ProtocolError) -> ProtocolRun<ExportedKey> {
+        ProtocolRun(try exportMachine(keyshare: keyshare, participants: participants, receiverKey: oneTimeKey.publicKey,
+                                      oneTimeKey: oneTimeKey, instanceID: instanceID, setupHash: setupHash))
+    }
+
+    /// Export (`dkls23.md` §16) at an exporter (a node): its share, encrypted to the app's one-time key
+    /// `receiverKey`, goes out in the first round and the run ends.
+    package static func exportSending(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
+                                     instanceID: [UInt8], setupHash: [UInt8]) throws(ProtocolError) -> ProtocolRun<ExportShareSent> {
+        ProtocolRun(try exportMachine(keyshare: keyshare, participants: participants, receiverKey: receiverKey,
+                                      oneTimeKey: nil, instanceID: instanceID, setupHash: setupHash))
+    }
+
+    private static func exportMachine(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
+                                      oneTimeKey: X25519.PrivateKey?, instanceID: [UInt8],
+                                      setupHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
         switch keyshare.algorithm {
         case .ecdsa:
             guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
@@ -268,38 +278,37 @@ package struct SessionProtocolMachine: Sendable {
     }
 
     /// FROST presigning (`specs/session.md` §5.2 "FROST preSign"): round 1 only — fresh nonces, the
-    /// commitments broadcast; ends with `frostPresignature` once the co-signer's commitments arrived.
-    package static func frostPresign(keyshare: FROST.Keyshare, signers: [PartyIndex]) throws(ProtocolError) -> SessionProtocolMachine {
+    /// commitments broadcast; ends with the presignature once the co-signer's commitments arrived.
+    package static func frostPresign(keyshare: FROST.Keyshare, signers: [PartyIndex],
+                                    using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<SessionPresignature> {
         guard signers.count == 2, signers.contains(keyshare.party) else { throw .invalidInput(.invalidParameters) }
-        var rng = SecureRandom()
         let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
-        return SessionProtocolMachine(local: keyshare.party, participants: signers, state: .frostPresign(presignature),
-                                      mode: .trio, groupID: nil, receivable: [FROST.MessageTag.signRound1.rawValue])
+        return ProtocolRun(SessionProtocolMachine(local: keyshare.party, participants: signers, state: .frostPresign(presignature),
+                                                  mode: nil, groupID: nil, receivable: [FROST.MessageTag.signRound1.rawValue]))
     }
 
     /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
     package static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
-                                mode: Keyshare.Mode, groupID: [UInt8]?,
-                                refreshing current: FROST.Keyshare? = nil) throws(ProtocolError) -> SessionProtocolMachine {
-        var rng = SecureRandom()
+                                mode: Keyshare.Mode, groupID: [UInt8]?, refreshing current: FROST.Keyshare? = nil,
+                                using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let keygenMode: FROST.KeygenMode = current.map { .refresh($0) } ?? .keygen
         guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
         let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID, mode: keygenMode,
                                               using: &rng)
-        return SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
-                                      state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
-                                      receivable: frostDKGTags)
+        return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
+                                                  state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
+                                                  receivable: frostDKGTags))
     }
 
     /// FROST signing of `message` by `signers` along a soft `path`.
-    package static func frostSign(keyshare: FROST.Keyshare, signers: [PartyIndex], message: [UInt8],
-                                 path: [UInt32]) throws(ProtocolError) -> SessionProtocolMachine {
-        var rng = SecureRandom()
+    package static func frostSign(keyshare: FROST.Keyshare, signers: [PartyIndex], message: [UInt8], path: [UInt32],
+                                 using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<SessionSignature> {
         let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
         let session = try FROST.SigningSession(keyshare: keyshare, signers: signers, message: message, path: path,
                                                presignature: presignature)
-        return SessionProtocolMachine(local: keyshare.party, participants: signers, state: .frostSign(session, round: 0),
-                                      mode: .trio, groupID: nil, receivable: frostSignTags)
+        return ProtocolRun(SessionProtocolMachine(local: keyshare.party, participants: signers,
+                                                  state: .frostSign(session, round: 0), mode: nil, groupID: nil,
+                                                  receivable: frostSignTags))
     }
 
     /// Whether every step, `start()` included, is a fraction of a millisecond (FROST keygen and signing:
@@ -313,8 +322,7 @@ package struct SessionProtocolMachine: Sendable {
     }
 
     /// The first round's messages.
-    package mutating func start() throws(ProtocolError) -> [ProtocolMessage] {
-        var rng = SecureRandom()
+    package mutating func start(using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [ProtocolMessage] {
         switch state {
         case .dklsDKGStart(let parameters):
             let (next, out) = try DKLsDKG.start(parameters, using: &rng)
@@ -361,7 +369,7 @@ package struct SessionProtocolMachine: Sendable {
                 return []
             }
             let message = try DKLsExport.exportShare(parameters, using: &rng)
-            endExport()
+            end(.exportShareSent)
             return [message]
         case .frostExport(let parameters, let oneTimeKey):
             if local == parameters.receiver {
@@ -370,7 +378,7 @@ package struct SessionProtocolMachine: Sendable {
                 return []
             }
             let payload = try FROST.Export.Sealed.exportShare(parameters, using: &rng)
-            endExport()
+            end(.exportShareSent)
             return [ProtocolMessage(tag: FROST.MessageTag.exportShare.rawValue, from: local, to: parameters.receiver,
                                     payload: payload)]
         default:
@@ -378,20 +386,14 @@ package struct SessionProtocolMachine: Sendable {
         }
     }
 
-    private mutating func endExport() {
-        state = .finished
-        awaiting = []
-        exportSent = true
-    }
-
     /// Consumes every peer's messages for the current round (exactly one per awaited tag and peer)
     /// and returns this party's next messages (possibly none).
-    package mutating func advance(_ messages: [ProtocolMessage]) throws(ProtocolError) -> [ProtocolMessage] {
+    package mutating func advance(_ messages: [ProtocolMessage],
+                                 using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [ProtocolMessage] {
         let senders = awaitingSenders
         let expected = Set(awaiting.flatMap { tag in senders.map { TagFrom(tag: tag, from: $0) } })
         let received = messages.map { TagFrom(tag: $0.tag, from: $0.from) }
         guard Set(received) == expected, received.count == expected.count else { throw .invalidInput(.invalidParameters) }
-        var rng = SecureRandom()
         func payloads(_ tag: UInt16) -> [(PartyIndex, [UInt8])] {
             messages.filter { $0.tag == tag }.sorted { $0.from < $1.from }.map { ($0.from, $0.payload) }
         }
@@ -408,17 +410,11 @@ package struct SessionProtocolMachine: Sendable {
             return out
         case .dklsDKG3(let round3):
             let keyshare = try round3.finish(messages)
-            guard let wrapped = try? Keyshare(dkls: keyshare, mode: keyshareMode, groupId: groupID) else {
-                throw .abort(party: nil, reason: .publicKeyMismatch)
-            }
-            finish(.keyshare(wrapped))
+            end(.keyshare(try wrapped { try Keyshare(dkls: keyshare, mode: $0, groupId: groupID) }))
             return []
         case .dklsHard(let hardState):
             let child = try hardState.finish(messages)
-            guard let wrapped = try? Keyshare(dkls: child, mode: keyshareMode, groupId: groupID) else {
-                throw .abort(party: nil, reason: .publicKeyMismatch)
-            }
-            finish(.keyshare(wrapped))
+            end(.keyshare(try wrapped { try Keyshare(dkls: child, mode: $0, groupId: groupID) }))
             return []
         case .dklsSign1(let round1, let keyshare):
             let (next, out) = try round1.round2(messages, using: &rng)
@@ -428,9 +424,7 @@ package struct SessionProtocolMachine: Sendable {
         case .dklsSign2(let round2, let keyshare):
             let presignature = try round2.presignature(messages)
             if presignOnly {
-                state = .finished
-                awaiting = []
-                self.presignature = presignature
+                end(.presignature(.ecdsa(presignature)))
                 return []
             }
             let (finishState, message) = try presignature.finish(messageHash: messageHash, keyshare: keyshare)
@@ -438,7 +432,7 @@ package struct SessionProtocolMachine: Sendable {
             awaiting = [DKLsTag.signFinish]
             return [message]
         case .dklsSignFinish(let finishState):
-            finish(.ecdsaSignature(try finishState.combine(messages)))
+            end(.signature(.ecdsa(try finishState.combine(messages))))
             return []
         case .frostDKG(var machine, 1):
             for (from, payload) in payloads(FROST.MessageTag.dkgRound1.rawValue) { try machine.receiveRound1(payload, from: from) }
@@ -451,10 +445,7 @@ package struct SessionProtocolMachine: Sendable {
         case .frostDKG(var machine, 2):
             for (from, payload) in payloads(FROST.MessageTag.dkgRound2.rawValue) { try machine.receiveRound2(payload, from: from) }
             let keyshare = try machine.finish()
-            guard let wrapped = try? Keyshare(frost: keyshare, mode: keyshareMode, groupId: groupID) else {
-                throw .abort(party: nil, reason: .publicKeyMismatch)
-            }
-            finish(.keyshare(wrapped))
+            end(.keyshare(try wrapped { try Keyshare(frost: keyshare, mode: $0, groupId: groupID) }))
             return []
         case .dklsExport(let parameters, let oneTimeKey?):
             let root = try DKLsExport.receive(parameters, privateKey: oneTimeKey, messages: messages)
@@ -464,9 +455,7 @@ package struct SessionProtocolMachine: Sendable {
                                              chainCode: Data(root.chainCode), publicKey: Data(publicKey),
                                              keyId: Hex.encode(keyshare.keyId))
             else { throw .abort(party: nil, reason: .publicKeyMismatch) }
-            state = .finished
-            awaiting = []
-            exportedKey = key
+            end(.exportedKey(key))
             return []
         case .frostExport(let parameters, let oneTimeKey?):
             var sealed: [PartyIndex: [UInt8]] = [:]
@@ -477,9 +466,7 @@ package struct SessionProtocolMachine: Sendable {
                                              chainCode: Data(keyshare.chainCode), publicKey: Data(keyshare.publicKey.bytes),
                                              keyId: Hex.encode(keyshare.keyId))
             else { throw .abort(party: nil, reason: .publicKeyMismatch) }
-            state = .finished
-            awaiting = []
-            exportedKey = key
+            end(.exportedKey(key))
             return []
         case .frostRepairHelper(var helper, let instanceID):
             for (from, payload) in payloads(FROST.MessageTag.repairStep1.rawValue) { try helper.receiveStep1(payload, from: from) }
@@ -524,9 +511,7 @@ package struct SessionProtocolMachine: Sendable {
             // The commitments must decode as valid points now (checked again at the final).
             guard (try? FROST.Point(bytes: Array(payload[0..<32]))) != nil, (try? FROST.Point(bytes: Array(payload[32...]))) != nil
             else { throw .abort(party: peer, reason: .malformedMessage) }
-            state = .finished
-            awaiting = []
-            frostPresignature = (presignature, peer, payload)
+            end(.presignature(.eddsa(FROSTPresignatureShare(presignature: presignature, peer: peer, peerRound1: payload))))
             return []
         case .frostSign(var session, 1):
             for (from, payload) in payloads(FROST.MessageTag.signRound1.rawValue) { try session.receiveRound1(payload, from: from) }
@@ -539,7 +524,7 @@ package struct SessionProtocolMachine: Sendable {
             // `signature()` returns only a signature that libsodium verified (RFC 8032, strict) under
             // the derived key, so nobody sees an invalid one.
             let signature = try session.signature()
-            finish(.eddsaSignature(signature))
+            end(.signature(.eddsa(signature)))
             return []
         default:
             throw .invalidInput(.invalidParameters)
@@ -583,10 +568,16 @@ package struct SessionProtocolMachine: Sendable {
                         verifyingShares: shares)
     }
 
-    private mutating func finish(_ outcome: ProtocolResult) {
+    private mutating func end(_ outcome: ProtocolOutcome) {
         state = .finished
         awaiting = []
-        result = outcome
+        self.outcome = outcome
+    }
+
+    /// Wraps a keyshare a run produced with the run's mode and group (none for a run that ends in no keyshare).
+    private func wrapped(_ make: (Keyshare.Mode) throws -> Keyshare) throws(ProtocolError) -> Keyshare {
+        guard let keyshareMode, let keyshare = try? make(keyshareMode) else { throw .abort(party: nil, reason: .publicKeyMismatch) }
+        return keyshare
     }
 }
 

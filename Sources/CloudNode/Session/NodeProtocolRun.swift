@@ -1,0 +1,157 @@
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// The protocol a node runs for a validated SETUP, typed by how its step ends: a share is committed
+/// (§7.2), a signature confirmed by the app's DONE, a presignature stored (§7.5), an exporter's share
+/// sent. One factory for every mode (duo, trio A, trio B): the modes differ only in the node's index,
+/// (n, t) and the group id recorded in new keyshares.
+package enum NodeProtocolRun: Sendable {
+    case share(ProtocolRun<Keyshare>)
+    case signature(ProtocolRun<SessionSignature>)
+    case presignature(ProtocolRun<SessionPresignature>)
+    case exportShare(ProtocolRun<ExportShareSent>)
+
+    /// Every protocol tag the run may receive (the channel's frame state check, §3.5 step 3).
+    package var receivableTags: Set<UInt16> {
+        switch self {
+        case .share(let run): return run.receivableTags
+        case .signature(let run): return run.receivableTags
+        case .presignature(let run): return run.receivableTags
+        case .exportShare(let run): return run.receivableTags
+        }
+    }
+
+    /// Who runs it: the node's index, its mode and (trio) its group.
+    package struct Party: Sendable {
+        package var index: PartyIndex
+        package var mode: Keyshare.Mode
+        package var groupID: [UInt8]?
+
+        package init(index: PartyIndex, mode: Keyshare.Mode, groupID: [UInt8]?) {
+            self.index = index
+            self.mode = mode
+            self.groupID = groupID
+        }
+
+        /// (n, t): duo (2, 2), trio (3, 2).
+        var threshold: (n: Int, t: Int) {
+            let pair = (mode == .duo ? SessionMode.duo : SessionMode.trio).threshold
+            return (Int(pair.n), Int(pair.t))
+        }
+    }
+
+    /// Operations a duo node runs; the others are trio's.
+    private static let duoOperations: Set<SessionOperation> = [.keygen, .refresh, .import, .sign]
+
+    /// The run for `setup` at `party`, over `keyshare` (the node's current share of the SETUP's key,
+    /// decoded; nil for keygen and import). Throws for a SETUP whose fields the protocol refuses (the
+    /// caller answers REJECT before its ACCEPT).
+    package static func make(for setup: ValidatedSetup, party: Party, keyshare: Keyshare?,
+                             using rng: inout some RandomNumberGenerator) throws -> NodeProtocolRun {
+        let local = party.index, instanceID = setup.instanceID, setupHash = setup.setupHash
+        let (n, t) = party.threshold
+        let (mode, groupID) = (party.mode, party.groupID)
+        guard mode == .trio || duoOperations.contains(setup.operation) else { throw SilentShardError.unsupportedOperation }
+        let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        func current() throws -> Keyshare {
+            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return keyshare
+        }
+        func softPath() throws -> DerivationPath {
+            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
+            return try DerivationPath((["m"] + path.indices.map { String($0) }).joined(separator: "/"))
+        }
+        switch (setup.operation, algorithm) {
+        case (.keygen, .ecdsa):
+            return .share(try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                             setupHash: setupHash, mode: mode, groupID: groupID))
+        case (.keygen, .eddsa):
+            return .share(try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                              mode: mode, groupID: groupID, using: &rng))
+        case (.refresh, .ecdsa):
+            return .share(try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                             setupHash: setupHash, mode: mode, groupID: groupID,
+                                                             refreshing: try current().dklsKeyshare()))
+        case (.refresh, .eddsa):
+            return .share(try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                              mode: mode, groupID: groupID,
+                                                              refreshing: try current().frostKeyshare(), using: &rng))
+        case (.import, .ecdsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return .share(try SessionProtocolMachine.dklsImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                                setupHash: setupHash,
+                                                                publicKey: try Secp256k1.Point(compressed: publicKey),
+                                                                chainCode: chainCode, privateKey: nil, mode: mode,
+                                                                groupID: groupID))
+        case (.import, .eddsa):
+            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
+                throw SilentShardError.invalidInput(reason: "import fields")
+            }
+            return .share(try SessionProtocolMachine.frostImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                                 publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
+                                                                 secret: nil, mode: mode, groupID: groupID, using: &rng))
+        case (.hardDerivation, .ecdsa):
+            guard let pathBytes = setup.payload.path else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let keyshare = try current()
+            let indices = try DerivationPathBytes(bytes: pathBytes).indices
+            let text = (["m"] + indices.map {
+                $0 >= DerivationPathBytes.hardenedBit ? "\($0 - DerivationPathBytes.hardenedBit)'" : "\($0)"
+            }).joined(separator: "/")
+            return .share(try SessionProtocolMachine.dklsHardDerivation(keyshare: try keyshare.dklsKeyshare(),
+                                                                        participants: setup.participants.parties,
+                                                                        instanceID: instanceID, setupHash: setupHash,
+                                                                        path: try DerivationPath(text, allowHardened: true),
+                                                                        mode: mode, groupID: groupID))
+        case (.preSign, .eddsa):
+            return .presignature(try SessionProtocolMachine.frostPresign(keyshare: try current().frostKeyshare(),
+                                                                         signers: setup.participants.parties, using: &rng))
+        case (.preSign, .ecdsa):
+            return .presignature(try SessionProtocolMachine.dklsPresign(keyshare: try current().dklsKeyshare(),
+                                                                        signers: setup.participants.parties,
+                                                                        instanceID: instanceID, setupHash: setupHash,
+                                                                        path: try softPath()))
+        case (.recover, .ecdsa):
+            guard let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let share = try current().dklsKeyshare()
+            let expected = try Secp256k1.Point(compressed: publicKey)
+            guard share.publicKey == expected, let holders = setup.holders?.parties else {
+                throw SilentShardError.invalidInput(reason: "recover key")
+            }
+            return .share(try SessionProtocolMachine.dklsRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                                 setupHash: setupHash, holders: holders, current: share,
+                                                                 expectedPublicKey: expected, mode: mode, groupID: groupID))
+        case (.recover, .eddsa):
+            guard let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let share = try current().frostKeyshare()
+            let expected = try FROST.Point(bytes: publicKey)
+            guard share.publicKey == expected, let holders = setup.holders?.parties else {
+                throw SilentShardError.invalidInput(reason: "recover key")
+            }
+            return .share(try SessionProtocolMachine.frostRecover(local: local, partyCount: n, threshold: t, instanceID: instanceID,
+                                                                  helpers: holders, current: share, expectedPublicKey: expected,
+                                                                  mode: mode, groupID: groupID, using: &rng))
+        case (.export, _):
+            guard let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return .exportShare(try SessionProtocolMachine.exportSending(keyshare: try current(),
+                                                                         participants: setup.participants.parties,
+                                                                         receiverKey: try X25519.PublicKey(bytes: exportKey),
+                                                                         instanceID: instanceID, setupHash: setupHash))
+        case (.sign, .ecdsa):
+            guard let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
+            return .signature(try SessionProtocolMachine.dklsSign(keyshare: try current().dklsKeyshare(),
+                                                                  signers: setup.participants.parties, instanceID: instanceID,
+                                                                  setupHash: setupHash, path: try softPath(), messageHash: message))
+        case (.sign, .eddsa):
+            guard let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
+            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
+            return .signature(try SessionProtocolMachine.frostSign(keyshare: try current().frostKeyshare(),
+                                                                   signers: setup.participants.parties, message: message,
+                                                                   path: path.indices, using: &rng))
+        default:
+            throw SilentShardError.unsupportedOperation
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import MPCCrypto
+import MPCProtocols
+
+/// What a protocol run ended with, as the machine records it. Callers never see this enum: a
+/// ``ProtocolRun`` gives its one typed outcome (a `Keyshare`, a ``SessionSignature``, …).
+package enum ProtocolOutcome: Sendable {
+    /// keygen, refresh, recover, import, a hard-derived child.
+    case keyshare(Keyshare)
+    /// sign.
+    case signature(SessionSignature)
+    /// preSign.
+    case presignature(SessionPresignature)
+    /// export, at the receiver (the app).
+    case exportedKey(ExportedKey)
+    /// export, at an exporter (a node): its share went out.
+    case exportShareSent
+}
+
+/// A signature a signing run produced, verified under the derived public key by the party that
+/// computed it.
+package enum SessionSignature: Sendable, Equatable {
+    /// An ECDSA signature (r, s, recovery id).
+    case ecdsa(Secp256k1.ECDSASignature)
+    /// A 64-byte Ed25519 signature.
+    case eddsa([UInt8])
+
+    /// The DONE payload that confirms this signature to the other parties (§5.2).
+    package var done: DonePayload {
+        switch self {
+        case .ecdsa(let signature): return .ecdsa(signature.r + signature.s + [signature.recoveryId])
+        case .eddsa(let bytes): return .eddsa(bytes)
+        }
+    }
+}
+
+/// This party's half of a presignature (single use).
+package enum SessionPresignature: Sendable {
+    /// DKLs23 rounds 1–2 (`dkls23.md` §13.4).
+    case ecdsa(DKLsPresignature)
+    /// FROST round 1: this party's nonces and the co-signer's commitments `enc(D) ‖ enc(E)`.
+    case eddsa(FROSTPresignatureShare)
+}
+
+/// A FROST presignature as one party keeps it: its own nonces (secret, single use) and its
+/// co-signer's round-1 commitments.
+package struct FROSTPresignatureShare: Sendable {
+    package var presignature: FROST.Presignature
+    package var peer: PartyIndex
+    package var peerRound1: [UInt8]
+}
+
+/// An exporter's run ended: its encrypted share went out to the receiver.
+package struct ExportShareSent: Sendable, Equatable {}
+
+/// A type a protocol run can end with; each reads itself out of the machine's outcome.
+package protocol ProtocolOutcomeValue: Sendable {
+    init?(_ outcome: ProtocolOutcome)
+}
+
+extension Keyshare: ProtocolOutcomeValue {
+    package init?(_ outcome: ProtocolOutcome) {
+        guard case .keyshare(let keyshare) = outcome else { return nil }
+        self = keyshare
+    }
+}
+
+extension SessionSignature: ProtocolOutcomeValue {
+    package init?(_ outcome: ProtocolOutcome) {
+        guard case .signature(let signature) = outcome else { return nil }
+        self = signature
+    }
+}
+
+extension SessionPresignature: ProtocolOutcomeValue {
+    package init?(_ outcome: ProtocolOutcome) {
+        guard case .presignature(let presignature) = outcome else { return nil }
+        self = presignature
+    }
+}
+
+extension ExportedKey: ProtocolOutcomeValue {
+    package init?(_ outcome: ProtocolOutcome) {
+        guard case .exportedKey(let key) = outcome else { return nil }
+        self = key
+    }
+}
+
+extension ExportShareSent: ProtocolOutcomeValue {
+    package init?(_ outcome: ProtocolOutcome) {
+        guard case .exportShareSent = outcome else { return nil }
+        self.init()
+    }
+}
