@@ -437,46 +437,27 @@ public final class DuoSession: Sendable {
         }
     }
 
-    /// §7.2 at the app: stage durably, send COMMIT(D), promote on the node's OUTCOME(committed, D);
-    /// roll back on its ABORT or OUTCOME(aborted); anything else leaves the share staged (in doubt).
+    /// §7.2 at the app (`AppCommit`, duo policy): stage durably, send COMMIT(D), promote on the node's
+    /// OUTCOME(committed, D); roll back on its ABORT or OUTCOME(aborted); anything else leaves the share
+    /// staged (in doubt: `reconcileRequired`).
     private func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel,
                         link: StepLink) async throws(SilentShardError) -> Keyshare {
-        let (send, read) = (link.send, link.read)
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
-        let digest = channel.commitDigest(keyID: keyID, gen: gen)
+        let commit = AppCommit(policy: .duo, nodes: [1], keyID: keyID, gen: gen,
+                               digest: channel.commitDigest(keyID: keyID, gen: gen))
         let kind: StoredShareKind = keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa
-        do {
-            try await storageClient.stage(keyId: keyshare.keyId, StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes))
-        } catch {
-            let failure = SilentShardError(storage: error)
-            try? await abort(failure, channel: &channel, link: link)
-            throw failure
-        }
-        // COMMIT_SENT: from here on, a failure that is not a definitive answer leaves us in doubt.
-        let outcome: OutcomePayload
-        do {
-            let commitFrame = try channel.control(.commit, payload: CommitPayload(keyID: keyID, gen: gen, digest: digest,
-                                                                                   context: .inSession).encoded)
-            try await send([commitFrame])
-            let frame = try await SessionDriver.awaitControl(.outcome, channel: &channel, read: read)
-            do { outcome = try OutcomePayload(bytes: frame.payload) } catch { throw SilentShardError(error, frameSender: 1) }
-        } catch {
-            if let abort = channel.peerAbort {
-                // The node's ABORT before any OUTCOME: it did not commit (duo, §7.4). Roll back.
-                try? await storageClient.discardStaged(keyId: keyshare.keyId)
-                throw SilentShardError(abort.payload.sessionError(sender: 1))
-            }
-            throw .reconcileRequired(keyId: keyshare.keyId)
-        }
-        switch outcome.outcome {
-        case .committed where outcome.keyID == keyID && outcome.gen == gen && outcome.digest == digest:
-            do { try await storageClient.promote(keyId: keyshare.keyId) } catch { throw .reconcileRequired(keyId: keyshare.keyId) }
-            return keyshare
-        case .aborted:
+        let storage = AppCommitExecutor.Storage(stage: { [storageClient] () throws(SilentShardError) in
+            do { try await storageClient.stage(keyId: keyshare.keyId, StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes)) }
+            catch { throw SilentShardError(storage: error) }
+        }, promote: { [storageClient] () throws(SilentShardError) in
+            do { try await storageClient.promote(keyId: keyshare.keyId) } catch { throw SilentShardError(storage: error) }
+        }, discard: { [storageClient] in
             try? await storageClient.discardStaged(keyId: keyshare.keyId)
-            throw .abortProtocol(party: .node(1))
-        default:
-            throw .reconcileRequired(keyId: keyshare.keyId)
+        })
+        switch await AppCommitExecutor.run(commit, channel: &channel, storage: storage, send: link.send, read: link.read) {
+        case .committed: return keyshare
+        case .failed(let error, _): throw error
+        case .inDoubt: throw .reconcileRequired(keyId: keyshare.keyId)
         }
     }
 

@@ -309,60 +309,26 @@ public final class TrioSession: Sendable {
         }
     }
 
-    /// §7.2 at the app: stage durably, send COMMIT(D), promote on OUTCOME(committed, D) from every
-    /// node; roll back when every node answered ABORT or OUTCOME(aborted); anything else leaves the
-    /// share staged (in doubt → `reconcileRequired`).
+    /// §7.2 at the app (`AppCommit`, trio policy): stage durably, send COMMIT(D), promote on
+    /// OUTCOME(committed, D) from every node; roll back when every node answered ABORT or
+    /// OUTCOME(aborted); anything else leaves the share staged (in doubt → `reconcileRequired`).
     func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel, link: StepLink) async throws(SilentShardError) -> Keyshare {
-        let (nodes, send, read) = (link.nodes, link.send, link.read)
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        do {
-            try await storageClient.stage(keyId: keyshare.keyId, TrioStoredShare(keyshare: keyshare, digest: digest).stored)
-        } catch {
-            let failure = SilentShardError(storage: error)
-            if let frame = try? channel.control(.abort, payload: AbortPayload(for: failure).encoded) {
-                try? await send([frame])
-            }
-            throw failure
-        }
-        // COMMIT_SENT: from here on, only definitive answers from every node decide.
-        var committed: Set<PartyIndex> = [], aborted: Set<PartyIndex> = []
-        do throws(SilentShardError) {
-            let commitFrame = try channel.control(.commit, payload: CommitPayload(keyID: keyID, gen: gen, digest: digest,
-                                                                                   context: .inSession).encoded)
-            try await send([commitFrame])
-            while committed.count + aborted.count < nodes.count {
-                if let frame = channel.take(kind: .outcome) {
-                    let sender = frame.header.sender
-                    guard let outcome = try? OutcomePayload(bytes: frame.payload), outcome.keyID == keyID, outcome.gen == gen
-                    else { throw SilentShardError.protocolViolation(party: SessionParty(index: sender)) }
-                    switch outcome.outcome {
-                    case .committed where outcome.digest == digest: committed.insert(sender)
-                    case .aborted: aborted.insert(sender)
-                    default: throw SilentShardError.protocolViolation(party: SessionParty(index: sender))
-                    }
-                    continue
-                }
-                do { try await SessionDriver.receive(channel: &channel, read: read, relay: { _ throws(SilentShardError) in }) } catch {
-                    // A node's ABORT is its definitive answer (it never staged, §7.2 rule 4).
-                    let newAborts = Set(channel.aborts.keys).subtracting(aborted).subtracting(committed)
-                    guard !newAborts.isEmpty else { throw error }
-                    aborted.formUnion(newAborts)
-                }
-            }
-        } catch {
-            throw .reconcileRequired(keyId: keyshare.keyId)
-        }
-        if committed.count == nodes.count {
-            do { _ = try await storageClient.promote(keyId: keyshare.keyId) } catch { throw .reconcileRequired(keyId: keyshare.keyId) }
-            return keyshare
-        }
-        if aborted.count == nodes.count {
+        let commit = AppCommit(policy: .trio, nodes: link.nodes, keyID: keyID, gen: gen, digest: digest)
+        let storage = AppCommitExecutor.Storage(stage: { [storageClient] () throws(SilentShardError) in
+            do { try await storageClient.stage(keyId: keyshare.keyId, TrioStoredShare(keyshare: keyshare, digest: digest).stored) }
+            catch { throw SilentShardError(storage: error) }
+        }, promote: { [storageClient] () throws(SilentShardError) in
+            do { _ = try await storageClient.promote(keyId: keyshare.keyId) } catch { throw SilentShardError(storage: error) }
+        }, discard: { [storageClient] in
             try? await storageClient.discardStaged(keyId: keyshare.keyId)
-            let blamed = channel.aborts.values.first?.blamed
-            throw .abortProtocol(party: blamed.map { SessionParty(index: $0) })
+        })
+        switch await AppCommitExecutor.run(commit, channel: &channel, storage: storage, send: link.send, read: link.read) {
+        case .committed: return keyshare
+        case .failed(let error, _): throw error
+        case .inDoubt: throw .reconcileRequired(keyId: keyshare.keyId)
         }
-        throw .reconcileRequired(keyId: keyshare.keyId)
     }
 
     private static func isRejection(_ error: SilentShardError) -> Bool {
