@@ -249,49 +249,32 @@ public final class DuoSession: Sendable {
         return keyshare
     }
 
-    /// The app's decision of §7.3 for duo (a duo node never holds PREPARED).
+    /// §7.3 at the app (`AppReconcile`, duo policy: a duo node never holds PREPARED), after the node's
+    /// ACCEPT with its `key_status`.
     private func runReconcile(_ context: ReconcileContext, channel: inout PartyFrameChannel,
                               link: StepLink) async throws(SilentShardError) -> Keyshare {
-        let (send, read) = (link.send, link.read)
-        try await send([link.setupFrame])
-        _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: read)
-        guard let status = channel.receiver.accepts[1]?.keyStatus, status.prepared == nil else {
-            throw .protocolViolation(party: .node(1))
-        }
+        try await link.send([link.setupFrame])
+        _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: link.read)
         let keyId = context.storageKeyId
-        let currentGen = context.current.map { [UInt8]($0.generation) }
-        func done() async throws(SilentShardError) {
-            try await send([try channel.control(.done, payload: DonePayload.none.encoded)])
-        }
-        guard let staged = context.staged else {
-            guard let current = context.current, status.currentGen == currentGen else { throw .staleKeyshare }
-            try await done()
-            return current
-        }
-        let stagedGen = [UInt8](staged.generation)
-        if status.currentGen == stagedGen {
-            try await done()
+        guard let reference = context.staged ?? context.current else { throw .keyNotFound(keyId: keyId) }
+        let reconcile = AppReconcile(policy: .duo, storageKeyId: keyId, keyID: reference.keyIdBytes,
+                                     current: context.current.map { [UInt8]($0.generation) },
+                                     staged: context.staged.map { ([UInt8]($0.generation), [UInt8](repeating: 0, count: 32)) })
+        let storage = AppReconcileExecutor.Storage(promote: { [storageClient] () throws(SilentShardError) in
             do { try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
-            return staged
-        }
-        guard status.currentGen == currentGen else { throw .reconcileConflict(keyId: keyId) }
-        // Roll back: the node tombstones g and answers how g was decided.
-        let rollback = AbortPayload(code: .rollback, blamed: nil, rollback: (staged.keyIdBytes, stagedGen))
-        try await send([try channel.control(.abort, payload: rollback.encoded)])
-        let frame = try await SessionDriver.awaitControl(.outcome, channel: &channel, read: read)
-        let outcome: OutcomePayload
-        do { outcome = try OutcomePayload(bytes: frame.payload) } catch { throw SilentShardError(error, frameSender: 1) }
-        guard outcome.keyID == staged.keyIdBytes, outcome.gen == stagedGen else { throw .protocolViolation(party: .node(1)) }
-        switch outcome.outcome {
-        case .aborted:
+        }, discard: { [storageClient] () throws(SilentShardError) in
             do { try await storageClient.discardStaged(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+        })
+        switch await AppReconcileExecutor.run(reconcile, nodes: [1], channel: &channel, storage: storage, send: link.send,
+                                              read: link.read) {
+        case .current:
             guard let current = context.current else { throw .abortedKeyshare(keyId: keyId) }
             return current
-        case .committed where outcome.currentGen == stagedGen:
-            do { try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+        case .staged:
+            guard let staged = context.staged else { throw .reconcileConflict(keyId: keyId) }
             return staged
-        default:
-            throw .reconcileConflict(keyId: keyId)
+        case .failed(let error):
+            throw error
         }
     }
 

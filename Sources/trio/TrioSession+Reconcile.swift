@@ -43,71 +43,30 @@ extension TrioSession {
         let staged: TrioStoredShare?
     }
 
-    /// The app's decision of §7.3 from the nodes' signed `key_status` blocks.
+    /// §7.3 at the app (`AppReconcile`, trio policy) from the nodes' signed `key_status` blocks.
     func runReconcile(_ context: ReconcileContext, nodes: [PartyIndex], channel: inout PartyFrameChannel,
                       send: SessionDriver.Send, read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
-        var statuses: [KeyStatus] = []
-        for node in nodes {
-            guard let status = channel.receiver.accepts[node]?.keyStatus else { throw .protocolViolation(party: .node(node)) }
-            statuses.append(status)
-        }
         let keyId = context.storageKeyId
-        let currentGen = context.current.map { [UInt8]($0.generation) }
-        func control(_ kind: FrameKind, _ payload: [UInt8]) async throws(SilentShardError) {
-            try await send([try channel.control(kind, payload: payload)])
-        }
-        guard let staged = context.staged else {
-            guard let current = context.current, statuses.allSatisfy({ $0.currentGen == currentGen }) else { throw .staleKeyshare }
-            // A PREPARED generation no node committed and the app never staged (the app stopped before
-            // staging, or its ABORT was lost) is rolled back, so share changes are possible again.
-            let orphans = Set(statuses.compactMap { $0.prepared?.gen }.filter { $0 != currentGen })
-            guard let orphan = orphans.first else {
-                try await control(.done, DonePayload.none.encoded)
-                return current
-            }
-            guard orphans.count == 1 else { throw .reconcileConflict(keyId: keyId) }
-            try await control(.abort, AbortPayload(code: .rollback, blamed: nil, rollback: (current.keyIdBytes, orphan)).encoded)
-            let outcomes = try await collectOutcomes(nodes: nodes, channel: &channel, read: read)
-            guard outcomes.allSatisfy({ $0.outcome == .aborted }) else { throw .reconcileConflict(keyId: keyId) }
+        guard let reference = context.staged?.keyshare ?? context.current else { throw .keyNotFound(keyId: keyId) }
+        let reconcile = AppReconcile(policy: .trio, storageKeyId: keyId, keyID: reference.keyIdBytes,
+                                     current: context.current.map { [UInt8]($0.generation) },
+                                     staged: context.staged.map { ([UInt8]($0.keyshare.generation), $0.digest) })
+        let storage = AppReconcileExecutor.Storage(promote: { [storageClient] () throws(SilentShardError) in
+            do { _ = try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+        }, discard: { [storageClient] () throws(SilentShardError) in
+            do { try await storageClient.discardStaged(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+        })
+        switch await AppReconcileExecutor.run(reconcile, nodes: nodes, channel: &channel, storage: storage, send: send,
+                                              read: read) {
+        case .current:
+            guard let current = context.current else { throw .abortedKeyshare(keyId: keyId) }
             return current
-        }
-        let g = [UInt8](staged.keyshare.generation), d = staged.digest, keyID = staged.keyshare.keyIdBytes
-        if statuses.allSatisfy({ $0.currentGen == g }) {
-            try await control(.done, DonePayload.none.encoded)
-            do { try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+        case .staged:
+            guard let staged = context.staged else { throw .reconcileConflict(keyId: keyId) }
             return staged.keyshare
+        case .failed(let error):
+            throw error
         }
-        let holds = statuses.allSatisfy { $0.currentGen == g || ($0.prepared?.gen == g && $0.prepared?.digest == d) }
-        if holds {
-            // Roll forward: nodes with PREPARED g commit on the app's COMMIT (no READY needed).
-            try await control(.commit, CommitPayload(keyID: keyID, gen: g, digest: d, context: .reconcile).encoded)
-            let outcomes = try await collectOutcomes(nodes: nodes, channel: &channel, read: read)
-            guard outcomes.allSatisfy({ $0.outcome == .committed && $0.currentGen == g }) else { throw .reconcileConflict(keyId: keyId) }
-            do { try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
-            return staged.keyshare
-        }
-        guard statuses.allSatisfy({ $0.currentGen != g }),
-              statuses.allSatisfy({ $0.currentGen == nil || $0.currentGen == currentGen })
-        else { throw .reconcileConflict(keyId: keyId) }
-        // Roll back: every node tombstones g and answers how g was decided.
-        let rollback = AbortPayload(code: .rollback, blamed: nil, rollback: (keyID, g))
-        try await control(.abort, rollback.encoded)
-        let outcomes = try await collectOutcomes(nodes: nodes, channel: &channel, read: read)
-        guard outcomes.allSatisfy({ $0.outcome == .aborted }) else { throw .reconcileConflict(keyId: keyId) }
-        do { try await storageClient.discardStaged(keyId: keyId) } catch { throw SilentShardError(storage: error) }
-        guard let current = context.current else { throw .abortedKeyshare(keyId: keyId) }
-        return current
-    }
-
-    /// One OUTCOME from each node.
-    private func collectOutcomes(nodes: [PartyIndex], channel: inout PartyFrameChannel,
-                                 read: SessionDriver.Read) async throws(SilentShardError) -> [OutcomePayload] {
-        var outcomes: [OutcomePayload] = []
-        for node in nodes {
-            let frame = try await SessionDriver.awaitControl(.outcome, from: node, channel: &channel, read: read)
-            do { outcomes.append(try OutcomePayload(bytes: frame.payload)) } catch { throw SilentShardError(error, frameSender: node) }
-        }
-        return outcomes
     }
 
     /// Whether a node refused the step because a PREPARED generation blocks it (RECONCILE_REQUIRED).

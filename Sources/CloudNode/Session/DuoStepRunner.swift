@@ -213,60 +213,36 @@ package final class DuoStepRunner: Sendable {
         }
     }
 
-    /// WAIT_COMMIT (duo): the app's COMMIT(D) must match this node's own result; then one commit
-    /// transaction, then OUTCOME(committed). A mismatch is RESULT_MISMATCH (nothing stored).
+    /// WAIT_COMMIT (duo; `NodeCommit`, direct policy): the app's COMMIT(D) must match this node's own
+    /// result; then one commit transaction, then OUTCOME(committed). A mismatch is RESULT_MISMATCH
+    /// (nothing stored).
     private func commit(_ keyshare: Keyshare, setup: ValidatedSetup, owner: String, channel: inout PartyFrameChannel,
                         send: SessionDriver.Send, read: SessionDriver.Read) async -> DuoStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let received: FrameReceiver.Received
-        do { received = try await SessionDriver.awaitControl(.commit, channel: &channel, read: read) } catch {
-            // The app's ABORT before any COMMIT, a disconnect or a bad frame: nothing was stored.
-            return .failed(error)
-        }
-        let matches: Bool
-        if let payload = try? CommitPayload(bytes: received.payload) {
-            matches = payload.keyID == keyID && payload.gen == gen && payload.digest == digest && payload.context == .inSession
-                && (setup.payload.keyID.map { $0 == keyID } ?? true)
-        } else {
-            matches = false
-        }
-        guard matches else {
-            if let frame = try? channel.control(.abort, payload: AbortPayload(code: .resultMismatch, blamed: nil).encoded) {
-                try? await send([frame])
-            }
-            return .failed(.abortProtocol(party: nil))
-        }
         let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
                                  bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
-                                                         protocolBytes: keyshare.protocolKeyshareBytes).encoded,
+                                                      protocolBytes: keyshare.protocolKeyshareBytes).encoded,
                                  digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         // The generation this session replaces: refresh starts from SETUP's gen; keygen and import create the key.
         let replacing = setup.operation == .refresh ? setup.payload.gen : nil
-        await TestPause.reach(.commitReceived)
-        do {
+        let keyId = keyshare.keyId, holder = setup.instanceID
+        let storeCalls = NodeCommitExecutor.Store(commit: { [self] () throws(NodeStoreError) in
             try await onStoreQueue { [store] () throws(NodeStoreError) in
-                try store.commitDirectly(keyId: keyshare.keyId, share: share, replacing: replacing, party: party, owner: owner)
+                try store.commitDirectly(keyId: keyId, share: share, replacing: replacing, party: party, owner: owner)
             }
-        } catch {
-            // Duo: a failed commit transaction is definitive (nothing was promised). CURRENT changed
-            // under a concurrent session (only possible without the lease, e.g. an expired one):
-            // STALE_GENERATION, and the app keeps its old share.
-            let code: WireCode = if case .currentChanged = error { .staleGeneration } else { .storageFailure }
-            if let frame = try? channel.control(.abort, payload: AbortPayload(code: code, blamed: nil).encoded) {
-                try? await send([frame])
-            }
-            return .failed(.serviceUnavailable(retryAfter: nil))
+        }, releaseLease: { [self] in
+            // The commit is durable: release the key's lease before answering, so the app's next
+            // share-changing step does not meet this session's lease (`run` releases it again, a no-op).
+            try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyId, holder: holder) }
+        })
+        let commit = NodeCommit(policy: .direct, keyID: keyID, gen: gen, digest: digest, setupKeyID: setup.payload.keyID)
+        switch await NodeCommitExecutor.run(commit, other: nil, channel: &channel, store: storeCalls, send: send, read: read) {
+        case .committed: return .committed(keyId: keyId, gen: gen)
+        case .failed(let error): return .failed(error)
+        case .aborted, .inDoubt: return .failed(.abortProtocol(party: nil))  // trio's endings; a direct commit has neither
         }
-        await TestPause.reach(.committed)
-        // The commit is durable: release the key's lease before answering, so the app's next
-        // share-changing step does not meet this session's lease (`run` releases it again, a no-op).
-        let holder = setup.instanceID
-        try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyshare.keyId, holder: holder) }
-        let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen)
-        if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
-        return .committed(keyId: keyshare.keyId, gen: gen)
     }
 
     /// After its finish the node waits for the app's DONE (for its audit log); a missing DONE is not

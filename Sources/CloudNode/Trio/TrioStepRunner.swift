@@ -219,20 +219,20 @@ package final class TrioStepRunner: Sendable {
 
     // MARK: - Commit (§7.2, trio)
 
-    /// Stage PREPARED, send READY(D) to the other node, wait for the app's COMMIT(D) and the other
-    /// node's READY(D), commit, send OUTCOME(committed). An ABORT from the other node before its READY,
-    /// or from the app before its COMMIT, drops the PREPARED share (tombstone) → OUTCOME(aborted).
-    /// Anything else after READY leaves the share PREPARED (in doubt, §7.5).
-    /// `owner`: the token subject recorded as a new key's owner in the commit transaction (§9.2).
+    /// §7.2 at a trio node (`NodeCommit`, prepared policy): stage PREPARED, send READY(D) to the other
+    /// node, wait for the app's COMMIT(D) and the other node's READY(D), commit, send OUTCOME(committed).
+    /// An ABORT from the other node before its READY, or from the app before its COMMIT, drops the
+    /// PREPARED share (tombstone) → OUTCOME(aborted). Anything else after READY leaves the share
+    /// PREPARED (in doubt, §7.5). `owner`: the token subject recorded as a new key's owner in the commit
+    /// transaction (§9.2).
     func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout PartyFrameChannel,
                 send: SessionDriver.Send, read: SessionDriver.Read, relay: SessionDriver.Relay,
                 owner: String) async -> TrioStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let other = identity.peerIndex
         let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
                                  bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
-                                                         protocolBytes: keyshare.protocolKeyshareBytes).encoded,
+                                                      protocolBytes: keyshare.protocolKeyshareBytes).encoded,
                                  digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         let keyId = keyshare.keyId
@@ -243,7 +243,7 @@ package final class TrioStepRunner: Sendable {
                 setup.payload.gen.map { (keyId: Hex.encode(id), gen: $0, path: setup.payload.path ?? []) }
             }
             : nil
-        do {
+        let storeCalls = NodeCommitExecutor.Store(prepare: { [self] () throws(NodeStoreError) in
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 do throws(NodeStoreError) {
                     try store.prepare(keyId: keyId, share: share, party: party, rederivable: rederivable)
@@ -254,55 +254,23 @@ package final class TrioStepRunner: Sendable {
                     guard try store.share(keyId: keyId)?.gen == gen else { throw .alreadyDecided(keyId: id) }
                 }
             }
-        } catch {
-            if let frame = try? channel.control(.abort, payload: AbortPayload(code: .storageFailure, blamed: nil).encoded) {
-                try? await send([frame])
-            }
-            return .failed(.serviceUnavailable(retryAfter: nil))
-        }
-        await TestPause.reach(.prepared)
-        do {
-            try await send([try channel.control(.ready, payload: ReadyPayload(keyID: keyID, gen: gen, digest: digest).encoded,
-                                                to: other)])
-        } catch {
-            return .inDoubt(keyId: keyId, gen: gen)
-        }
-        var haveCommit = false, haveReady = false
-        do {
-            let commitFrame = try await SessionDriver.awaitControl(.commit, from: 0, channel: &channel, read: read, relay: relay)
-            haveCommit = true
-            guard let payload = try? CommitPayload(bytes: commitFrame.payload), payload.keyID == keyID, payload.gen == gen,
-                  payload.digest == digest, payload.context == .inSession
-            else { return .inDoubt(keyId: keyId, gen: gen) }
-            let readyFrame = try await SessionDriver.awaitControl(.ready, from: other, channel: &channel, read: read, relay: relay)
-            haveReady = true
-            guard let ready = try? ReadyPayload(bytes: readyFrame.payload), ready.keyID == keyID, ready.gen == gen,
-                  ready.digest == digest
-            else { return .inDoubt(keyId: keyId, gen: gen) }
-        } catch {
-            if !haveReady, channel.take(kind: .ready, from: other) != nil { haveReady = true }
-            guard let abort = channel.peerAbort,
-                  (abort.sender == other && !haveReady) || (abort.sender == 0 && !haveCommit)
-            else { return .inDoubt(keyId: keyId, gen: gen) }
-            // §7.2 rule 4: the sender promised never to stage/commit this result; drop ours.
-            do {
-                try await onStoreQueue { [store] () throws(NodeStoreError) in try store.abort(keyId: keyId, gen: gen, party: party) }
-            } catch { return .inDoubt(keyId: keyId, gen: gen) }
-            let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .aborted, currentGen: nil)
-            if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
-            return .aborted(keyId: keyId, gen: gen)
-        }
-        do {
+        }, commit: { [self] () throws(NodeStoreError) in
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 try store.commit(keyId: keyId, gen: gen, digest: digest, party: party, owner: owner, parent: parent)
             }
-        } catch {
-            return .inDoubt(keyId: keyId, gen: gen)
+        }, drop: { [self] () throws(NodeStoreError) in
+            // §7.2 rule 4: the sender promised never to stage/commit this result; drop ours.
+            try await onStoreQueue { [store] () throws(NodeStoreError) in try store.abort(keyId: keyId, gen: gen, party: party) }
+        })
+        let commit = NodeCommit(policy: .prepared(other: identity.peerIndex), keyID: keyID, gen: gen, digest: digest,
+                                setupKeyID: nil)
+        switch await NodeCommitExecutor.run(commit, other: identity.peerIndex, channel: &channel, store: storeCalls, send: send,
+                                            read: read, relay: relay) {
+        case .committed: return .committed(keyId: keyId, gen: gen)
+        case .aborted: return .aborted(keyId: keyId, gen: gen)
+        case .inDoubt: return .inDoubt(keyId: keyId, gen: gen)
+        case .failed(let error): return .failed(error)
         }
-        await TestPause.reach(.committed)
-        let outcome = OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen)
-        if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
-        return .committed(keyId: keyId, gen: gen)
     }
 
     /// After its own finish a signer waits for the app's DONE (audit); a missing DONE is not an error.

@@ -1,0 +1,60 @@
+import MPCProtocols
+
+/// Performs ``AppReconcile``'s actions for the app (duo and trio alike) over the step's channel, after
+/// the nodes' ACCEPTs (which carry their `key_status`). Every decision is the machine's.
+package enum AppReconcileExecutor {
+    /// The app's storage operations on the staged share.
+    package struct Storage {
+        package var promote: () async throws(SilentShardError) -> Void
+        package var discard: () async throws(SilentShardError) -> Void
+
+        package init(promote: @escaping () async throws(SilentShardError) -> Void,
+                     discard: @escaping () async throws(SilentShardError) -> Void) {
+            self.promote = promote
+            self.discard = discard
+        }
+    }
+
+    /// Runs `reconcile` with the statuses of `nodes`' ACCEPTs to its end.
+    package static func run(_ reconcile: AppReconcile, nodes: [PartyIndex], channel: inout PartyFrameChannel, storage: Storage,
+                            send: SessionDriver.Send, read: SessionDriver.Read) async -> AppReconcile.Ending {
+        var machine = reconcile
+        var statuses: [PartyIndex: KeyStatus?] = [:]
+        for node in nodes { statuses[node] = channel.receiver.accepts[node]?.keyStatus }
+        var action = machine.start(statuses: statuses)
+        while true {
+            do throws(SilentShardError) {
+                switch action {
+                case .sendDone:
+                    try await send([try channel.control(.done, payload: DonePayload.none.encoded)])
+                    action = machine.handle(.sent)
+                case .sendCommit(let payload):
+                    try await send([try channel.control(.commit, payload: payload.encoded)])
+                    action = machine.handle(.sent)
+                case .sendRollback(let payload):
+                    try await send([try channel.control(.abort, payload: payload.encoded)])
+                    action = machine.handle(.sent)
+                case .awaitOutcomes:
+                    var outcomes: [PartyIndex: OutcomePayload] = [:]
+                    for node in nodes {
+                        let frame = try await SessionDriver.awaitControl(.outcome, from: node, channel: &channel, read: read)
+                        do { outcomes[node] = try OutcomePayload(bytes: frame.payload) } catch {
+                            throw SilentShardError(error, frameSender: node)
+                        }
+                    }
+                    action = machine.handle(.outcomes(outcomes))
+                case .promote:
+                    try await storage.promote()
+                    action = machine.handle(.promoted)
+                case .discard:
+                    try await storage.discard()
+                    action = machine.handle(.discarded)
+                case .end(let ending):
+                    return ending
+                }
+            } catch {
+                action = machine.handle(.failed(error))
+            }
+        }
+    }
+}
