@@ -16,7 +16,8 @@ public final class DuoSession: Sendable {
     let cloudVerifyingKey: String
     let storageClient: any StorageClient
     private let transport: TransportBox
-    private let gate = StepGate()
+    /// The step engine every mode shares (SETUP, channel, connection, retries).
+    private let engine: AppStepEngine
     /// The device's wall clock (the system clock; tests inject their own), corrected from the node's
     /// time in an authenticated STALE_TIMESTAMP REJECT (§5.3, §9.6).
     private let clock: SessionClock
@@ -42,6 +43,8 @@ public final class DuoSession: Sendable {
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
         transport = TransportBox(client: networkClient, actions: actionProvider)
+        engine = AppStepEngine(mode: .duo, algorithm: algorithm == .ecdsa ? .ecdsa : .eddsa, messageSigner: messageSigner,
+                               cloudVerifyingKey: cloudVerifyingKey, clock: clock)
     }
 
     // MARK: - Operations
@@ -55,11 +58,8 @@ public final class DuoSession: Sendable {
     private func keygenStep() async throws(SilentShardError) -> Keyshare {
         try await step(.keygen, action: transport.actions.keygen, existing: nil) { _ in } body: { channel, link throws(SilentShardError) in
             let keyshare = try await runProtocol(channel: &channel, link: link) { [algorithm] instanceID, setupHash, rng throws(ProtocolError) in
-                algorithm == .ecdsa
-                    ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                         setupHash: setupHash, mode: .duo, groupID: nil)
-                    : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                          mode: .duo, groupID: nil, using: &rng)
+                try SessionProtocolMachine.keygen(algorithm, local: 0, mode: .duo, instanceID: instanceID, setupHash: setupHash,
+                                                  groupID: nil, using: &rng)
             }
             return try await commit(keyshare, channel: &channel, link: link)
         }
@@ -79,16 +79,7 @@ public final class DuoSession: Sendable {
             setup.gen = [UInt8](keyshare.generation)
         } body: { channel, link throws(SilentShardError) in
             let refreshed = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, rng throws(ProtocolError) in
-                switch keyshare.algorithm {
-                case .ecdsa:
-                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                              setupHash: setupHash, mode: .duo, groupID: nil, refreshing: share)
-                case .eddsa:
-                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                               mode: .duo, groupID: nil, refreshing: share, using: &rng)
-                }
+                try SessionProtocolMachine.refresh(keyshare, instanceID: instanceID, setupHash: setupHash, groupID: nil, using: &rng)
             }
             return try await commit(refreshed, channel: &channel, link: link)
         }
@@ -104,36 +95,12 @@ public final class DuoSession: Sendable {
             throw .invalidInput(reason: "private key and chain code must be 32 bytes each")
         }
         let chainCode = [UInt8](rootChainCode)
-        let keyID: [UInt8], publicKeyBytes: [UInt8]
-        let makeRun: @Sendable ([UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
-        switch algorithm {
-        case .ecdsa:
-            guard let x = try? Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)) else {
-                throw .invalidInput(reason: "private key is not a valid secp256k1 scalar")
-            }
-            let point = Secp256k1.Point(base: x)
-            guard let compressed = try? point.compressed(), let id = try? DKLsDKG.keyId(for: point) else {
-                throw .invalidInput(reason: "private key")
-            }
-            keyID = id
-            publicKeyBytes = compressed
-            makeRun = { instanceID, setupHash, _ throws(ProtocolError) in
-                try SessionProtocolMachine.dklsImport(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                      setupHash: setupHash, publicKey: point, chainCode: chainCode,
-                                                      privateKey: x, mode: .duo, groupID: nil)
-            }
-        case .eddsa:
-            guard let x = try? FROST.secretScalar(fromSeed: [UInt8](privateKey)) else {
-                throw .invalidInput(reason: "private key is not a 32-byte Ed25519 seed")
-            }
-            let point = FROST.Point(base: x)
-            keyID = FROST.keyId(for: point)
-            publicKeyBytes = point.bytes
-            makeRun = { instanceID, _, rng throws(ProtocolError) in
-                try SessionProtocolMachine.frostImport(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                       publicKey: point, chainCode: chainCode, secret: x, mode: .duo,
-                                                       groupID: nil, using: &rng)
-            }
+        let key = try SessionProtocolMachine.ImportedKey(algorithm: algorithm, privateKey: [UInt8](privateKey))
+        let keyID = try key.keyID(), publicKeyBytes = try key.publicKeyBytes()
+        let makeRun: @Sendable ([UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> = {
+            instanceID, setupHash, rng throws(ProtocolError) in
+            try SessionProtocolMachine.importKey(key, chainCode: chainCode, local: 0, mode: .duo, instanceID: instanceID,
+                                                 setupHash: setupHash, groupID: nil, using: &rng)
         }
         do { return try await importStep(keyID: keyID, publicKey: publicKeyBytes, chainCode: chainCode, run: makeRun) }
         catch { return try await resolveInDoubt(error, previous: nil) }
@@ -183,16 +150,8 @@ public final class DuoSession: Sendable {
             setup.message = messageBytes
         } body: { channel, link throws(SilentShardError) in
             let signature = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, rng throws(ProtocolError) in
-                switch keyshare.algorithm {
-                case .ecdsa:
-                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.dklsSign(keyshare: share, signers: [0, 1], instanceID: instanceID,
-                                                               setupHash: setupHash, path: path, messageHash: messageBytes)
-                case .eddsa:
-                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.frostSign(keyshare: share, signers: [0, 1], message: messageBytes,
-                                                                path: path.indices, using: &rng)
-                }
+                try SessionProtocolMachine.sign(keyshare, signers: [0, 1], instanceID: instanceID, setupHash: setupHash, path: path,
+                                                message: messageBytes, using: &rng)
             }
             // DONE confirms the signature to the node (its audit); best effort.
             if let done = try? channel.control(.done, payload: signature.done.encoded) { try? await link.send([done]) }
@@ -252,7 +211,7 @@ public final class DuoSession: Sendable {
     /// §7.3 at the app (`AppReconcile`, duo policy: a duo node never holds PREPARED), after the node's
     /// ACCEPT with its `key_status`.
     private func runReconcile(_ context: ReconcileContext, channel: inout PartyFrameChannel,
-                              link: StepLink) async throws(SilentShardError) -> Keyshare {
+                              link: AppStepLink) async throws(SilentShardError) -> Keyshare {
         try await link.send([link.setupFrame])
         _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: link.read)
         let keyId = context.storageKeyId
@@ -308,86 +267,32 @@ public final class DuoSession: Sendable {
 
     var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
 
-    /// A step's connection as its body sees it: the signed SETUP (not sent yet) and the transport.
-    struct StepLink {
-        let setupFrame: Frame
-        let send: SessionDriver.Send
-        let read: SessionDriver.Read
-    }
-
-    /// One step with §5.3 clock correction and §10 KEY_BUSY backoff (`StepRetryPolicy`, shared with trio):
-    /// the SETUP `fill` completes, then `body` on the step's connection.
+    /// One step over the shared engine: the SETUP `fill` completes, then `body` on the step's connection.
+    /// §9.4: a node this app banned is refused before any connection; a failure that calls for a ban records it.
     private func step<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
                                fill: (inout SetupPayload) -> Void,
-                               body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
+                               body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome)
         async throws(SilentShardError) -> Outcome {
-        try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
-            try await attempt(operation, action: action, existing: existing, fill: fill, body: body)
-        }
+        try await engine.run(.init(operation, action: action, participants: [0, 1], params: existing?.keyId),
+                             client: transport.client, fill: fill,
+                             beforeConnect: { (cloudKey: Ed25519.VerifyingKey) throws(SilentShardError) in
+                                 try await refuseIfBanned(cloudKey: cloudKey, operation: operation)
+                             },
+                             body: body,
+                             onFailure: { error, cloudKey, instanceID in
+                                 await recordBanIfRequired(error, cloudKey: cloudKey, instanceID: instanceID)
+                             })
     }
 
     /// The session's clock: the device clock corrected by the node's, ms since the epoch.
     var sessionMilliseconds: UInt64 { clock.milliseconds }
-
-    private func attempt<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
-                                  fill: (inout SetupPayload) -> Void,
-                                  body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
-        async throws(SilentShardError) -> Outcome {
-        // Configuration before any connection (§1.2).
-        let cloudKey: Ed25519.VerifyingKey
-        do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
-        let deviceKey: DeviceKey
-        do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
-        let keys = SessionKeyPair()
-        let instanceID = SecureRandom.bytes(count: 32)
-        let now = sessionMilliseconds
-        var setup = SetupPayload(mode: .duo, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
-                                 deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
-                                 participants: PartySet([0, 1]))
-        fill(&setup)
-        let setupFrame: Frame
-        do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
-        catch let error as SessionError { throw SilentShardError(error) }
-        catch { throw .authenticationFailed(reason: "device signer failed") }
-        var channel = try PartyFrameChannel(
-            local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
-            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
-            protocolTags: SessionProtocolMachine.receivableTags(operation: operation, algorithm: sessionAlgorithm))
-        try await refuseIfBanned(cloudKey: cloudKey, operation: operation)
-
-        await gate.acquire()
-        let client = transport.client
-        do {
-            try await client.connect(action: action, params: existing?.keyId)
-        } catch {
-            await gate.release()
-            throw Self.networkError(error)
-        }
-        let link = StepLink(setupFrame: setupFrame, send: { (frames: [Frame]) throws(SilentShardError) in
-            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
-        }, read: { () throws(SilentShardError) in
-            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1]) } catch {
-                throw Self.networkError(error)
-            }
-        })
-        let outcome: Result<Outcome, SilentShardError>
-        do throws(SilentShardError) {
-            outcome = .success(try await body(&channel, link))
-        } catch {
-            await recordBanIfRequired(error, cloudKey: cloudKey, instanceID: instanceID)
-            outcome = .failure(error)
-        }
-        try? await client.disconnect()
-        await gate.release()
-        return try outcome.get()
-    }
 
     /// Runs the protocol `makeRun` makes (from the session's instance id and setup hash) on the step:
     /// flight F1 (§5.2) is the SETUP with this party's first-round broadcasts when that round is short
     /// (FROST); a DKLs23 first round takes milliseconds and is computed after the ACCEPT instead, so
     /// that the SETUP never waits for it. First-round P2P messages need the node's session keys and
     /// follow the ACCEPT in any case. Any failure of ours is sent as ABORT before it is thrown.
-    private func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: StepLink,
+    private func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: AppStepLink,
                                       _ makeRun: ([UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError)
                                           -> ProtocolRun<Outcome>) async throws(SilentShardError) -> Outcome {
         let run: ProtocolRun<Outcome>
@@ -424,7 +329,7 @@ public final class DuoSession: Sendable {
     /// OUTCOME(committed, D); roll back on its ABORT or OUTCOME(aborted); anything else leaves the share
     /// staged (in doubt: `reconcileRequired`).
     private func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel,
-                        link: StepLink) async throws(SilentShardError) -> Keyshare {
+                        link: AppStepLink) async throws(SilentShardError) -> Keyshare {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let commit = AppCommit(policy: .duo, nodes: [1], keyID: keyID, gen: gen,
                                digest: channel.commitDigest(keyID: keyID, gen: gen))
@@ -444,33 +349,10 @@ public final class DuoSession: Sendable {
         }
     }
 
-    private func abort(_ error: SilentShardError, channel: inout PartyFrameChannel, link: StepLink) async throws(SilentShardError) {
+    private func abort(_ error: SilentShardError, channel: inout PartyFrameChannel, link: AppStepLink) async throws(SilentShardError) {
         let frame = try channel.control(.abort, payload: AbortPayload(for: error).encoded)
         try await link.send([frame])
     }
 
-    static func networkError(_ error: any Error) -> SilentShardError {
-        if let error = error as? SilentShardError { return error }
-        if let error = error as? NetworkError { return .network(error) }
-        if error is CancellationError { return .cancelled }
-        return .network(.connectionFailed(reason: "transport error"))
-    }
-}
-
-/// A FIFO async lock: one step at a time per session.
-actor StepGate {
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
-    }
+    static func networkError(_ error: any Error) -> SilentShardError { AppStepEngine.networkError(error) }
 }

@@ -14,36 +14,12 @@ extension TrioSession {
             throw .invalidInput(reason: "private key and chain code must be 32 bytes each")
         }
         let chainCode = [UInt8](rootChainCode)
-        let keyID: [UInt8], publicKeyBytes: [UInt8]
-        let makeRun: @Sendable ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
-        switch algorithm {
-        case .ecdsa:
-            guard let x = try? Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)) else {
-                throw .invalidInput(reason: "private key is not a valid secp256k1 scalar")
-            }
-            let point = Secp256k1.Point(base: x)
-            guard let compressed = try? point.compressed(), let id = try? DKLsDKG.keyId(for: point) else {
-                throw .invalidInput(reason: "private key")
-            }
-            keyID = id
-            publicKeyBytes = compressed
-            makeRun = { instanceID, setupHash, groupID, _ throws(ProtocolError) in
-                try SessionProtocolMachine.dklsImport(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                      setupHash: setupHash, publicKey: point, chainCode: chainCode,
-                                                      privateKey: x, mode: .trio, groupID: groupID)
-            }
-        case .eddsa:
-            guard let x = try? FROST.secretScalar(fromSeed: [UInt8](privateKey)) else {
-                throw .invalidInput(reason: "private key is not a 32-byte Ed25519 seed")
-            }
-            let point = FROST.Point(base: x)
-            keyID = FROST.keyId(for: point)
-            publicKeyBytes = point.bytes
-            makeRun = { instanceID, _, groupID, rng throws(ProtocolError) in
-                try SessionProtocolMachine.frostImport(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                       publicKey: point, chainCode: chainCode, secret: x, mode: .trio,
-                                                       groupID: groupID, using: &rng)
-            }
+        let key = try SessionProtocolMachine.ImportedKey(algorithm: algorithm, privateKey: [UInt8](privateKey))
+        let keyID = try key.keyID(), publicKeyBytes = try key.publicKeyBytes()
+        let makeRun: @Sendable ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> = {
+            instanceID, setupHash, groupID, rng throws(ProtocolError) in
+            try SessionProtocolMachine.importKey(key, chainCode: chainCode, local: 0, mode: .trio, instanceID: instanceID,
+                                                 setupHash: setupHash, groupID: groupID, using: &rng)
         }
         do throws(SilentShardError) {
             return try await step(.import, action: transport.actions.import, existing: nil, participants: [0, 1, 2]) { setup in

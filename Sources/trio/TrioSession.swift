@@ -27,7 +27,8 @@ public final class TrioSession: Sendable {
     let cloudVerifyingKey: String
     let storageClient: any StorageClient
     let transport: TransportBox
-    private let gate = TrioStepGate()
+    /// The step engine every mode shares (SETUP, channel, connection, retries).
+    private let engine: AppStepEngine
     /// The device's wall clock (the system clock; tests inject their own), corrected from a node's time in
     /// an authenticated STALE_TIMESTAMP REJECT (§5.3, §9.6).
     let clock: SessionClock
@@ -52,6 +53,8 @@ public final class TrioSession: Sendable {
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
         transport = TransportBox(client: networkClient, actions: actionProvider)
+        engine = AppStepEngine(mode: .trio, algorithm: algorithm == .ecdsa ? .ecdsa : .eddsa, messageSigner: messageSigner,
+                               cloudVerifyingKey: cloudVerifyingKey, clock: clock)
     }
 
     // MARK: - Operations
@@ -68,11 +71,8 @@ public final class TrioSession: Sendable {
         } body: { channel, link throws(SilentShardError) in
             let keyshare = try await runProtocol(channel: &channel, link: link) {
                 [algorithm] instanceID, setupHash, groupID, rng throws(ProtocolError) in
-                algorithm == .ecdsa
-                    ? try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                         setupHash: setupHash, mode: .trio, groupID: groupID)
-                    : try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                          mode: .trio, groupID: groupID, using: &rng)
+                try SessionProtocolMachine.keygen(algorithm, local: 0, mode: .trio, instanceID: instanceID, setupHash: setupHash,
+                                                  groupID: groupID, using: &rng)
             }
             return try await commit(keyshare, channel: &channel, link: link)
         }
@@ -97,16 +97,8 @@ public final class TrioSession: Sendable {
         } body: { channel, link throws(SilentShardError) in
             let refreshed = try await runProtocol(channel: &channel, link: link) {
                 instanceID, setupHash, groupID, rng throws(ProtocolError) in
-                switch keyshare.algorithm {
-                case .ecdsa:
-                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                              setupHash: setupHash, mode: .trio, groupID: groupID, refreshing: share)
-                case .eddsa:
-                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.frostDKG(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                               mode: .trio, groupID: groupID, refreshing: share, using: &rng)
-                }
+                try SessionProtocolMachine.refresh(keyshare, instanceID: instanceID, setupHash: setupHash, groupID: groupID,
+                                                   using: &rng)
             }
             return try await commit(refreshed, channel: &channel, link: link)
         }
@@ -157,16 +149,8 @@ public final class TrioSession: Sendable {
         } body: { channel, link throws(SilentShardError) in
             let signature = try await runProtocol(channel: &channel, link: link) {
                 instanceID, setupHash, _, rng throws(ProtocolError) in
-                switch keyshare.algorithm {
-                case .ecdsa:
-                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.dklsSign(keyshare: share, signers: signers, instanceID: instanceID,
-                                                               setupHash: setupHash, path: path, messageHash: messageBytes)
-                case .eddsa:
-                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.frostSign(keyshare: share, signers: signers, message: messageBytes,
-                                                                path: path.indices, using: &rng)
-                }
+                try SessionProtocolMachine.sign(keyshare, signers: signers, instanceID: instanceID, setupHash: setupHash, path: path,
+                                                message: messageBytes, using: &rng)
             }
             // DONE confirms the signature to the signer (its audit); best effort.
             if let done = try? channel.control(.done, payload: signature.done.encoded) { try? await link.send([done]) }
@@ -188,97 +172,34 @@ public final class TrioSession: Sendable {
 
     var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
 
-    /// A step's connection as its body sees it, after the SETUP went out and every participating node's
-    /// ACCEPT arrived: the participating nodes and the transport (everything through node A).
-    struct StepLink {
-        let nodes: [PartyIndex]
-        let send: SessionDriver.Send
-        let read: SessionDriver.Read
-    }
-
     /// Makes a step's protocol run from the session's instance id, setup hash and the nodes' group id.
     typealias RunFactory<Outcome: ProtocolOutcomeValue> = ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator)
         throws(ProtocolError) -> ProtocolRun<Outcome>
 
-    /// One step: the SETUP `fill` completes, its ACCEPTs, then `body`. Without a keyshare (recover)
-    /// `keyIdParam` is the route's key id and `groupID` the pinned group, if the caller has them. An
-    /// authenticated STALE_TIMESTAMP corrects the clock and KEY_BUSY backs off (`StepRetryPolicy`).
+    /// One step over the shared engine: the SETUP `fill` completes, the SETUP goes out, every
+    /// participating node's ACCEPT (a REJECT ends the step), then `body`. Without a keyshare (recover)
+    /// `keyIdParam` is the route's key id and `groupID` the pinned group, if the caller has them.
     func step<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?, participants: [PartyIndex],
                        keyIdParam: String? = nil, groupID: [UInt8]? = nil, fill: (inout SetupPayload) -> Void,
-                       body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
+                       body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome)
         async throws(SilentShardError) -> Outcome {
-        try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
-            try await attempt(operation, action: action, existing: existing, participants: participants,
-                              keyIdParam: keyIdParam, groupID: groupID, fill: fill, body: body)
-        }
-    }
-
-    private func attempt<Outcome>(_ operation: SessionOperation, action: any NetworkAction, existing: Keyshare?,
-                                  participants: [PartyIndex], keyIdParam: String?, groupID: [UInt8]?,
-                                  fill: (inout SetupPayload) -> Void,
-                                  body: (inout PartyFrameChannel, StepLink) async throws(SilentShardError) -> Outcome)
-        async throws(SilentShardError) -> Outcome {
-        let params = existing?.keyId ?? keyIdParam
-        let recordedGroup = existing?.groupId.map { [UInt8]($0) } ?? groupID
-        // Configuration before any connection (§1.2).
-        let cloudKey: Ed25519.VerifyingKey
-        do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
-        let deviceKey: DeviceKey
-        do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
-        let keys = SessionKeyPair()
-        let instanceID = SecureRandom.bytes(count: 32)
-        let now = clock.milliseconds
-        var setup = SetupPayload(mode: .trio, algorithm: sessionAlgorithm, operation: operation, timestamp: now,
-                                 deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
-                                 participants: PartySet(participants))
-        if let recordedGroup { setup.groupID = recordedGroup }
-        fill(&setup)
-        let setupFrame: Frame
-        do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
-        catch let error as SessionError { throw SilentShardError(error) }
-        catch { throw .authenticationFailed(reason: "device signer failed") }
-        var channel = try PartyFrameChannel(
-            local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
-            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: recordedGroup),
-            protocolTags: SessionProtocolMachine.receivableTags(operation: operation, algorithm: sessionAlgorithm))
-
-        await gate.acquire()
-        let client = transport.client
-        do {
-            try await client.connect(action: action, params: params)
-        } catch {
-            await gate.release()
-            throw Self.networkError(error)
-        }
-        // Everything arrives through node A: its own frames and B's (§3.5 step 2: senders 1 or 2).
-        let link = StepLink(nodes: participants.filter { $0 != 0 }, send: { (frames: [Frame]) throws(SilentShardError) in
-            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
-        }, read: { () throws(SilentShardError) in
-            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: [1, 2]) } catch {
-                throw Self.networkError(error)
-            }
-        })
-        let outcome: Result<Outcome, SilentShardError>
-        do throws(SilentShardError) {
-            try await link.send([setupFrame])
+        let step = AppStepEngine.Step(operation, action: action, participants: participants, params: existing?.keyId ?? keyIdParam,
+                                      recordedGroup: existing?.groupId.map { [UInt8]($0) } ?? groupID)
+        return try await engine.run(step, client: transport.client, fill: fill) { channel, link throws(SilentShardError) in
+            try await link.send([link.setupFrame])
             // SETUP_SENT: every participating node's ACCEPT (a REJECT ends the step), then RUNNING.
             try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
                 for node in link.nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: link.read) }
                 // §9.4: a node this app banned takes part in nothing but reconcile and export.
                 try await refuseBannedNodes(link.nodes, operation: operation, channel: &channel, send: link.send)
             }
-            outcome = .success(try await body(&channel, link))
-        } catch {
-            outcome = .failure(error)
+            return try await body(&channel, link)
         }
-        try? await client.disconnect()
-        await gate.release()
-        return try outcome.get()
     }
 
     /// Runs `body`; a failure is sent to the nodes as our ABORT (§0; not after a node's ABORT or a
     /// REJECT) and a ban it calls for is recorded (§9.4) before it is thrown.
-    func aborting<T>(channel: inout PartyFrameChannel, link: StepLink,
+    func aborting<T>(channel: inout PartyFrameChannel, link: AppStepLink,
                      _ body: (inout PartyFrameChannel) async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
         do {
             return try await body(&channel)
@@ -294,7 +215,7 @@ public final class TrioSession: Sendable {
 
     /// Runs the protocol `makeRun` makes once the nodes accepted (its group id is the one their
     /// certificates carry); a failure aborts the step (`aborting`).
-    func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: StepLink,
+    func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: AppStepLink,
                               _ makeRun: RunFactory<Outcome>) async throws(SilentShardError) -> Outcome {
         try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
             guard let first = link.nodes.first, let group = channel.receiver.accepts[first]?.certificate?.groupID else {
@@ -312,7 +233,7 @@ public final class TrioSession: Sendable {
     /// §7.2 at the app (`AppCommit`, trio policy): stage durably, send COMMIT(D), promote on
     /// OUTCOME(committed, D) from every node; roll back when every node answered ABORT or
     /// OUTCOME(aborted); anything else leaves the share staged (in doubt → `reconcileRequired`).
-    func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel, link: StepLink) async throws(SilentShardError) -> Keyshare {
+    func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel, link: AppStepLink) async throws(SilentShardError) -> Keyshare {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let commit = AppCommit(policy: .trio, nodes: link.nodes, keyID: keyID, gen: gen, digest: digest)
@@ -338,28 +259,5 @@ public final class TrioSession: Sendable {
         }
     }
 
-    static func networkError(_ error: any Error) -> SilentShardError {
-        if let error = error as? SilentShardError { return error }
-        if let error = error as? NetworkError { return .network(error) }
-        if error is CancellationError { return .cancelled }
-        return .network(.connectionFailed(reason: "transport error"))
-    }
-}
-
-/// A FIFO async lock: one step at a time per session.
-actor TrioStepGate {
-    private var busy = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard busy else {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
-    }
+    static func networkError(_ error: any Error) -> SilentShardError { AppStepEngine.networkError(error) }
 }

@@ -319,38 +319,27 @@ package final class DuoStepRunner: Sendable {
 
     private func reconcileRunning(keyID: String, keyIDBytes: [UInt8], accept: Frame, channel: inout PartyFrameChannel,
                                   connection: some NodeStepConnection) async -> DuoStepReport {
-        func read() async throws(SilentShardError) -> SessionDriver.Incoming {
+        let send: SessionDriver.Send = { (frames: [Frame]) throws(SilentShardError) in
+            do { try await connection.send(Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
+        }
+        let read: SessionDriver.Read = { [frameTimeout] () throws(SilentShardError) in
             SessionDriver.Incoming(bytes: try await self.read(connection, timeout: frameTimeout), link: [0])
         }
-        do { try await connection.send(Data(Frame.bundle([accept]))) } catch { return .failed(.network(.connectionLost)) }
-        do {
-            _ = try await SessionDriver.awaitControl(.done, channel: &channel, read: read)
-            return .reconciled(keyId: keyID, outcome: nil)
-        } catch {
-            guard let abort = channel.peerAbort?.payload, abort.code == .rollback, let rollback = abort.rollback,
-                  rollback.keyID == keyIDBytes
-            else { return .failed(error) }
-            let gen = rollback.gen
-            let outcome: OutcomePayload.Outcome
-            let current: [UInt8]?
-            do {
-                (outcome, current) = try await onStoreQueue { [store] () throws(NodeStoreError) in
-                    do throws(NodeStoreError) {
-                        try store.abort(keyId: keyID, gen: gen, party: "reconcile")
-                        return (.aborted, try store.share(keyId: keyID)?.gen)
-                    } catch .alreadyDecided {
-                        return (.committed, try store.share(keyId: keyID)?.gen)
-                    }
+        do { try await send([accept]) } catch { return .failed(.network(.connectionLost)) }
+        let storeCalls = NodeReconcileExecutor.Store(rollback: { [self] (gen: [UInt8]) throws(NodeStoreError) in
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                do throws(NodeStoreError) {
+                    try store.abort(keyId: keyID, gen: gen, party: "reconcile")
+                    return (.aborted, try store.share(keyId: keyID)?.gen)
+                } catch .alreadyDecided {
+                    return (.committed, try store.share(keyId: keyID)?.gen)
                 }
-            } catch {
-                return .failed(.serviceUnavailable(retryAfter: nil))
             }
-            let payload = OutcomePayload(keyID: keyIDBytes, gen: gen, digest: [UInt8](repeating: 0, count: 32),
-                                         outcome: outcome, currentGen: current)
-            if let frame = try? channel.control(.outcome, payload: payload.encoded) {
-                try? await connection.send(Data(Frame.bundle([frame])))
-            }
-            return .reconciled(keyId: keyID, outcome: outcome == .aborted ? .aborted : .committed)
+        })
+        switch await NodeReconcileExecutor.run(NodeReconcile(policy: .duo, keyID: keyIDBytes), channel: &channel,
+                                               store: storeCalls, send: send, read: read) {
+        case .reconciled(let decision): return .reconciled(keyId: keyID, outcome: decision)
+        case .failed(let error): return .failed(error)
         }
     }
 

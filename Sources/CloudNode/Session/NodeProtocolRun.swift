@@ -33,12 +33,6 @@ package enum NodeProtocolRun: Sendable {
             self.mode = mode
             self.groupID = groupID
         }
-
-        /// (n, t): duo (2, 2), trio (3, 2).
-        var threshold: (n: Int, t: Int) {
-            let pair = (mode == .duo ? SessionMode.duo : SessionMode.trio).threshold
-            return (Int(pair.n), Int(pair.t))
-        }
     }
 
     /// Operations a duo node runs; the others are trio's.
@@ -50,7 +44,7 @@ package enum NodeProtocolRun: Sendable {
     package static func make(for setup: ValidatedSetup, party: Party, keyshare: Keyshare?,
                              using rng: inout some RandomNumberGenerator) throws -> NodeProtocolRun {
         let local = party.index, instanceID = setup.instanceID, setupHash = setup.setupHash
-        let (n, t) = party.threshold
+        let (n, t) = SessionProtocolMachine.threshold(of: party.mode)
         let (mode, groupID) = (party.mode, party.groupID)
         guard mode == .trio || duoOperations.contains(setup.operation) else { throw SilentShardError.unsupportedOperation }
         let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
@@ -63,36 +57,20 @@ package enum NodeProtocolRun: Sendable {
             return try DerivationPath((["m"] + path.indices.map { String($0) }).joined(separator: "/"))
         }
         switch (setup.operation, algorithm) {
-        case (.keygen, .ecdsa):
-            return .share(try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                             setupHash: setupHash, mode: mode, groupID: groupID))
-        case (.keygen, .eddsa):
-            return .share(try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                              mode: mode, groupID: groupID, using: &rng))
-        case (.refresh, .ecdsa):
-            return .share(try SessionProtocolMachine.dklsDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                             setupHash: setupHash, mode: mode, groupID: groupID,
-                                                             refreshing: try current().dklsKeyshare()))
-        case (.refresh, .eddsa):
-            return .share(try SessionProtocolMachine.frostDKG(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                              mode: mode, groupID: groupID,
-                                                              refreshing: try current().frostKeyshare(), using: &rng))
-        case (.import, .ecdsa):
+        case (.keygen, _):
+            return .share(try SessionProtocolMachine.keygen(algorithm, local: local, mode: mode, instanceID: instanceID,
+                                                            setupHash: setupHash, groupID: groupID, using: &rng))
+        case (.refresh, _):
+            return .share(try SessionProtocolMachine.refresh(try current(), instanceID: instanceID, setupHash: setupHash,
+                                                             groupID: groupID, using: &rng))
+        case (.import, _):
             guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
                 throw SilentShardError.invalidInput(reason: "import fields")
             }
-            return .share(try SessionProtocolMachine.dklsImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                                setupHash: setupHash,
-                                                                publicKey: try Secp256k1.Point(compressed: publicKey),
-                                                                chainCode: chainCode, privateKey: nil, mode: mode,
-                                                                groupID: groupID))
-        case (.import, .eddsa):
-            guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
-                throw SilentShardError.invalidInput(reason: "import fields")
-            }
-            return .share(try SessionProtocolMachine.frostImport(local: local, partyCount: n, threshold: t, instanceID: instanceID,
-                                                                 publicKey: try FROST.Point(bytes: publicKey), chainCode: chainCode,
-                                                                 secret: nil, mode: mode, groupID: groupID, using: &rng))
+            let key = try SessionProtocolMachine.ImportedKey(algorithm: algorithm, publicKey: publicKey)
+            return .share(try SessionProtocolMachine.importKey(key, chainCode: chainCode, local: local, mode: mode,
+                                                               instanceID: instanceID, setupHash: setupHash, groupID: groupID,
+                                                               using: &rng))
         case (.hardDerivation, .ecdsa):
             guard let pathBytes = setup.payload.path else { throw SilentShardError.keyNotFound(keyId: nil) }
             let keyshare = try current()
@@ -139,17 +117,11 @@ package enum NodeProtocolRun: Sendable {
                                                                          participants: setup.participants.parties,
                                                                          receiverKey: try X25519.PublicKey(bytes: exportKey),
                                                                          instanceID: instanceID, setupHash: setupHash))
-        case (.sign, .ecdsa):
+        case (.sign, _):
             guard let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
-            return .signature(try SessionProtocolMachine.dklsSign(keyshare: try current().dklsKeyshare(),
-                                                                  signers: setup.participants.parties, instanceID: instanceID,
-                                                                  setupHash: setupHash, path: try softPath(), messageHash: message))
-        case (.sign, .eddsa):
-            guard let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
-            let path = try DerivationPathBytes(bytes: setup.payload.path ?? [0])
-            return .signature(try SessionProtocolMachine.frostSign(keyshare: try current().frostKeyshare(),
-                                                                   signers: setup.participants.parties, message: message,
-                                                                   path: path.indices, using: &rng))
+            return .signature(try SessionProtocolMachine.sign(try current(), signers: setup.participants.parties,
+                                                              instanceID: instanceID, setupHash: setupHash, path: try softPath(),
+                                                              message: message, using: &rng))
         default:
             throw SilentShardError.unsupportedOperation
         }

@@ -42,65 +42,39 @@ extension TrioStepRunner {
         return KeyStatus(currentGen: state.current?.gen, prepared: prepared, preparedHoldsCommit: false, decision: decision)
     }
 
-    /// Waits for the app's decision and carries it out; answers OUTCOME for COMMIT and rollback.
+    /// Waits for the app's decision and carries it out (`NodeReconcile`, trio policy); answers OUTCOME
+    /// for COMMIT and rollback.
     func reconcileRunning(_ setup: ValidatedSetup, channel: inout PartyFrameChannel, send: SessionDriver.Send,
                           read: SessionDriver.Read, relay: SessionDriver.Relay, owner: String) async -> TrioStepReport {
         guard let keyIDBytes = setup.payload.keyID else { return .failed(.invalidInput(reason: "key id")) }
         let keyId = Hex.encode(keyIDBytes)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
-        while true {
-            if channel.take(kind: .done, from: 0) != nil { return .reconciled(keyId: keyId, outcome: nil) }
-            if let frame = channel.take(kind: .commit, from: 0) {
-                guard let commit = try? CommitPayload(bytes: frame.payload), commit.keyID == keyIDBytes,
-                      commit.context == .reconcile
-                else { return .failed(.protocolViolation(party: .app)) }
-                let result: (OutcomePayload.Outcome, [UInt8]?)
-                do {
-                    result = try await onStoreQueue { [store] () throws(NodeStoreError) in
-                        do throws(NodeStoreError) {
-                            try store.commit(keyId: keyId, gen: commit.gen, digest: commit.digest, party: party, owner: owner)
-                            return (.committed, try store.share(keyId: keyId)?.gen)
-                        } catch .alreadyDecided {
-                            return (.aborted, try store.share(keyId: keyId)?.gen)
-                        } catch .preparedMismatch {
-                            let current = try store.share(keyId: keyId)?.gen
-                            return (current == commit.gen ? .committed : .inDoubt, current)
-                        }
-                    }
-                } catch {
-                    return .failed(.serviceUnavailable(retryAfter: nil))
+        let storeCalls = NodeReconcileExecutor.Store(commit: { [self] (gen: [UInt8], digest: [UInt8]) throws(NodeStoreError) in
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                do throws(NodeStoreError) {
+                    try store.commit(keyId: keyId, gen: gen, digest: digest, party: party, owner: owner)
+                    return (.committed, try store.share(keyId: keyId)?.gen)
+                } catch .alreadyDecided {
+                    return (.aborted, try store.share(keyId: keyId)?.gen)
+                } catch .preparedMismatch {
+                    let current = try store.share(keyId: keyId)?.gen
+                    return (current == gen ? .committed : .inDoubt, current)
                 }
-                let outcome = OutcomePayload(keyID: keyIDBytes, gen: commit.gen, digest: commit.digest, outcome: result.0,
-                                             currentGen: result.1)
-                if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
-                return .reconciled(keyId: keyId, outcome: result.0 == .committed ? .committed
-                                                    : result.0 == .aborted ? .aborted : nil)
             }
-            do {
-                try await SessionDriver.receive(channel: &channel, read: read, relay: relay)
-            } catch {
-                guard let abort = channel.aborts[0], abort.code == .rollback, let rollback = abort.rollback,
-                      rollback.keyID == keyIDBytes
-                else { return .failed(error) }
-                let gen = rollback.gen
-                let result: (OutcomePayload.Outcome, [UInt8]?)
-                do {
-                    result = try await onStoreQueue { [store] () throws(NodeStoreError) in
-                        do throws(NodeStoreError) {
-                            try store.abort(keyId: keyId, gen: gen, party: party)
-                            return (.aborted, try store.share(keyId: keyId)?.gen)
-                        } catch .alreadyDecided {
-                            return (.committed, try store.share(keyId: keyId)?.gen)
-                        }
-                    }
-                } catch {
-                    return .failed(.serviceUnavailable(retryAfter: nil))
+        }, rollback: { [self] (gen: [UInt8]) throws(NodeStoreError) in
+            try await onStoreQueue { [store] () throws(NodeStoreError) in
+                do throws(NodeStoreError) {
+                    try store.abort(keyId: keyId, gen: gen, party: party)
+                    return (.aborted, try store.share(keyId: keyId)?.gen)
+                } catch .alreadyDecided {
+                    return (.committed, try store.share(keyId: keyId)?.gen)
                 }
-                let outcome = OutcomePayload(keyID: keyIDBytes, gen: gen, digest: [UInt8](repeating: 0, count: 32),
-                                             outcome: result.0, currentGen: result.1)
-                if let frame = try? channel.control(.outcome, payload: outcome.encoded) { try? await send([frame]) }
-                return .reconciled(keyId: keyId, outcome: result.0 == .aborted ? .aborted : .committed)
             }
+        })
+        switch await NodeReconcileExecutor.run(NodeReconcile(policy: .trio, keyID: keyIDBytes), channel: &channel,
+                                               store: storeCalls, send: send, read: read, relay: relay) {
+        case .reconciled(let decision): return .reconciled(keyId: keyId, outcome: decision)
+        case .failed(let error): return .failed(error)
         }
     }
 }

@@ -1,0 +1,155 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+
+/// One step's connection as a step's body sees it: the signed SETUP (the body sends it, alone or with
+/// its first flight) and the transport, whose messages come from the participating nodes (`nodes`;
+/// in trio all through node A).
+package struct AppStepLink {
+    package let setupFrame: Frame
+    package let nodes: [PartyIndex]
+    package let send: SessionDriver.Send
+    package let read: SessionDriver.Read
+}
+
+/// The app's side of one step (`specs/session.md` §5.3), the same for every mode: configuration checks,
+/// the device-signed SETUP, the step's channel, one step at a time per session (the transport carries
+/// one connection), connect → body → disconnect, with §5.3 clock correction and §10 KEY_BUSY backoff
+/// (`StepRetryPolicy`). `DuoSession` and `TrioSession` are facades over it; what differs by mode is the
+/// participants, the group a keyshare records, and the body.
+package struct AppStepEngine: Sendable {
+    package let mode: SessionMode
+    package let algorithm: SessionAlgorithm
+    package let messageSigner: any MessageSigner
+    package let cloudVerifyingKey: String
+    /// The device's wall clock corrected from a node's time in an authenticated STALE_TIMESTAMP (§5.3, §9.6).
+    package let clock: SessionClock
+    private let gate = StepGate()
+
+    package init(mode: SessionMode, algorithm: SessionAlgorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
+                 clock: SessionClock) {
+        self.mode = mode
+        self.algorithm = algorithm
+        self.messageSigner = messageSigner
+        self.cloudVerifyingKey = cloudVerifyingKey
+        self.clock = clock
+    }
+
+    /// What a step is: its operation and route, the participants, the key id of the route (`params`),
+    /// the group the app has recorded for the key (trio), and the SETUP fields of the operation.
+    package struct Step {
+        package var operation: SessionOperation
+        package var action: any NetworkAction
+        package var participants: [PartyIndex]
+        package var params: String?
+        package var recordedGroup: [UInt8]?
+
+        package init(_ operation: SessionOperation, action: any NetworkAction, participants: [PartyIndex], params: String?,
+                     recordedGroup: [UInt8]? = nil) {
+            self.operation = operation
+            self.action = action
+            self.participants = participants
+            self.params = params
+            self.recordedGroup = recordedGroup
+        }
+    }
+
+    /// Runs `step` over `client` (retrying as `StepRetryPolicy` decides). `beforeConnect` runs with the
+    /// cloud key once the SETUP is built (duo refuses a banned node there); `body` runs on the
+    /// connection; `onFailure` sees every failure of the body with the cloud key and instance id (to
+    /// record a ban) before it is thrown.
+    package func run<Outcome>(_ step: Step, client: any NetworkClient, fill: (inout SetupPayload) -> Void,
+                              beforeConnect: (Ed25519.VerifyingKey) async throws(SilentShardError) -> Void = { _ throws(SilentShardError) in },
+                              body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome,
+                              onFailure: (SilentShardError, Ed25519.VerifyingKey, [UInt8]) async -> Void = { _, _, _ in })
+        async throws(SilentShardError) -> Outcome {
+        try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
+            try await attempt(step, client: client, fill: fill, beforeConnect: beforeConnect, body: body, onFailure: onFailure)
+        }
+    }
+
+    private func attempt<Outcome>(_ step: Step, client: any NetworkClient, fill: (inout SetupPayload) -> Void,
+                                  beforeConnect: (Ed25519.VerifyingKey) async throws(SilentShardError) -> Void,
+                                  body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome,
+                                  onFailure: (SilentShardError, Ed25519.VerifyingKey, [UInt8]) async -> Void)
+        async throws(SilentShardError) -> Outcome {
+        // Configuration before any connection (§1.2).
+        let cloudKey: Ed25519.VerifyingKey
+        do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
+        let deviceKey: DeviceKey
+        do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
+        let keys = SessionKeyPair()
+        let instanceID = SecureRandom.bytes(count: 32)
+        let now = clock.milliseconds
+        var setup = SetupPayload(mode: mode, algorithm: algorithm, operation: step.operation, timestamp: now,
+                                 deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
+                                 participants: PartySet(step.participants))
+        if let recordedGroup = step.recordedGroup { setup.groupID = recordedGroup }
+        fill(&setup)
+        let setupFrame: Frame
+        do { setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner) }
+        catch let error as SessionError { throw SilentShardError(error) }
+        catch { throw .authenticationFailed(reason: "device signer failed") }
+        var channel = try PartyFrameChannel(
+            local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: step.recordedGroup),
+            protocolTags: SessionProtocolMachine.receivableTags(operation: step.operation, algorithm: algorithm))
+        try await beforeConnect(cloudKey)
+
+        await gate.acquire()
+        do {
+            try await client.connect(action: step.action, params: step.params)
+        } catch {
+            await gate.release()
+            throw Self.networkError(error)
+        }
+        // Everything arrives from the participating nodes (trio: through node A, §3.5 step 2).
+        let nodes = step.participants.filter { $0 != 0 }
+        let from = Set(mode == .duo ? [1] : [1, 2] as [PartyIndex])
+        let link = AppStepLink(setupFrame: setupFrame, nodes: nodes, send: { (frames: [Frame]) throws(SilentShardError) in
+            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
+        }, read: { () throws(SilentShardError) in
+            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: from) } catch {
+                throw Self.networkError(error)
+            }
+        })
+        let outcome: Result<Outcome, SilentShardError>
+        do throws(SilentShardError) {
+            outcome = .success(try await body(&channel, link))
+        } catch {
+            await onFailure(error, cloudKey, instanceID)
+            outcome = .failure(error)
+        }
+        try? await client.disconnect()
+        await gate.release()
+        return try outcome.get()
+    }
+
+    /// A transport's error as the SDK reports it.
+    package static func networkError(_ error: any Error) -> SilentShardError {
+        if let error = error as? SilentShardError { return error }
+        if let error = error as? NetworkError { return .network(error) }
+        if error is CancellationError { return .cancelled }
+        return .network(.connectionFailed(reason: "transport error"))
+    }
+}
+
+/// A FIFO async lock: one step at a time per session.
+package actor StepGate {
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    package init() {}
+
+    package func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    package func release() {
+        if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+    }
+}
