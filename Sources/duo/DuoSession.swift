@@ -43,7 +43,7 @@ public final class DuoSession: Sendable {
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
         transport = TransportBox(client: networkClient, actions: actionProvider)
-        engine = AppStepEngine(mode: .duo, algorithm: algorithm == .ecdsa ? .ecdsa : .eddsa, messageSigner: messageSigner,
+        engine = AppStepEngine(mode: .duo, algorithm: algorithm, messageSigner: messageSigner,
                                cloudVerifyingKey: cloudVerifyingKey, clock: clock)
     }
 
@@ -197,13 +197,8 @@ public final class DuoSession: Sendable {
     }
 
     private func decode(_ share: StoredShare) throws(SilentShardError) -> Keyshare {
-        let kind: Keyshare.Algorithm
-        switch share.kind {
-        case .ecdsa: kind = .ecdsa
-        case .eddsa: kind = .eddsa
-        case .sdkRecord: throw .invalidKeyshare(reason: "not a keyshare record")
-        }
-        let keyshare = try Keyshare(algorithm: kind, mode: .duo, protocolBytes: [UInt8](share.bytes))
+        guard let algorithm = share.kind.algorithm else { throw .invalidKeyshare(reason: "not a keyshare record") }
+        let keyshare = try Keyshare(algorithm: algorithm, mode: .duo, protocolBytes: [UInt8](share.bytes))
         try check(keyshare)
         return keyshare
     }
@@ -265,7 +260,7 @@ public final class DuoSession: Sendable {
         }
     }
 
-    var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
+    var sessionAlgorithm: SessionAlgorithm { algorithm }
 
     /// One step over the shared engine: the SETUP `fill` completes, then `body` on the step's connection.
     /// §9.4: a node this app banned is refused before any connection; a failure that calls for a ban records it.
@@ -333,7 +328,7 @@ public final class DuoSession: Sendable {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let commit = AppCommit(policy: .duo, nodes: [1], keyID: keyID, gen: gen,
                                digest: channel.commitDigest(keyID: keyID, gen: gen))
-        let kind: StoredShareKind = keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let kind = StoredShareKind(keyshare.algorithm)
         let storage = AppCommitExecutor.Storage(stage: { [storageClient] () throws(SilentShardError) in
             do { try await storageClient.stage(keyId: keyshare.keyId, StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes)) }
             catch { throw SilentShardError(storage: error) }

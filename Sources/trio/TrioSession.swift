@@ -53,7 +53,7 @@ public final class TrioSession: Sendable {
         self.cloudVerifyingKey = cloudVerifyingKey
         self.storageClient = storageClient
         transport = TransportBox(client: networkClient, actions: actionProvider)
-        engine = AppStepEngine(mode: .trio, algorithm: algorithm == .ecdsa ? .ecdsa : .eddsa, messageSigner: messageSigner,
+        engine = AppStepEngine(mode: .trio, algorithm: algorithm, messageSigner: messageSigner,
                                cloudVerifyingKey: cloudVerifyingKey, clock: clock)
     }
 
@@ -170,7 +170,7 @@ public final class TrioSession: Sendable {
         }
     }
 
-    var sessionAlgorithm: SessionAlgorithm { algorithm == .ecdsa ? .ecdsa : .eddsa }
+    var sessionAlgorithm: SessionAlgorithm { algorithm }
 
     /// Makes a step's protocol run from the session's instance id, setup hash and the nodes' group id.
     typealias RunFactory<Outcome: ProtocolOutcomeValue> = ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator)

@@ -21,12 +21,12 @@ struct TrioStoredShare: Sendable {
         guard bytes.count > 36, Array(bytes[0..<4]) == Self.magic else { throw .invalidKeyshare(reason: "not a trio share record") }
         digest = Array(bytes[4..<36])
         keyshare = try Keyshare(serialized: Data(bytes[36...]))
-        let expected: StoredShareKind = keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let expected = StoredShareKind(keyshare.algorithm)
         guard stored.kind == expected else { throw .invalidKeyshare(reason: "record kind mismatch") }
     }
 
     var stored: StoredShare {
-        StoredShare(kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
+        StoredShare(kind: StoredShareKind(keyshare.algorithm),
                     bytes: Self.magic + digest + [UInt8](keyshare.serialized()))
     }
 }

@@ -121,7 +121,7 @@ struct ContextReporter: StepHandler {
         while true {
             guard (try? await context.connection.read()) != nil else { return }
             let r = context.route
-            let text = "\(r.mode.rawValue) \(r.algorithm.rawValue) \(r.path) \(r.action) \(context.params ?? "-") \(context.principal.subject)"
+            let text = "\(r.mode.rawValue) \(r.algorithm.routeName) \(r.path) \(r.action) \(context.params ?? "-") \(context.principal.subject)"
             try await context.connection.send(Data(text.utf8), binary: true)
         }
     }

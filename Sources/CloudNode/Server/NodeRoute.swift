@@ -1,3 +1,5 @@
+import SilentShardCore
+
 /// Which client family a route belongs to (session.md §2.1).
 package enum NodeMode: String, Sendable, Equatable {
     /// Two parties: app and this node; subprotocol `duo-instance`.
@@ -18,23 +20,17 @@ package enum NodeMode: String, Sendable, Equatable {
     }
 }
 
-/// The signature algorithm a route addresses.
-package enum NodeAlgorithm: String, Sendable, Equatable {
-    case ecdsa
-    case eddsa
-}
-
 /// One step's address, parsed from the request path: duo `/v3/{algorithm}/{action}`, trio
 /// `/v3/{path}/{action}` (ECDSA) and `/v3/{path}/eddsa/{action}` (EdDSA).
 package struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
     package var mode: NodeMode
-    package var algorithm: NodeAlgorithm
+    package var algorithm: SessionAlgorithm
     /// Trio: the first segment (`trio` by default). Duo: `duo`.
     package var path: String
     /// The last segment, for example `keygen`.
     package var action: String
 
-    package init(mode: NodeMode, algorithm: NodeAlgorithm, path: String, action: String) {
+    package init(mode: NodeMode, algorithm: SessionAlgorithm, path: String, action: String) {
         self.mode = mode
         self.algorithm = algorithm
         self.path = path
@@ -44,8 +40,8 @@ package struct NodeRoute: Sendable, Equatable, CustomStringConvertible {
     /// `mode/algorithm/action` (with the trio path), for logs and metrics labels.
     package var description: String {
         switch mode {
-        case .duo: "duo/\(algorithm.rawValue)/\(action)"
-        case .trio: "trio/\(path)/\(algorithm.rawValue)/\(action)"
+        case .duo: "duo/\(algorithm.routeName)/\(action)"
+        case .trio: "trio/\(path)/\(algorithm.routeName)/\(action)"
         case .peer: "peer"
         }
     }
@@ -119,7 +115,7 @@ package struct NodeRouteTable: Sendable {
         // "/v3/a/b" splits into ["", "v3", "a", "b"].
         guard segments.count >= 4, segments[0].isEmpty, segments[1] == "v3" else { return nil }
         let rest = Array(segments.dropFirst(2))
-        if rest.count == 2, let algorithm = NodeAlgorithm(rawValue: rest[0]) {
+        if rest.count == 2, let algorithm = SessionAlgorithm.allCases.first(where: { $0.routeName == rest[0] }) {
             let actions = post ? duoPostActions : duoActions
             guard actions.contains(rest[1]) else { return nil }
             return NodeRoute(mode: .duo, algorithm: algorithm, path: "duo", action: rest[1])

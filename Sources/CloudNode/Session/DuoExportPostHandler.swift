@@ -41,7 +41,7 @@ package struct DuoExportPostHandler: PostHandler {
         guard let header = try? FrameHeader.decode(body.prefix(FrameHeader.byteCount)), header.kind == .setup else {
             return PostResponse(status: 400, body: Data("unparsable export request\n".utf8))
         }
-        let algorithm: SessionAlgorithm = request.route.algorithm == .eddsa ? .eddsa : .ecdsa
+        let algorithm = request.route.algorithm
         // §4.3 steps 1–8 (the token was checked by the server before this handler ran).
         let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: algorithm, operation: .export,
                                              params: request.params, nodeIndex: 1, servedOperations: [.export],
@@ -95,7 +95,7 @@ package struct DuoExportPostHandler: PostHandler {
         }
         if state.banned { throw SetupRejection(.banned) }
         try KeyAuthorization.checkOwner(state.owner, principal: principal)
-        let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let expectedKind = StoredShareKind(setup.algorithm)
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
         guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }

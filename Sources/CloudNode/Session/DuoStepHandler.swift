@@ -15,7 +15,7 @@ package struct DuoStepHandler: StepHandler {
             context.connection.close(code: .routeNotServed)
             return
         }
-        let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
+        let algorithm = context.route.algorithm
         _ = await runner.run(connection: ServerStepConnection(connection: context.connection),
                              route: NodeStepRoute(algorithm: algorithm, operation: operation, params: context.params),
                              principal: context.principal)

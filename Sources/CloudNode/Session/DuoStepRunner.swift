@@ -220,7 +220,7 @@ package final class DuoStepRunner: Sendable {
                         send: SessionDriver.Send, read: SessionDriver.Read) async -> DuoStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
+        let share = NodeKeyshare(gen: gen, kind: StoredShareKind(keyshare.algorithm),
                                  bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
                                                       protocolBytes: keyshare.protocolKeyshareBytes).encoded,
                                  digest: digest)
@@ -378,7 +378,7 @@ package final class DuoStepRunner: Sendable {
         let deviceIdentity = setup.deviceKey.identity
         let keyID = setup.payload.keyID.map { Hex.encode($0) }
         let operation = setup.operation
-        let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let expectedKind = StoredShareKind(setup.algorithm)
         let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?)
         do {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
@@ -409,7 +409,7 @@ package final class DuoStepRunner: Sendable {
     }
 
     private func makeRun(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> NodeProtocolRun {
-        let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let algorithm = setup.algorithm
         let keyshare = try current.map {
             try keyshares.keyshare(algorithm: algorithm, mode: .duo, protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes)
         }

@@ -47,7 +47,7 @@ package enum NodeProtocolRun: Sendable {
         let (n, t) = SessionProtocolMachine.threshold(of: party.mode)
         let (mode, groupID) = (party.mode, party.groupID)
         guard mode == .trio || duoOperations.contains(setup.operation) else { throw SilentShardError.unsupportedOperation }
-        let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let algorithm = setup.algorithm
         func current() throws -> Keyshare {
             guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
             return keyshare

@@ -21,7 +21,7 @@ package struct TrioStepHandler: StepHandler {
                 context.connection.close(code: .routeNotServed)
                 return
             }
-            let algorithm: SessionAlgorithm = context.route.algorithm == .eddsa ? .eddsa : .ecdsa
+            let algorithm = context.route.algorithm
             _ = await runner.run(connection: connection,
                                  route: NodeStepRoute(algorithm: algorithm, operation: operation, params: context.params),
                                  token: context.token.map { Array($0.utf8) }, principal: context.principal)

@@ -239,7 +239,7 @@ package struct TrioPostHandler: PostHandler {
         }
         guard request.body.count <= FrameHeader.byteCount + 24 + 64 * 1024,
               let response = await runner.preSignFinal(body: [UInt8](request.body), token: request.token.map { Array($0.utf8) },
-                                                       principal: request.principal, algorithm: request.route.algorithm == .eddsa ? .eddsa : .ecdsa)
+                                                       principal: request.principal, algorithm: request.route.algorithm)
         else { return PostResponse(status: 400, body: Data("unparsable preSignFinal request\n".utf8)) }
         return PostResponse(body: Data(response))
     }

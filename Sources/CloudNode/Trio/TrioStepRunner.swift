@@ -135,7 +135,7 @@ package final class TrioStepRunner: Sendable {
     func keyState(_ setup: ValidatedSetup, rebind: Bool = false) async throws(SetupRejection) -> NodeKeyshare? {
         let deviceIdentity = setup.deviceKey.identity
         let keyID = setup.payload.keyID.map { Hex.encode($0) }
-        let expectedKind: StoredShareKind = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let expectedKind = StoredShareKind(setup.algorithm)
         let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?, retired: (parentKeyId: String, path: [UInt8])?)
         do {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
@@ -185,7 +185,7 @@ package final class TrioStepRunner: Sendable {
     }
 
     func makeRun(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> NodeProtocolRun {
-        let algorithm: Keyshare.Algorithm = setup.algorithm == .ecdsa ? .ecdsa : .eddsa
+        let algorithm = setup.algorithm
         let keyshare = try current.map {
             try keyshares.keyshare(algorithm: algorithm, mode: .trio,
                                    protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes, groupId: identity.groupID)
@@ -230,7 +230,7 @@ package final class TrioStepRunner: Sendable {
                 owner: String) async -> TrioStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let share = NodeKeyshare(gen: gen, kind: keyshare.algorithm == .ecdsa ? .ecdsa : .eddsa,
+        let share = NodeKeyshare(gen: gen, kind: StoredShareKind(keyshare.algorithm),
                                  bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
                                                       protocolBytes: keyshare.protocolKeyshareBytes).encoded,
                                  digest: digest)

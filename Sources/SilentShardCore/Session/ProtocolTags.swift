@@ -1,10 +1,10 @@
 import MPCProtocols
 
-/// The algorithm a session runs, as SETUP field 0x02 codes it.
-package enum SessionAlgorithm: UInt8, Sendable, CaseIterable {
-    case ecdsa = 1
-    case eddsa = 2
+/// The algorithm a session runs, as SETUP field 0x02 codes it: the SDK's one algorithm enum (its raw
+/// values are the wire codes).
+package typealias SessionAlgorithm = Keyshare.Algorithm
 
+extension Keyshare.Algorithm {
     /// The seeds' `NetworkAction.algorithm` string.
     package var routeName: String { self == .ecdsa ? "ecdsa" : "eddsa" }
 }

@@ -10,6 +10,22 @@ public enum StoredShareKind: UInt8, Sendable, CaseIterable {
     case sdkRecord = 0x7F
 }
 
+extension StoredShareKind {
+    /// The kind of a keyshare of `algorithm`.
+    package init(_ algorithm: Keyshare.Algorithm) {
+        self = algorithm == .ecdsa ? .ecdsa : .eddsa
+    }
+
+    /// The algorithm of a keyshare of this kind (nil for SDK records).
+    package var algorithm: Keyshare.Algorithm? {
+        switch self {
+        case .ecdsa: return .ecdsa
+        case .eddsa: return .eddsa
+        case .sdkRecord: return nil
+        }
+    }
+}
+
 /// One stored share: an opaque, versioned serialization plus its kind. The storage layer never parses
 /// `bytes`; the keyshare codecs do (and version them).
 public struct StoredShare: Sendable, Equatable, SecretRedacting {
