@@ -214,11 +214,7 @@ public final class DuoSession: Sendable {
         let reconcile = AppReconcile(policy: .duo, storageKeyId: keyId, keyID: reference.keyIdBytes,
                                      current: context.current.map { [UInt8]($0.generation) },
                                      staged: context.staged.map { ([UInt8]($0.generation), [UInt8](repeating: 0, count: 32)) })
-        let storage = AppReconcileExecutor.Storage(promote: { [storageClient] () throws(SilentShardError) in
-            do { try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
-        }, discard: { [storageClient] () throws(SilentShardError) in
-            do { try await storageClient.discardStaged(keyId: keyId) } catch { throw SilentShardError(storage: error) }
-        })
+        let storage = AppReconcileExecutor.Storage(storageClient, keyId: keyId)
         switch await AppReconcileExecutor.run(reconcile, nodes: [1], channel: &channel, storage: storage, send: link.send,
                                               read: link.read) {
         case .current:
@@ -329,14 +325,8 @@ public final class DuoSession: Sendable {
         let commit = AppCommit(policy: .duo, nodes: [1], keyID: keyID, gen: gen,
                                digest: channel.commitDigest(keyID: keyID, gen: gen))
         let kind = StoredShareKind(keyshare.algorithm)
-        let storage = AppCommitExecutor.Storage(stage: { [storageClient] () throws(SilentShardError) in
-            do { try await storageClient.stage(keyId: keyshare.keyId, StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes)) }
-            catch { throw SilentShardError(storage: error) }
-        }, promote: { [storageClient] () throws(SilentShardError) in
-            do { try await storageClient.promote(keyId: keyshare.keyId) } catch { throw SilentShardError(storage: error) }
-        }, discard: { [storageClient] in
-            try? await storageClient.discardStaged(keyId: keyshare.keyId)
-        })
+        let storage = AppCommitExecutor.Storage(storageClient, keyId: keyshare.keyId,
+                                                staging: StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes))
         switch await AppCommitExecutor.run(commit, channel: &channel, storage: storage, send: link.send, read: link.read) {
         case .committed: return keyshare
         case .failed(let error, _): throw error

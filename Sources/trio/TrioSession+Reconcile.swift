@@ -51,11 +51,7 @@ extension TrioSession {
         let reconcile = AppReconcile(policy: .trio, storageKeyId: keyId, keyID: reference.keyIdBytes,
                                      current: context.current.map { [UInt8]($0.generation) },
                                      staged: context.staged.map { ([UInt8]($0.keyshare.generation), $0.digest) })
-        let storage = AppReconcileExecutor.Storage(promote: { [storageClient] () throws(SilentShardError) in
-            do { _ = try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
-        }, discard: { [storageClient] () throws(SilentShardError) in
-            do { try await storageClient.discardStaged(keyId: keyId) } catch { throw SilentShardError(storage: error) }
-        })
+        let storage = AppReconcileExecutor.Storage(storageClient, keyId: keyId)
         switch await AppReconcileExecutor.run(reconcile, nodes: nodes, channel: &channel, storage: storage, send: send,
                                               read: read) {
         case .current:

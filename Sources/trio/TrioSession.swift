@@ -237,14 +237,8 @@ public final class TrioSession: Sendable {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let commit = AppCommit(policy: .trio, nodes: link.nodes, keyID: keyID, gen: gen, digest: digest)
-        let storage = AppCommitExecutor.Storage(stage: { [storageClient] () throws(SilentShardError) in
-            do { try await storageClient.stage(keyId: keyshare.keyId, TrioStoredShare(keyshare: keyshare, digest: digest).stored) }
-            catch { throw SilentShardError(storage: error) }
-        }, promote: { [storageClient] () throws(SilentShardError) in
-            do { _ = try await storageClient.promote(keyId: keyshare.keyId) } catch { throw SilentShardError(storage: error) }
-        }, discard: { [storageClient] in
-            try? await storageClient.discardStaged(keyId: keyshare.keyId)
-        })
+        let storage = AppCommitExecutor.Storage(storageClient, keyId: keyshare.keyId,
+                                                staging: TrioStoredShare(keyshare: keyshare, digest: digest).stored)
         switch await AppCommitExecutor.run(commit, channel: &channel, storage: storage, send: link.send, read: link.read) {
         case .committed: return keyshare
         case .failed(let error, _): throw error

@@ -220,10 +220,7 @@ package final class DuoStepRunner: Sendable {
                         send: SessionDriver.Send, read: SessionDriver.Read) async -> DuoStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let share = NodeKeyshare(gen: gen, kind: StoredShareKind(keyshare.algorithm),
-                                 bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
-                                                      protocolBytes: keyshare.protocolKeyshareBytes).encoded,
-                                 digest: digest)
+        let share = NodeKeyshare(keyshare: keyshare, deviceIdentity: setup.deviceKey.identity, digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         // The generation this session replaces: refresh starts from SETUP's gen; keygen and import create the key.
         let replacing = setup.operation == .refresh ? setup.payload.gen : nil

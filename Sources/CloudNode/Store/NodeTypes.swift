@@ -18,6 +18,14 @@ package struct NodeKeyshare: Sendable, Equatable, SecretRedacting {
     /// 32-byte commit digest D, when known.
     package var digest: [UInt8]?
 
+    /// The record of `keyshare`, a node's new share bound to the device `deviceIdentity` (the
+    /// `NodeShareBlob`), with its commit digest.
+    package init(keyshare: Keyshare, deviceIdentity: [UInt8], digest: [UInt8]) {
+        self.init(gen: [UInt8](keyshare.generation), kind: StoredShareKind(keyshare.algorithm),
+                  bytes: NodeShareBlob(deviceIdentity: deviceIdentity, protocolBytes: keyshare.protocolKeyshareBytes).encoded,
+                  digest: digest)
+    }
+
     package init(gen: [UInt8], kind: StoredShareKind, bytes: [UInt8], digest: [UInt8]? = nil) {
         self.gen = gen
         self.kind = kind

@@ -230,10 +230,7 @@ package final class TrioStepRunner: Sendable {
                 owner: String) async -> TrioStepReport {
         let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let share = NodeKeyshare(gen: gen, kind: StoredShareKind(keyshare.algorithm),
-                                 bytes: NodeShareBlob(deviceIdentity: setup.deviceKey.identity,
-                                                      protocolBytes: keyshare.protocolKeyshareBytes).encoded,
-                                 digest: digest)
+        let share = NodeKeyshare(keyshare: keyshare, deviceIdentity: setup.deviceKey.identity, digest: digest)
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         let keyId = keyshare.keyId
         let rederivable = setup.operation == .hardDerivation

@@ -16,6 +16,17 @@ package enum AppCommitExecutor {
             self.promote = promote
             self.discard = discard
         }
+
+        /// The operations on `keyId`'s record in `storageClient`, staging `share`.
+        package init(_ storageClient: any StorageClient, keyId: String, staging share: StoredShare) {
+            self.init(stage: { () throws(SilentShardError) in
+                do { try await storageClient.stage(keyId: keyId, share) } catch { throw SilentShardError(storage: error) }
+            }, promote: { () throws(SilentShardError) in
+                do { _ = try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+            }, discard: {
+                try? await storageClient.discardStaged(keyId: keyId)
+            })
+        }
     }
 
     /// Runs `commit` to its end. A failure of ours before COMMIT is sent to the nodes as ABORT (best

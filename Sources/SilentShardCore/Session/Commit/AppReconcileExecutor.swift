@@ -13,6 +13,15 @@ package enum AppReconcileExecutor {
             self.promote = promote
             self.discard = discard
         }
+
+        /// The operations on `keyId`'s record in `storageClient`.
+        package init(_ storageClient: any StorageClient, keyId: String) {
+            self.init(promote: { () throws(SilentShardError) in
+                do { _ = try await storageClient.promote(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+            }, discard: { () throws(SilentShardError) in
+                do { try await storageClient.discardStaged(keyId: keyId) } catch { throw SilentShardError(storage: error) }
+            })
+        }
     }
 
     /// Runs `reconcile` with the statuses of `nodes`' ACCEPTs to its end.
