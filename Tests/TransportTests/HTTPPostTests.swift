@@ -47,7 +47,8 @@ struct HTTPPostTests {
     }
 
     @Test func postRefusedFailsFast() async throws {
-        let port = try freePort()
+        let (port, held) = try refusingPort()
+        defer { close(held) }
         let peer = try await PythonPeer.shared()
         let error = await thrownError { _ = try await post("http://127.0.0.1:\(port)", peer, mode: "echo", body: Data()) }
         #expect(error as? NetworkError == .connectionRefused(host: "127.0.0.1", port: port))

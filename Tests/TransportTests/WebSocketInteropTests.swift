@@ -98,8 +98,8 @@ struct WebSocketInteropTests {
     }
 
     @Test func connectionRefusedFailsFast() async throws {
-        // A port that was just free: bind, read the port, close.
-        let port = try freePort()
+        let (port, held) = try refusingPort()
+        defer { close(held) }
         let engine = WebSocketClientEngine(config: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
         let error = await thrownError { try await engine.open() }
         // `.connectionRefused`, not `.timeout`: the refusal ended the attempt, not the 15 s timer.
@@ -197,24 +197,30 @@ struct WebSocketInteropTests {
     }
 }
 
-/// A TCP port nothing listens on (bound and released).
-func freePort() throws -> Int {
+/// A loopback TCP port that refuses connections for as long as the returned socket is open: bound, never
+/// listening, so the kernel answers RST and no other test can take the port meanwhile (a port that was
+/// merely free once could be handed to a concurrent listener on a busy machine). Close the socket after.
+func refusingPort() throws -> (port: Int, socket: Int32) {
     #if canImport(Glibc)
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
     let fd = socket(AF_INET, SOCK_STREAM, 0)
     #endif
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
+    let bound = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
     }
     _ = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }
-    return Int(UInt16(bigEndian: address.sin_port))
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    guard fd >= 0, bound == 0, port != 0 else {
+        if fd >= 0 { close(fd) }
+        throw NetworkError.connectionFailed(reason: "no refusing port")
+    }
+    return (port, fd)
 }
