@@ -25,7 +25,7 @@ extension DuoSession {
         do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
         let oneTimeKey = X25519.PrivateKey()
         let instanceID = SecureRandom.bytes(count: 32)
-        var setup = SetupPayload(mode: .duo, algorithm: sessionAlgorithm, operation: .export,
+        var setup = SetupPayload(mode: .duo, algorithm: algorithm, operation: .export,
                                  timestamp: sessionMilliseconds, deviceKey: deviceKey,
                                  sessionKeys: nil, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
         setup.keyID = keyshare.keyIdBytes

@@ -157,10 +157,7 @@ public final class DuoSession: Sendable {
             if let done = try? channel.control(.done, payload: signature.done.encoded) { try? await link.send([done]) }
             return signature
         }
-        switch signature {
-        case .ecdsa(let signature): return Signature(ecdsa: signature)
-        case .eddsa(let bytes): return try Signature(eddsa: Data(bytes))
-        }
+        return try signature.signature()
     }
 
     /// Settles the app's record for `keyId` with the node (`specs/session.md` §7.3), e.g. after
@@ -209,23 +206,11 @@ public final class DuoSession: Sendable {
                               link: AppStepLink) async throws(SilentShardError) -> Keyshare {
         try await link.send([link.setupFrame])
         _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: link.read)
-        let keyId = context.storageKeyId
-        guard let reference = context.staged ?? context.current else { throw .keyNotFound(keyId: keyId) }
-        let reconcile = AppReconcile(policy: .duo, storageKeyId: keyId, keyID: reference.keyIdBytes,
-                                     current: context.current.map { [UInt8]($0.generation) },
-                                     staged: context.staged.map { ([UInt8]($0.generation), [UInt8](repeating: 0, count: 32)) })
-        let storage = AppReconcileExecutor.Storage(storageClient, keyId: keyId)
-        switch await AppReconcileExecutor.run(reconcile, nodes: [1], channel: &channel, storage: storage, send: link.send,
-                                              read: link.read) {
-        case .current:
-            guard let current = context.current else { throw .abortedKeyshare(keyId: keyId) }
-            return current
-        case .staged:
-            guard let staged = context.staged else { throw .reconcileConflict(keyId: keyId) }
-            return staged
-        case .failed(let error):
-            throw error
-        }
+        // A duo app stages without a digest (its node never holds PREPARED): zeros, as in its AppState.
+        return try await AppReconcileExecutor.settle(storageKeyId: context.storageKeyId, current: context.current,
+                                                     staged: context.staged.map { ($0, [UInt8](repeating: 0, count: 32)) },
+                                                     policy: .duo, nodes: link.nodes, channel: &channel,
+                                                     storageClient: storageClient, send: link.send, read: link.read)
     }
 
     /// §5.3: before an operation on a key whose record has a staged share, reconcile first.
@@ -256,7 +241,6 @@ public final class DuoSession: Sendable {
         }
     }
 
-    var sessionAlgorithm: SessionAlgorithm { algorithm }
 
     /// One step over the shared engine: the SETUP `fill` completes, then `body` on the step's connection.
     /// §9.4: a node this app banned is refused before any connection; a failure that calls for a ban records it.
@@ -321,17 +305,11 @@ public final class DuoSession: Sendable {
     /// staged (in doubt: `reconcileRequired`).
     private func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel,
                         link: AppStepLink) async throws(SilentShardError) -> Keyshare {
-        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
-        let commit = AppCommit(policy: .duo, nodes: [1], keyID: keyID, gen: gen,
-                               digest: channel.commitDigest(keyID: keyID, gen: gen))
-        let kind = StoredShareKind(keyshare.algorithm)
-        let storage = AppCommitExecutor.Storage(storageClient, keyId: keyshare.keyId,
-                                                staging: StoredShare(kind: kind, bytes: keyshare.protocolKeyshareBytes))
-        switch await AppCommitExecutor.run(commit, channel: &channel, storage: storage, send: link.send, read: link.read) {
-        case .committed: return keyshare
-        case .failed(let error, _): throw error
-        case .inDoubt: throw .reconcileRequired(keyId: keyshare.keyId)
-        }
+        let staged = StoredShare(kind: StoredShareKind(keyshare.algorithm), bytes: keyshare.protocolKeyshareBytes)
+        return try await AppCommitExecutor.commit(keyshare, policy: .duo, nodes: link.nodes, channel: &channel,
+                                                  storage: { [storageClient] _ in
+                                                      AppCommitExecutor.Storage(storageClient, keyId: keyshare.keyId, staging: staged)
+                                                  }, send: link.send, read: link.read)
     }
 
     private func abort(_ error: SilentShardError, channel: inout PartyFrameChannel, link: AppStepLink) async throws(SilentShardError) {

@@ -46,23 +46,10 @@ extension TrioSession {
     /// §7.3 at the app (`AppReconcile`, trio policy) from the nodes' signed `key_status` blocks.
     func runReconcile(_ context: ReconcileContext, nodes: [PartyIndex], channel: inout PartyFrameChannel,
                       send: SessionDriver.Send, read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
-        let keyId = context.storageKeyId
-        guard let reference = context.staged?.keyshare ?? context.current else { throw .keyNotFound(keyId: keyId) }
-        let reconcile = AppReconcile(policy: .trio, storageKeyId: keyId, keyID: reference.keyIdBytes,
-                                     current: context.current.map { [UInt8]($0.generation) },
-                                     staged: context.staged.map { ([UInt8]($0.keyshare.generation), $0.digest) })
-        let storage = AppReconcileExecutor.Storage(storageClient, keyId: keyId)
-        switch await AppReconcileExecutor.run(reconcile, nodes: nodes, channel: &channel, storage: storage, send: send,
-                                              read: read) {
-        case .current:
-            guard let current = context.current else { throw .abortedKeyshare(keyId: keyId) }
-            return current
-        case .staged:
-            guard let staged = context.staged else { throw .reconcileConflict(keyId: keyId) }
-            return staged.keyshare
-        case .failed(let error):
-            throw error
-        }
+        try await AppReconcileExecutor.settle(storageKeyId: context.storageKeyId, current: context.current,
+                                              staged: context.staged.map { ($0.keyshare, $0.digest) }, policy: .trio,
+                                              nodes: nodes, channel: &channel, storageClient: storageClient, send: send,
+                                              read: read)
     }
 
     /// Whether a node refused the step because a PREPARED generation blocks it (RECONCILE_REQUIRED).

@@ -156,10 +156,7 @@ public final class TrioSession: Sendable {
             if let done = try? channel.control(.done, payload: signature.done.encoded) { try? await link.send([done]) }
             return signature
         }
-        switch signature {
-        case .ecdsa(let signature): return Signature(ecdsa: signature)
-        case .eddsa(let bytes): return try Signature(eddsa: Data(bytes))
-        }
+        return try signature.signature()
     }
 
     // MARK: - One step
@@ -170,7 +167,6 @@ public final class TrioSession: Sendable {
         }
     }
 
-    var sessionAlgorithm: SessionAlgorithm { algorithm }
 
     /// Makes a step's protocol run from the session's instance id, setup hash and the nodes' group id.
     typealias RunFactory<Outcome: ProtocolOutcomeValue> = ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator)
@@ -234,16 +230,11 @@ public final class TrioSession: Sendable {
     /// OUTCOME(committed, D) from every node; roll back when every node answered ABORT or
     /// OUTCOME(aborted); anything else leaves the share staged (in doubt → `reconcileRequired`).
     func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel, link: AppStepLink) async throws(SilentShardError) -> Keyshare {
-        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
-        let digest = channel.commitDigest(keyID: keyID, gen: gen)
-        let commit = AppCommit(policy: .trio, nodes: link.nodes, keyID: keyID, gen: gen, digest: digest)
-        let storage = AppCommitExecutor.Storage(storageClient, keyId: keyshare.keyId,
-                                                staging: TrioStoredShare(keyshare: keyshare, digest: digest).stored)
-        switch await AppCommitExecutor.run(commit, channel: &channel, storage: storage, send: link.send, read: link.read) {
-        case .committed: return keyshare
-        case .failed(let error, _): throw error
-        case .inDoubt: throw .reconcileRequired(keyId: keyshare.keyId)
-        }
+        try await AppCommitExecutor.commit(keyshare, policy: .trio, nodes: link.nodes, channel: &channel,
+                                           storage: { [storageClient] digest in
+                                               AppCommitExecutor.Storage(storageClient, keyId: keyshare.keyId,
+                                                                         staging: TrioStoredShare(keyshare: keyshare, digest: digest).stored)
+                                           }, send: link.send, read: link.read)
     }
 
     private static func isRejection(_ error: SilentShardError) -> Bool {

@@ -29,6 +29,21 @@ package enum AppCommitExecutor {
         }
     }
 
+    /// §7.2 for `keyshare` at `nodes` under `policy`, over `channel`: the keyshare once every node
+    /// committed and it is current; `reconcileRequired` when in doubt; else the commit's error.
+    package static func commit(_ keyshare: Keyshare, policy: AppCommit.Policy, nodes: [PartyIndex],
+                               channel: inout PartyFrameChannel, storage: (_ digest: [UInt8]) -> Storage,
+                               send: SessionDriver.Send, read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
+        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
+        let digest = channel.commitDigest(keyID: keyID, gen: gen)
+        let commit = AppCommit(policy: policy, nodes: nodes, keyID: keyID, gen: gen, digest: digest)
+        switch await run(commit, channel: &channel, storage: storage(digest), send: send, read: read) {
+        case .committed: return keyshare
+        case .failed(let error, _): throw error
+        case .inDoubt: throw .reconcileRequired(keyId: keyshare.keyId)
+        }
+    }
+
     /// Runs `commit` to its end. A failure of ours before COMMIT is sent to the nodes as ABORT (best
     /// effort) before the ending is returned.
     package static func run(_ commit: AppCommit, channel: inout PartyFrameChannel, storage: Storage,

@@ -24,6 +24,29 @@ package enum AppReconcileExecutor {
         }
     }
 
+    /// §7.3 for the record `storageKeyId` of `storageClient` (its `current` keyshare and its `staged` one
+    /// with digest D) under `policy`, with `nodes` over `channel`: the keyshare that is current afterwards.
+    package static func settle(storageKeyId: String, current: Keyshare?, staged: (keyshare: Keyshare, digest: [UInt8])?,
+                               policy: AppReconcile.Policy, nodes: [PartyIndex], channel: inout PartyFrameChannel,
+                               storageClient: any StorageClient, send: SessionDriver.Send,
+                               read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
+        guard let reference = staged?.keyshare ?? current else { throw .keyNotFound(keyId: storageKeyId) }
+        let reconcile = AppReconcile(policy: policy, storageKeyId: storageKeyId, keyID: reference.keyIdBytes,
+                                     current: current.map { [UInt8]($0.generation) },
+                                     staged: staged.map { ([UInt8]($0.keyshare.generation), $0.digest) })
+        switch await run(reconcile, nodes: nodes, channel: &channel, storage: Storage(storageClient, keyId: storageKeyId),
+                         send: send, read: read) {
+        case .current:
+            guard let current else { throw .abortedKeyshare(keyId: storageKeyId) }
+            return current
+        case .staged:
+            guard let staged else { throw .reconcileConflict(keyId: storageKeyId) }
+            return staged.keyshare
+        case .failed(let error):
+            throw error
+        }
+    }
+
     /// Runs `reconcile` with the statuses of `nodes`' ACCEPTs to its end.
     package static func run(_ reconcile: AppReconcile, nodes: [PartyIndex], channel: inout PartyFrameChannel, storage: Storage,
                             send: SessionDriver.Send, read: SessionDriver.Read) async -> AppReconcile.Ending {

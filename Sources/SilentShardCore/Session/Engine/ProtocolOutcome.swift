@@ -1,3 +1,4 @@
+import Foundation
 import MPCCrypto
 import MPCProtocols
 
@@ -23,6 +24,14 @@ package enum SessionSignature: Sendable, Equatable {
     case ecdsa(Secp256k1.ECDSASignature)
     /// A 64-byte Ed25519 signature.
     case eddsa([UInt8])
+
+    /// The SDK's public `Signature`.
+    package func signature() throws(SilentShardError) -> Signature {
+        switch self {
+        case .ecdsa(let signature): return Signature(ecdsa: signature)
+        case .eddsa(let bytes): return try Signature(eddsa: Data(bytes))
+        }
+    }
 
     /// The DONE payload that confirms this signature to the other parties (§5.2).
     package var done: DonePayload {
