@@ -5,7 +5,7 @@
 // read = next notification). Two halves on the app side, as the seed says:
 //   a. the transport, a `NetworkClient` (how bytes move), and
 //   b. the routing, a `DuoNetworkActionProvider` (how each step is addressed);
-// and on the node side `DuoStepRunner.run(connection:route:)` serves each step over a
+// and on the node side `NodeStepRunner.run(connection:route:)` serves each step over a
 // `NodeStepConnection` on the other end of the same pipe.
 //
 //   swift run example-custom-transport        # no arguments: the node runs in this process
@@ -75,7 +75,7 @@ struct CustomActions: DuoNetworkActionProvider {
 /// What the node runs behind the link: it maps each opened channel to a duo step and serves it
 /// with the session runner, in its own task.
 struct PipeNode: Sendable {
-    let runner: DuoStepRunner
+    let runner: NodeStepRunner
 
     struct UnknownRoute: Error {}
 

@@ -16,7 +16,7 @@ public final class EmbeddedNode: Sendable {
     public let cloudVerifyingKey: String
     /// The node's side of a duo step, for transports that are not WebSockets
     /// (`runner.run(connection:route:)` serves one step over any `NodeStepConnection`).
-    package let runner: DuoStepRunner
+    package let runner: NodeStepRunner
     private let server: NodeServer?
     private let directory: String
 
@@ -27,12 +27,12 @@ public final class EmbeddedNode: Sendable {
         directory = NSTemporaryDirectory() + "silentshard-example-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
-        runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+        runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         cloudVerifyingKey = Hex.encode(nodeKey.verifyingKey.bytes)
         if listen {
             let server = NodeServer(configuration: NodeServerConfiguration(
                 nodeKey: nodeKey, verifier: NoTokenVerifier(),
-                stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent))
+                stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)), logger: .silent))
             let port = try server.start()
             self.server = server
             url = "ws://127.0.0.1:\(port)"

@@ -47,10 +47,10 @@ enum NetworkedDemo {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
-        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+        let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: nodeKey, verifier: DemoVerifier(),
-            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)),
+            stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
             postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
         let port = try server.start()
         if !options.json {

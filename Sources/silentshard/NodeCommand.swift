@@ -156,14 +156,14 @@ enum NodeCommand {
             openedStore = store
             switch options["--role"] ?? "duo" {
             case "duo":
-                let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)
-                config.stepHandlers = StepHandlerRegistry(fallback: DuoStepHandler(runner: runner))
+                let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)
+                config.stepHandlers = StepHandlerRegistry(fallback: NodeStepHandler(runner: runner))
                 config.postHandler = DuoExportPostHandler(runner: runner)
             case "trio-a", "trio-b":
                 let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier, rateLimiter: rateLimiter)
-                config.stepHandlers = StepHandlerRegistry(fallback: TrioStepHandler(runner: runner))
+                config.stepHandlers = StepHandlerRegistry(fallback: NodeStepHandler(runner: runner))
                 config.postHandler = TrioPostHandler(runner: runner)
-                config.trio = (runner.identity.certificate, runner.identity.clusterKey)
+                if let identity = runner.party.trioIdentity { config.trio = (identity.certificate, identity.clusterKey) }
                 config.peerListener = try peerListener(options)
             default:
                 throw Failure("--role must be duo, trio-a or trio-b")
@@ -205,7 +205,7 @@ enum NodeCommand {
     /// A trio node's runner: its certificate must be for this node key and role, valid under the
     /// cluster key; node A links to `--peer`.
     static func trioRunner(_ options: [String: String], nodeKey: Ed25519.SigningKey, store: NodeShareStore,
-                           verifier: any TokenVerifier, rateLimiter: NodeRateLimiter) throws -> TrioStepRunner {
+                           verifier: any TokenVerifier, rateLimiter: NodeRateLimiter) throws -> NodeStepRunner {
         let role = options["--role"] ?? ""
         guard let clusterHex = options["--cluster-key"], let clusterBytes = try? Hex.decode(clusterHex), clusterBytes.count == 32,
               let clusterKey = try? Ed25519.VerifyingKey(bytes: clusterBytes)
@@ -238,7 +238,7 @@ enum NodeCommand {
         }
         // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3),
         // and authorizes with its principal (scopes, key owner, device binding; §9.1–9.3).
-        return TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
+        return NodeStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
                               tokenVerifier: verifier, rateLimiter: rateLimiter)
     }
 

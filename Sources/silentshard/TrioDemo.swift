@@ -33,10 +33,10 @@ enum TrioDemo {
                                               notAfter: now + 86_400, serial: 1, issuer: clusterKey)
             let identity = try TrioNodeIdentity(nodeKey: key, certificate: certificate, clusterKey: clusterKey.verifyingKey)
             let store = try NodeShareStore(path: directory + "/node-\(role.rawValue).sqlite", masterKey: .random())
-            let runner = TrioStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
+            let runner = NodeStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
                                         tokenVerifier: TrioDemoVerifier())
             var config = NodeServerConfiguration(nodeKey: key, verifier: TrioDemoVerifier(),
-                                                 stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runner)),
+                                                 stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
                                                  logger: .silent)
             config.trio = (certificate, clusterKey.verifyingKey)
             config.postHandler = TrioPostHandler(runner: runner)

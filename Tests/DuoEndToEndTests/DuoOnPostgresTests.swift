@@ -28,10 +28,10 @@ struct DuoOnPostgresTests {
 
     static func startNode(key: Ed25519.SigningKey, database: String, masterKey: NodeMasterKey) throws -> (NodeServer, NodeShareStore) {
         let store = try NodeShareStore(location: .postgres(url: database), masterKey: masterKey)
-        let runner = DuoStepRunner(nodeKey: key, store: store, replayWindow: try ReplayWindow())
+        let runner = NodeStepRunner(nodeKey: key, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: key, verifier: NoTokenVerifier(),
-            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)),
+            stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
             postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
         _ = try server.start()
         return (server, store)

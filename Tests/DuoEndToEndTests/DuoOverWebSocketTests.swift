@@ -27,10 +27,10 @@ struct DuoOverWebSocketTests {
             path = directory + "/node.sqlite"
         }
         let store = try NodeShareStore(path: path, masterKey: masterKey)
-        let runner = DuoStepRunner(nodeKey: key, store: store, replayWindow: try ReplayWindow())
+        let runner = NodeStepRunner(nodeKey: key, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: key, verifier: verifier,
-            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)),
+            stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
             postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
         _ = try server.start()
         return Node(server: server, key: key, store: store)

@@ -33,9 +33,9 @@ struct SecretHygieneTests {
         let directory = NSTemporaryDirectory() + "silentshard-hygiene-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: NodeMasterKey(bytes: masterKeyBytes))
-        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+        let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
-            nodeKey: nodeKey, verifier: Tokens(), stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)),
+            nodeKey: nodeKey, verifier: Tokens(), stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
             postHandler: DuoExportPostHandler(runner: runner), logger: NodeLogger { line in lines.withLock { $0.append(line) } }))
         let port = try server.start()
         let cloudKey = Hex.encode(nodeKey.verifyingKey.bytes)

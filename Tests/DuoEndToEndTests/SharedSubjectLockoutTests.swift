@@ -39,10 +39,10 @@ struct SharedSubjectLockoutTests {
         let directory = NSTemporaryDirectory() + "silentshard-lockout-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
-        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: limiter)
+        let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: limiter)
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: nodeKey, verifier: try StaticTokenVerifier(token: "shared"),
-            stepHandlers: StepHandlerRegistry(fallback: DuoStepHandler(runner: runner)), logger: .silent, rateLimiter: limiter))
+            stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)), logger: .silent, rateLimiter: limiter))
         let port = try server.start()
         let cloudKey = Hex.encode(nodeKey.verifyingKey.bytes)
         let victim = SoftwareEd25519MessageSigner()

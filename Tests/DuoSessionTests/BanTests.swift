@@ -22,7 +22,7 @@ struct BanTests {
     /// before each of the app's protocol flights (0: R1, 1: R2) and may hold it.
     static func cheat(_ fixture: DuoFixture, keyshare: Keyshare,
                       corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage = BanTests.cheat,
-                      beforeSend: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> (DuoStepReport, SilentShardError?) {
+                      beforeSend: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> (NodeStepReport, SilentShardError?) {
         let device = try DeviceKey(signer: fixture.signer)
         let cloudKey = fixture.nodeKey.verifyingKey
         let keys = SessionKeyPair()

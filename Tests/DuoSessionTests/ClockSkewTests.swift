@@ -17,7 +17,7 @@ struct ClockSkewTests {
         let directory = NSTemporaryDirectory() + "silentshard-skew-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
-        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: {
+        let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: {
             UInt64(Int64(Date().timeIntervalSince1970 * 1000) + milliseconds)
         })
         let client = LoopbackDuoClient(runner: runner)

@@ -58,7 +58,7 @@ struct ConcurrentCheatTests {
             reached.fire()
             await go.wait()
         }
-        let held = Task { () async throws -> (DuoStepReport, SilentShardError?) in
+        let held = Task { () async throws -> (NodeStepReport, SilentShardError?) in
             try await BanTests.cheat(fixture, keyshare: keyshare, corrupt: corrupt, beforeSend: holdR2)
         }
         await reached.wait()

@@ -21,7 +21,7 @@ func verifyEdDSA(_ signature: Signature, message: Data, keyshare: Keyshare) thro
     return key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message))
 }
 
-@Suite("Duo session: app DuoSession ↔ node DuoStepRunner over an in-memory pipe", .serialized, .heavy)
+@Suite("Duo session: app DuoSession ↔ node NodeStepRunner over an in-memory pipe", .serialized, .heavy)
 struct DuoSessionTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func keygenSignRefreshSign(algorithm: Keyshare.Algorithm) async throws {

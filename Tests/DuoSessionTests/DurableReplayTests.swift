@@ -14,7 +14,7 @@ struct DurableReplayTests {
         let fixture = try DuoFixture(algorithm: .ecdsa)
         _ = try await fixture.session.keygen()
         let setup = try #require(fixture.client.sentMessages.first)
-        let restarted = DuoStepRunner(nodeKey: fixture.nodeKey, store: fixture.store, replayWindow: try ReplayWindow(),
+        let restarted = NodeStepRunner(nodeKey: fixture.nodeKey, store: fixture.store, replayWindow: try ReplayWindow(),
                                       clock: fixture.clock.read)
         let connection = try await ScriptedConnection(messages: [setup])
         let report = await restarted.run(connection: connection,

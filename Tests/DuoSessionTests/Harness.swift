@@ -24,12 +24,12 @@ struct PipeNodeConnection: NodeStepConnection {
 }
 
 /// A test `NetworkClient` for the app: each `connect` opens a fresh in-memory pipe and starts the
-/// node's `DuoStepRunner` on the other end for the route the action names. `tamper` may rewrite the
+/// node's `NodeStepRunner` on the other end for the route the action names. `tamper` may rewrite the
 /// n-th message the app reads (0-based). Reports of finished node steps are collected.
 final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
-    let runner: DuoStepRunner
-    private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<DuoStepReport, Never>?, reads: Int,
-                              reports: [DuoStepReport])>((nil, nil, nil, 0, []))
+    let runner: NodeStepRunner
+    private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<NodeStepReport, Never>?, reads: Int,
+                              reports: [NodeStepReport])>((nil, nil, nil, 0, []))
     let tamper: @Sendable (Int, Data) -> Data
     let tamperSend: @Sendable (Int, Data) -> Data
     private let cutRule = LockedValue<(@Sendable (CutPoint) -> Bool)?>(nil)
@@ -42,14 +42,14 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     /// Every message the app sent, oldest first.
     var sentMessages: [Data] { sentLog.withLock { $0 } }
 
-    init(runner: DuoStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
+    init(runner: NodeStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
         self.runner = runner
         self.tamper = tamper
         self.tamperSend = tamperSend
     }
 
-    var reports: [DuoStepReport] { state.withLock { $0.reports } }
+    var reports: [NodeStepReport] { state.withLock { $0.reports } }
 
     func connect(action: NetworkAction, params: String?) async throws {
         let (app, node) = InMemoryNetworkClient.pair()
@@ -156,7 +156,7 @@ final class RecordingStorage: StorageClient {
 struct DuoFixture {
     let nodeKey: Ed25519.SigningKey
     let store: NodeShareStore
-    let runner: DuoStepRunner
+    let runner: NodeStepRunner
     let storage = RecordingStorage()
     let client: LoopbackDuoClient
     let session: DuoSession
@@ -175,7 +175,7 @@ struct DuoFixture {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         storePath = directory + "/node.sqlite"
         store = try NodeShareStore(path: storePath, masterKey: .random(), clock: clock.date)
-        runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: clock.read,
+        runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: clock.read,
                                rateLimiter: rateLimiter)
         client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)
         let cloudKey = cloudKeyOverride ?? Hex.encode(nodeKey.verifyingKey.bytes)

@@ -85,7 +85,7 @@ struct NodeRunnerTests {
         let directory = NSTemporaryDirectory() + "silentshard-duo-timeout-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let store = try NodeShareStore(path: directory + "/node.sqlite", masterKey: .random())
-        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(),
+        let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(),
                                    setupTimeout: .milliseconds(200), frameTimeout: .milliseconds(200))
         let connection = try await ScriptedConnection(messages: [])
         let report = await runner.run(connection: connection,

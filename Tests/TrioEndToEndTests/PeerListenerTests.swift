@@ -37,7 +37,7 @@ struct PeerListenerTests {
             let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
             identityA = try TrioOverWebSocketTests.identity(.trioA, group: group, clusterKey: clusterKey)
             identityB = try TrioOverWebSocketTests.identity(.trioB, group: group, clusterKey: clusterKey)
-            let runner = TrioStepRunner(identity: identityB, store: try TrioOverWebSocketTests.store(), peer: nil,
+            let runner = NodeStepRunner(identity: identityB, store: try TrioOverWebSocketTests.store(), peer: nil,
                                         replayWindow: try ReplayWindow(), tokenVerifier: NoTokenVerifier())
             let clock = ManualClock()
             limiter = NodeRateLimiter(limits: NodeRateLimits(connectionsPerAddress: connectionsPerAddress,
@@ -45,7 +45,7 @@ struct PeerListenerTests {
                                                                  trustedProxies: ["127.0.0.1"]),
                                           clock: clock.read)
             var config = NodeServerConfiguration(nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(), maximumConnections: 4,
-                                                 stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runner)),
+                                                 stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
                                                  postHandler: TrioPostHandler(runner: runner), logger: .silent,
                                                  rateLimiter: limiter)
             config.trio = (identityB.certificate, identityB.clusterKey)

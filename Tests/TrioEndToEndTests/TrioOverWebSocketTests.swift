@@ -59,21 +59,21 @@ struct TrioOverWebSocketTests {
         let storeA = try databases.map { try NodeShareStore(location: $0.a, masterKey: .random()) } ?? store()
         let storeB = try databases.map { try NodeShareStore(location: $0.b, masterKey: .random()) } ?? store()
         let verifierB = try verifierB ?? verifier ?? StaticTokenVerifier(token: tokenAtB ?? token, scopes: scopes)
-        let runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
+        let runnerB = NodeStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
                                      tokenVerifier: verifierB)
         var configB = NodeServerConfiguration(nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(),
-                                              stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerB)),
+                                              stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runnerB)),
                                               logger: .silent)
         configB.trio = (identityB.certificate, identityB.clusterKey)
         configB.postHandler = TrioPostHandler(runner: runnerB)
         configB.peerListener = PeerListener()
         let serverB = NodeServer(configuration: configB)
         _ = try serverB.start()
-        let runnerA = TrioStepRunner(identity: identityA, store: storeA,
+        let runnerA = NodeStepRunner(identity: identityA, store: storeA,
                                      peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(serverB.peerPort ?? 0)"),
                                      replayWindow: try ReplayWindow())
         var configA = NodeServerConfiguration(nodeKey: identityA.nodeKey, verifier: try verifier ?? StaticTokenVerifier(token: token, scopes: scopes),
-                                              stepHandlers: StepHandlerRegistry(fallback: TrioStepHandler(runner: runnerA)),
+                                              stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runnerA)),
                                               logger: .silent)
         configA.trio = (identityA.certificate, identityA.clusterKey)
         configA.postHandler = TrioPostHandler(runner: runnerA)

@@ -123,7 +123,7 @@ final class Counter: Sendable {
 /// `down` makes every open fail (B unreachable); `tamperToB` rewrites messages A sends on the link
 /// (a misbehaving relay); `dropAfter` closes the link after A sent that many messages (B dies).
 final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
-    let runner: LockedValue<TrioStepRunner?> = LockedValue(nil)
+    let runner: LockedValue<NodeStepRunner?> = LockedValue(nil)
     let down = LockedValue(false)
     /// B's end of the link is open but nobody answers.
     let silent = LockedValue(false)
@@ -131,7 +131,7 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
     /// The link dies after A sent this many messages on it (B crashes mid-session).
     let dieAfter = LockedValue<Int?>(nil)
     let tamperToB: @Sendable (Int, Data) -> Data
-    private let tasks = LockedValue<[Task<TrioStepReport, Never>]>([])
+    private let tasks = LockedValue<[Task<NodeStepReport, Never>]>([])
 
     /// Rewrites messages B sends A on the link.
     let tamperToA: @Sendable (Int, Data) -> Data
@@ -161,8 +161,8 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
     }
 
     /// B's reports of every link served so far (waits for running ones).
-    func reports() async -> [TrioStepReport] {
-        var out: [TrioStepReport] = []
+    func reports() async -> [NodeStepReport] {
+        var out: [NodeStepReport] = []
         for task in tasks.withLock({ $0 }) { out.append(await task.value) }
         return out
     }
@@ -171,7 +171,7 @@ final class InProcessPeer: TrioPeerConnector, @unchecked Sendable {
 /// The app's `NetworkClient`: each `connect` opens a pipe and starts node A's runner on it for the
 /// route the action names. `tamper` may rewrite the n-th message the app reads.
 final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
-    let runner: TrioStepRunner
+    let runner: NodeStepRunner
     let tamper: @Sendable (Int, Data) -> Data
     /// Makes a send fail (the connection drops) when it returns true for the outgoing message.
     let failSend = LockedValue<(@Sendable (Data) -> Bool)?>(nil)
@@ -180,24 +180,24 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
     /// Cuts the app's link before a chosen message of the app or of A (share it with the peer's to
     /// count every link in one place).
     let cutter: LinkCutter
-    private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<TrioStepReport, Never>?,
-                              reads: Int, reports: [TrioStepReport])>((nil, nil, nil, 0, []))
+    private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<NodeStepReport, Never>?,
+                              reads: Int, reports: [NodeStepReport])>((nil, nil, nil, 0, []))
 
-    init(runner: TrioStepRunner, cutter: LinkCutter = LinkCutter(), tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+    init(runner: NodeStepRunner, cutter: LinkCutter = LinkCutter(), tamper: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
         self.runner = runner
         self.cutter = cutter
         self.tamper = tamper
     }
 
     /// Node A's reports, one per finished step.
-    var reports: [TrioStepReport] { state.withLock { $0.reports } }
+    var reports: [NodeStepReport] { state.withLock { $0.reports } }
 
     func connect(action: NetworkAction, params: String?) async throws {
         let (app, node) = InMemoryNetworkClient.pair()
         try await app.connect(action: action, params: params)
         try await node.connect(action: action, params: params)
         let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
-        let operation = TrioStepHandler.operation(action.action) ?? .keygen
+        let operation = NodeStepHandler.operation(action.action) ?? .keygen
         let route = NodeStepRoute(algorithm: algorithm, operation: operation, params: params)
         let runner = self.runner
         let nodeSide = PipeConnection(end: node, other: app, cutter: cutter, direction: .aToApp)
@@ -291,8 +291,8 @@ struct TrioFixture {
     let storeB: NodeShareStore
     let identityA: TrioNodeIdentity
     let identityB: TrioNodeIdentity
-    let runnerA: TrioStepRunner
-    let runnerB: TrioStepRunner
+    let runnerA: NodeStepRunner
+    let runnerB: NodeStepRunner
     let peer: InProcessPeer
     let client: LoopbackTrioClient
     let storage = RecordingStorage()
@@ -340,9 +340,9 @@ struct TrioFixture {
         peer = InProcessPeer(tamperToB: tamperToB, tamperToA: tamperToA)
         // The nodes' clock: the fixture's, shifted by `nodesAheadBy` ms (clock-skew tests).
         let nodeClock: @Sendable () -> UInt64 = { UInt64(clamping: Int64(clamping: clock.milliseconds) + nodeClockOffset) }
-        runnerA = TrioStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
+        runnerA = NodeStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
                                  clock: nodeClock, frameTimeout: frameTimeout, rateLimiter: rateLimiterA)
-        runnerB = TrioStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
+        runnerB = NodeStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
                                  clock: nodeClock, frameTimeout: frameTimeout, rateLimiter: rateLimiterB)
         client = LoopbackTrioClient(runner: runnerA, cutter: peer.cutter, tamper: tamperAppReads)
         let b = runnerB

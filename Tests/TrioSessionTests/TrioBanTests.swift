@@ -73,7 +73,7 @@ struct TrioBanTests {
         await #expect(throws: SilentShardError.abortProtocolAndBanParty(party: .node(1))) {
             _ = try await fixture.session.signature(keyshare: skewed, message: Self.message, signer: .nodeA)
         }
-        let banId = KeyId.banPrefix + Hex.encode(fixture.runnerA.identity.nodeKey.verifyingKey.bytes)
+        let banId = KeyId.banPrefix + Hex.encode(fixture.runnerA.party.nodeKey.verifyingKey.bytes)
         #expect(try await fixture.storage.read(keyId: banId)?.current?.kind == .sdkRecord)
         // Nodes never ban on another party's ABORT.
         let device = try DeviceKey(signer: fixture.signer)

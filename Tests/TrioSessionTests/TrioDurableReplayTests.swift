@@ -51,14 +51,14 @@ struct TrioDurableReplayTests {
 
         // Node A restarted (or another A process on the same database), with a restarted B behind it:
         // fresh in-memory windows everywhere, so only the durable store can tell.
-        func restartedB() throws -> TrioStepRunner {
-            TrioStepRunner(identity: fixture.identityB, store: fixture.storeB, peer: nil, replayWindow: try ReplayWindow(),
+        func restartedB() throws -> NodeStepRunner {
+            NodeStepRunner(identity: fixture.identityB, store: fixture.storeB, peer: nil, replayWindow: try ReplayWindow(),
                            clock: fixture.clock.read, frameTimeout: .seconds(2))
         }
         let peer = InProcessPeer()
         let behindA = try restartedB()
         peer.runner.withLock { $0 = behindA }
-        let restartedA = TrioStepRunner(identity: fixture.identityA, store: fixture.storeA, peer: peer,
+        let restartedA = NodeStepRunner(identity: fixture.identityA, store: fixture.storeA, peer: peer,
                                         replayWindow: try ReplayWindow(), clock: fixture.clock.read,
                                         frameTimeout: .seconds(2))
         let toA = try await ScriptedTrioConnection(messages: [setup])

@@ -23,13 +23,13 @@ import SilentShardCore
 /// blocks Swift's cooperative pool. Every answer to a device-signed SETUP leaves an audit line
 /// (operation `export`, key id, device, outcome, token subject; never key material).
 package struct DuoExportPostHandler: PostHandler {
-    package let runner: DuoStepRunner
+    package let runner: NodeStepRunner
     package let fallback: any PostHandler
 
     /// - Parameters:
     ///   - runner: the node's duo runner (node key, share store, replay window, clock are shared).
     ///   - fallback: serves every other POST route (default: 501).
-    package init(runner: DuoStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
+    package init(runner: NodeStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
         self.runner = runner
         self.fallback = fallback
     }
@@ -45,7 +45,7 @@ package struct DuoExportPostHandler: PostHandler {
         // §4.3 steps 1–8 (the token was checked by the server before this handler ran).
         let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: algorithm, operation: .export,
                                              params: request.params, nodeIndex: 1, servedOperations: [.export],
-                                             cloudKey: runner.nodeKey.verifyingKey.bytes, groupID: nil,
+                                             cloudKey: runner.party.nodeKey.verifyingKey.bytes, groupID: nil,
                                              isExportPost: true, now: runner.clock())
         let setup: ValidatedSetup
         do {
@@ -117,7 +117,7 @@ package struct DuoExportPostHandler: PostHandler {
                                             exportMessage: message).encoded
         let header = FrameHeader(kind: .exportResponse, sender: 1, receiver: 0, length: UInt32(payload.count),
                                  instanceID: instanceID)
-        return Frame.signed(header: header, payload: payload, key: runner.nodeKey)
+        return Frame.signed(header: header, payload: payload, key: runner.party.nodeKey)
     }
 
     /// epk ‖ AEAD(s_1) for receiver 0, E = {0, 1} (dkls23.md §16 / its FROST twin). A stored share that
@@ -157,9 +157,9 @@ package struct DuoExportPostHandler: PostHandler {
 
     private func reject(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?) -> PostResponse {
         let payload = RejectPayload(code: rejection.code, retryAfterSeconds: rejection.retryAfterSeconds,
-                                    setupHash: setupHash, nodeKey: runner.nodeKey.verifyingKey,
+                                    setupHash: setupHash, nodeKey: runner.party.nodeKey.verifyingKey,
                                     detail: rejection.detail)
-        let frame = payload.frame(sender: 1, instanceID: instanceID, nodeSigningKey: runner.nodeKey)
+        let frame = payload.frame(sender: 1, instanceID: instanceID, nodeSigningKey: runner.party.nodeKey)
         return PostResponse(body: Data(frame.encoded()))
     }
 

@@ -13,7 +13,7 @@ enum KeyAuthorization {
     /// Rules 1 and 2: what the credential alone decides.
     static func checkCredential(_ principal: Principal, operation: SessionOperation,
                                 deviceKey: [UInt8]) throws(SetupRejection) {
-        guard principal.allows(DuoStepRunner.scopeName(operation)) else { throw SetupRejection(.forbidden) }
+        guard principal.allows(scopeName(operation)) else { throw SetupRejection(.forbidden) }
         if let binding = principal.deviceBinding, binding != deviceKey { throw SetupRejection(.forbidden) }
     }
 
@@ -33,5 +33,21 @@ enum KeyAuthorization {
     /// is never stored without an owner (finding 11).
     static func ownerSubject(_ principal: Principal?) -> String {
         principal?.subject ?? NoTokenVerifier.subject
+    }
+
+    /// The token scope of an operation: its route action name.
+    static func scopeName(_ operation: SessionOperation) -> String {
+        switch operation {
+        case .keygen: "keygen"
+        case .reconcile: "reconcile"
+        case .refresh: "refresh"
+        case .sign: "sign"
+        case .preSign: "preSign"
+        case .preSignFinal: "preSignFinal"
+        case .recover: "recover"
+        case .export: "export"
+        case .import: "import"
+        case .hardDerivation: "hardDerivation"
+        }
     }
 }

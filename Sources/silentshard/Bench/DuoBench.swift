@@ -113,11 +113,11 @@ enum DuoBench {
         })
     }
 
-    /// A session over the in-process transport to a `DuoStepRunner` with a temporary store.
+    /// A session over the in-process transport to a `NodeStepRunner` with a temporary store.
     static func memoryTarget(algorithm: Keyshare.Algorithm, directory: String) throws -> Target {
         let nodeKey = Ed25519.SigningKey()
         let store = try NodeShareStore(path: directory + "/memory-\(algorithm).sqlite", masterKey: .random())
-        let runner = DuoStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
+        let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         let client = InProcessDuoClient(runner: runner)
         let cloudKey = Hex.encode(nodeKey.verifyingKey.bytes), signer = SoftwareEd25519MessageSigner()
         let session = algorithm == .ecdsa

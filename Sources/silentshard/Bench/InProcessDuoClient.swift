@@ -5,14 +5,14 @@ import SilentShardCore
 import InMemoryTransport
 
 /// The bench's in-memory transport: each `connect` opens an in-process pipe and serves the step with
-/// a `DuoStepRunner` on the other end — the whole SDK and node path (session layer, SQLite store)
+/// a `NodeStepRunner` on the other end — the whole SDK and node path (session layer, SQLite store)
 /// without sockets, so the figure is compute plus storage.
 final class InProcessDuoClient: NetworkClient, @unchecked Sendable {
-    private let runner: DuoStepRunner
+    private let runner: NodeStepRunner
     private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?)>((nil, nil))
     private let sent = LockedValue(0)
 
-    init(runner: DuoStepRunner) { self.runner = runner }
+    init(runner: NodeStepRunner) { self.runner = runner }
 
     /// Bytes the app sent since the last `resetCount()`.
     var bytesSent: Int { sent.withLock { $0 } }

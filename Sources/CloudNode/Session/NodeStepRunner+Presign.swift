@@ -5,7 +5,7 @@ import SilentShardCore
 
 /// Presignatures at a trio node (`specs/session.md` §8): the half is stored sealed before STORED,
 /// and a FINAL_REQUEST consumes it in the same store transaction that produces FINAL_RESPONSE.
-extension TrioStepRunner {
+extension NodeStepRunner {
     /// The stored secret: `u8 version ‖ kf_{0→X} ‖ kf_{X→0} ‖ body`; version 1 (ECDSA): body =
     /// `DKLsPresignature.serialized()`; version 2 (EdDSA): body = `u16 len ‖ path bytes ‖ the app's
     /// round-1 commitments (64) ‖ FROST.Presignature.serialized()`.
@@ -14,9 +14,22 @@ extension TrioStepRunner {
 
     /// §5.4 "preSign result": store the half (one transaction, §8.2), then STORED; a store failure is
     /// ABORT(STORAGE_FAILURE).
-    func storePresignature(version: UInt8, body: [UInt8], setup: ValidatedSetup, channel: inout PartyFrameChannel,
-                           send: SessionDriver.Send) async -> TrioStepReport {
-        func abort(_ code: WireCode) async -> TrioStepReport {
+    func storePresignature(_ presignature: SessionPresignature, setup: ValidatedSetup, channel: inout PartyFrameChannel,
+                           send: SessionDriver.Send) async throws(SilentShardError) -> NodeStepReport {
+        let version: UInt8, body: [UInt8]
+        switch presignature {
+        case .ecdsa(let presignature):
+            guard let bytes = try? presignature.serialized() else { throw .invalidInput(reason: "presignature") }
+            (version, body) = (Self.dklsPresignatureVersion, bytes)
+        case .eddsa(let frost):
+            guard let bytes = try? frost.presignature.serialized(), frost.peer == 0 else {
+                throw .invalidInput(reason: "presignature")
+            }
+            let path = setup.payload.path ?? [0]
+            (version, body) = (Self.frostPresignatureVersion,
+                               [UInt8(path.count >> 8), UInt8(path.count & 0xFF)] + path + frost.peerRound1 + bytes)
+        }
+        func abort(_ code: WireCode) async -> NodeStepReport {
             if let frame = try? channel.control(.abort, payload: AbortPayload(code: code, blamed: nil).encoded) {
                 try? await send([frame])
             }
@@ -30,10 +43,10 @@ extension TrioStepRunner {
         let ttl = min(setup.payload.presignTTL ?? SessionConstants.defaultPresignatureTTLSeconds,
                       SessionConstants.maximumPresignatureTTLSeconds)
         let expiresAtSeconds = clock() / 1000 + UInt64(ttl)
-        let row = NodePresignature(id: setup.instanceID, keyId: Hex.encode(keyID), gen: gen, party: identity.index,
+        let row = NodePresignature(id: setup.instanceID, keyId: Hex.encode(keyID), gen: gen, party: party.index,
                                    deviceKey: setup.deviceKey.identity,
                                    expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAtSeconds)), secret: secret)
-        do {
+        do throws(NodeStoreError) {
             try await onStoreQueue { [store] () throws(NodeStoreError) in try store.storePresignature(row) }
         } catch {
             switch error {
@@ -61,19 +74,20 @@ extension TrioStepRunner {
         guard header.kind == .finalRequest, header.sender == 0 else {
             return rejectFrame(SetupRejection(.malformed), instanceID: header.instanceID, setupHash: nil).encoded()
         }
-        if header.receiver == identity.index { return await preSignFinalLocally(body, principal: principal) }
-        guard identity.isEntry, header.receiver == 2 else {
+        if header.receiver == party.index { return await preSignFinalLocally(body, principal: principal) }
+        guard let identity = party.trioIdentity, identity.isEntry, header.receiver == identity.peerIndex else {
             return rejectFrame(SetupRejection(.unexpected), instanceID: header.instanceID, setupHash: nil).encoded()
         }
-        return await relayPreSignFinal(body, presigID: header.instanceID, token: token, algorithm: algorithm)
+        return await relayPreSignFinal(body, presigID: header.instanceID, identity: identity, token: token,
+                                       algorithm: algorithm)
     }
 
     /// A → B: LINK_OPEN (purpose 2), the FINAL_REQUEST, B's one answer back unchanged.
-    private func relayPreSignFinal(_ body: [UInt8], presigID: [UInt8], token: [UInt8]?,
+    private func relayPreSignFinal(_ body: [UInt8], presigID: [UInt8], identity: TrioNodeIdentity, token: [UInt8]?,
                                    algorithm: SessionAlgorithm) async -> [UInt8] {
         let unavailable = rejectFrame(SetupRejection(.peerUnavailable), instanceID: presigID, setupHash: nil).encoded()
         guard let peer, let link = try? await peer.openLink() else { return unavailable }
-        let inbox = TrioInbox()
+        let inbox = NodeInbox()
         inbox.attach(link, as: .peer)
         defer { inbox.stop() }
         let open = TrioLink.preSignFinalOpenFrame(identity: identity, presigID: presigID, algorithm: algorithm,
@@ -102,12 +116,12 @@ extension TrioStepRunner {
     /// presignature stays for its owner).
     func preSignFinalLocally(_ body: [UInt8], principal: Principal?) async -> [UInt8] {
         guard let frame = try? Frame.parseSingle(body), frame.header.kind == .finalRequest, frame.header.sender == 0,
-              frame.header.receiver == identity.index
+              frame.header.receiver == party.index
         else {
             let id = (try? FrameHeader.decode(body.prefix(FrameHeader.byteCount)))?.instanceID ?? [UInt8](repeating: 0, count: 32)
             return rejectFrame(SetupRejection(.malformed), instanceID: id, setupHash: nil).encoded()
         }
-        let presigID = frame.header.instanceID, local = identity.index, groupID = identity.groupID
+        let presigID = frame.header.instanceID, local = party.index, groupID = party.groupID
         let requestHash = SHA256.hash(body)
         do {
             let finish = try await onStoreQueueAny { [store, keyshares] in
@@ -215,20 +229,15 @@ extension TrioStepRunner {
         default: return .storageFailure
         }
     }
-
-    /// Runs `body` on the store queue (any error).
-    func onStoreQueueAny<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await storeQueue.run(body)
-    }
 }
 
 /// Serves trio POSTs: the preSignFinal route (`/v3/{path}/presign-final`) with the node's
-/// ``TrioStepRunner``; anything else goes to `fallback` (default 501).
+/// ``NodeStepRunner``; anything else goes to `fallback` (default 501).
 package struct TrioPostHandler: PostHandler {
-    package let runner: TrioStepRunner
+    package let runner: NodeStepRunner
     package let fallback: any PostHandler
 
-    package init(runner: TrioStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
+    package init(runner: NodeStepRunner, fallback: any PostHandler = UnservedPostHandler()) {
         self.runner = runner
         self.fallback = fallback
     }

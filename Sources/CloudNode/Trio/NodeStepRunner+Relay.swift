@@ -4,62 +4,28 @@ import MPCProtocols
 import SilentShardCore
 
 /// Node A: the app's entry point and B's relay (`specs/session.md` §6.1).
-extension TrioStepRunner {
-    /// Runs one app step on `connection` for `route` and closes the connection. `token` is the app's
-    /// token (the server verified it already); A forwards it to B in LINK_OPEN. `principal` is what the
-    /// server's verifier made of it: A checks its scopes, the key owner and the device binding
-    /// (§9.1–9.3); nil checks nothing (embedding without a verifier).
-    package func run(connection: some NodeStepConnection, route: NodeStepRoute, token: [UInt8]? = nil,
-                    principal: Principal? = nil) async -> TrioStepReport {
-        guard identity.isEntry else {
-            await connection.close(code: 1011, reason: "not an entry node")
-            return .failed(.unsupportedOperation)
+extension NodeStepRunner {
+    /// Stage 3 at node A, after the app's SETUP was admitted: when B participates, the link to B
+    /// (LINK_OPEN, then the SETUP byte for byte, §2.3, §6.1 rule 3) and B's ACCEPT (or B's REJECT,
+    /// relayed); then A takes part in and relays the session: frames between the app and B pass
+    /// unchanged in each sender's order; A consumes what is addressed to it. A session with S = {0, 2}
+    /// is relayed only. If the link to B fails, A answers REJECT(PEER_UNAVAILABLE), also after ACCEPTs.
+    func serveEntry(_ step: AdmittedStep, identity: TrioNodeIdentity, token: [UInt8]?, now: UInt64,
+                    connection: some NodeStepConnection, inbox: NodeInbox) async -> NodeStepReport {
+        let setup = step.setup
+        func reject(_ code: WireCode) async -> NodeStepReport {
+            await self.reject(SetupRejection(code), setup: setup, connection: connection)
         }
-        let inbox = TrioInbox()
-        inbox.attach(connection, as: .app)
-        defer { inbox.stop() }
-        guard case .message(let first, .app) = await inbox.next(timeout: setupTimeout) else {
-            await connection.close(code: 1002, reason: "no setup")
-            return .failed(.timeout)
-        }
-        // §4.3 steps 1–8.
-        let now = clock()
-        let context = SetupValidationContext(token: .accepted, mode: .trio, algorithm: route.algorithm,
-                                             operation: route.operation, params: route.params, nodeIndex: 1,
-                                             servedOperations: Self.servedOperations, cloudKey: identity.clusterKey.bytes,
-                                             groupID: identity.groupID, now: now)
-        let validated: (setup: ValidatedSetup, rest: [Frame])
-        do {
-            validated = try replay.withLock { (window: inout ReplayWindow) throws(SetupRejection) in
-                try SetupValidator.validate(message: first, context: context, replay: &window)
-            }
-        } catch {
-            rateLimiter?.noteRejected(error, setupMessage: first, principal: principal?.rateLimitKey ?? "")
-            return await rejectApp(error, instanceID: RejectedSetup.instanceID(of: first),
-                                   setupHash: RejectedSetup.setupHash(of: first), connection: connection)
-        }
-        let setup = validated.setup
-        func reject(_ code: WireCode, detail: [UInt8] = []) async -> TrioStepReport {
-            await rejectApp(SetupRejection(code, detail: detail), instanceID: setup.instanceID, setupHash: setup.setupHash,
-                            connection: connection)
-        }
-        // Admission (`admitStep`; 11: no policy hooks).
-        let admitted: AdmittedStep
-        do { admitted = try await admitStep(setup, principal: principal, now: now) } catch {
-            return await rejectApp(error, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
-        }
-        defer { admitted.admission.end() }
-        let (authorization, current, status) = (admitted.admission.authorization, admitted.current, admitted.status)
         let participates = !setup.isRelayOnly
         let keys: SessionKeyPair? = participates ? SessionKeyPair() : nil
         var run: NodeProtocolRun?
         if participates, setup.operation != .reconcile {
-            do { run = try makeRun(setup, current: current) } catch { return await reject(.invalidParameter) }
+            do { run = try makeRun(setup, current: step.current) } catch { return await reject(.invalidParameter) }
         }
         var channel: PartyFrameChannel
         do {
             channel = try PartyFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
-                                            trust: trust(now: now), protocolTags: run?.receivableTags ?? [], relays: true)
+                                            trust: party.trust(now: now), protocolTags: run?.receivableTags ?? [], relays: true)
         } catch {
             return await reject(.invalidParameter)
         }
@@ -132,15 +98,15 @@ extension TrioStepRunner {
             case .timeout: throw .timeout
             }
         }
-        let report: TrioStepReport
+        let report: NodeStepReport
         if let keys {
-            let accept = channel.acceptFrame(payload: acceptPayload(setup, keys: keys, now: now, status: status),
+            let accept = channel.acceptFrame(payload: acceptPayload(setup, keys: keys, now: now, status: step.status),
                                              nodeKey: identity.nodeKey)
             // A's ACCEPT with B's to the app; to B on the link (before any P2P between the nodes, §4.4).
             let leading = [(accept, accept.header.receiver)] + toApp.map { ($0, PartyIndex(0)) }
             // §6.1 rule 4 already here: B lost while A sends its ACCEPT or the app's early frames is
             // REJECT(PEER_UNAVAILABLE) too (found by NodeKillTests.bRunning: a bare close before).
-            func failed(_ error: SilentShardError) async -> TrioStepReport {
+            func failed(_ error: SilentShardError) async -> NodeStepReport {
                 if Self.isLinkFailure(error) {
                     let frame = rejectFrame(SetupRejection(.peerUnavailable), instanceID: setup.instanceID, setupHash: setup.setupHash)
                     try? await connection.send(Data(frame.encoded()))
@@ -155,20 +121,20 @@ extension TrioStepRunner {
             }
             // The app's early frames behind its SETUP (§4.2: first-round broadcasts) pass §3.5 here
             // and go on to B like any later frame.
-            let early = channel.ingest(frames: validated.rest, link: [0])
+            let early = channel.ingest(frames: step.early, link: [0])
             if let failure = early.failure { return await failed(failure) }
             do { try await relay(early.forwards) } catch {
                 return await failed(error)
             }
             if let run {
                 report = await participate(setup: setup, run: run, channel: &channel, leading: [], send: send,
-                                           read: read, relay: relay, owner: authorization.owner)
+                                           read: read, relay: relay, owner: step.owner)
             } else {
                 report = await reconcileRunning(setup, channel: &channel, send: send, read: read, relay: relay,
-                                                owner: authorization.owner)
+                                                owner: step.owner)
             }
         } else {
-            let early = channel.ingest(frames: validated.rest, link: [0])
+            let early = channel.ingest(frames: step.early, link: [0])
             do throws(SilentShardError) {
                 try await Self.route(toApp.map { ($0, 0) }, app: connection, link: link, withB: withB)
                 try await relay(early.forwards)
@@ -193,7 +159,7 @@ extension TrioStepRunner {
 
     /// S = {0, 2}: A only relays, until the app's DONE passed and B closed, or either side is gone.
     private func relayOnly(channel: inout PartyFrameChannel, read: SessionDriver.Read,
-                           relay: SessionDriver.Relay) async -> TrioStepReport {
+                           relay: SessionDriver.Relay) async -> NodeStepReport {
         var completed = false
         while true {
             let incoming: SessionDriver.Incoming
@@ -243,13 +209,5 @@ extension TrioStepRunner {
     private func closeAll(_ app: some NodeStepConnection, _ link: (any NodeStepConnection)?) async {
         await link?.close(code: 1000, reason: "done")
         await app.close(code: 1000, reason: "done")
-    }
-
-    private func rejectApp(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?,
-                           connection: some NodeStepConnection) async -> TrioStepReport {
-        let frame = rejectFrame(rejection, instanceID: instanceID, setupHash: setupHash)
-        try? await connection.send(Data(frame.encoded()))
-        await connection.close(code: 1008, reason: "rejected")
-        return .rejected(rejection.code)
     }
 }

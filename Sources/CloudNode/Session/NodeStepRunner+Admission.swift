@@ -1,0 +1,205 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Stage 2 at every node: `NodeAdmission` (durable replay, authorization, rate limits, the key's
+/// lease), then key state and bans (`specs/session.md` §4.3 steps 9–10, §9.1–9.4), then the run.
+extension NodeStepRunner {
+    /// The outcome of a node's authorization of one SETUP.
+    struct Authorization: Sendable {
+        /// The token subject, recorded as a new key's owner in the commit transaction (§9.2); without a
+        /// principal, `anonymous` (a key is never stored without an owner, finding 11).
+        var owner: String
+        /// A recover authorized to register SETUP's device key in place of the registered one (§9.3).
+        var rebind: Bool
+    }
+
+    /// A SETUP admitted at a node: what the admission holds, and the key's state read under its lease.
+    struct AdmittedStep: Sendable {
+        let setup: ValidatedSetup
+        /// The app's frames behind its SETUP (§4.2: first-round broadcasts).
+        let early: [Frame]
+        let admission: NodeAdmission.Admitted<Authorization>
+        /// This node's CURRENT share (nil for keygen, import, reconcile and relay-only steps).
+        let current: NodeKeyshare?
+        /// Reconcile: the key's status at this node.
+        let status: KeyStatus?
+
+        /// The owner a new key is recorded with.
+        var owner: String { admission.authorization.owner }
+    }
+
+    /// The admission stages of `NodeAdmission`, with `principal`'s authorization, then key state and bans.
+    /// A refusal after the admission gives back what it took.
+    func admitStep(_ setup: ValidatedSetup, early: [Frame], principal: Principal?,
+                   now: UInt64) async throws(SetupRejection) -> AdmittedStep {
+        let admission = NodeAdmission(store: store, queue: storeQueue, rateLimiter: rateLimiter, leaseSeconds: leaseSeconds,
+                                      replayRetentionMilliseconds: replayRetentionMilliseconds)
+        let admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
+            () throws(SetupRejection) in try await authorize(setup, principal: principal)
+        }
+        do {
+            if setup.operation == .reconcile {
+                return AdmittedStep(setup: setup, early: early, admission: admitted, current: nil,
+                                    status: try await reconcileStatus(setup))
+            }
+            return AdmittedStep(setup: setup, early: early, admission: admitted,
+                                current: try await keyState(setup, rebind: admitted.authorization.rebind), status: nil)
+        } catch {
+            await admitted.finish()
+            throw error
+        }
+    }
+
+    /// §9.1: the route's operation must be in the token's scopes (export too needs the explicit scope
+    /// `export`: `Principal.allows` never grants it by default, §9.3); with a `device_binding`, SETUP's
+    /// device key must equal it. §9.2: a session on a key this node knows must come from the key's owner
+    /// subject. §9.3: a recover whose device key is not the registered one needs the explicit scope
+    /// `recover`, a binding to that device key and the owner's subject (FORBIDDEN otherwise).
+    /// `principal` nil (no verifier information): nothing is checked; a new key is recorded as owned by
+    /// `anonymous`, the subject `--auth none` gives.
+    func authorize(_ setup: ValidatedSetup, principal: Principal?) async throws(SetupRejection) -> Authorization {
+        guard let principal else { return Authorization(owner: KeyAuthorization.ownerSubject(nil), rebind: false) }
+        try KeyAuthorization.checkCredential(principal, operation: setup.operation, deviceKey: setup.deviceKey.identity)
+        let authorized = Authorization(owner: principal.subject, rebind: false)
+        guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else {
+            return authorized
+        }
+        let keyID = Hex.encode(keyIDBytes)
+        let recover = setup.operation == .recover
+        let state: (owner: KeyOwnership, device: [UInt8]?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                let owner = try store.ownership(keyId: keyID)
+                guard recover else { return (owner, nil) }
+                return (owner, try store.share(keyId: keyID).flatMap { try? NodeShareBlob(bytes: $0.bytes) }?.deviceIdentity)
+            }
+        } catch {
+            throw SetupRejection(.storageFailure)
+        }
+        try KeyAuthorization.checkOwner(state.owner, principal: principal)
+        guard recover, let registered = state.device, registered != setup.deviceKey.identity else { return authorized }
+        // §9.3: recover with a new device key.
+        guard principal.grantsExplicitly("recover"), principal.deviceBinding == setup.deviceKey.identity,
+              case .owned = state.owner
+        else { throw SetupRejection(.forbidden) }
+        return Authorization(owner: principal.subject, rebind: true)
+    }
+
+    /// §4.3 steps 9–10 from the store: bans, key existence with the route's algorithm, the registered
+    /// device, `gen` = current, no PREPARED share blocking a share change. A relay-only node A checks
+    /// bans only (step 10 concerns participants). `rebind`: a recover authorized to register SETUP's
+    /// (new) device key (§9.3); the registered device is then not required.
+    func keyState(_ setup: ValidatedSetup, rebind: Bool) async throws(SetupRejection) -> NodeKeyshare? {
+        let deviceIdentity = setup.deviceKey.identity
+        let keyID = setup.payload.keyID.map { Hex.encode($0) }
+        let expectedKind = StoredShareKind(setup.algorithm)
+        let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?, retired: (parentKeyId: String, path: [UInt8])?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                let banned = try store.isBanned(deviceKey: deviceIdentity)
+                guard let keyID else { return (banned, nil, nil, nil) }
+                let share = try store.share(keyId: keyID)
+                return (banned, share, try store.status(keyId: keyID), share == nil ? try store.retirement(keyId: keyID) : nil)
+            }
+        } catch {
+            throw SetupRejection(.storageFailure)
+        }
+        if state.banned || bans.contains(deviceIdentity) { throw SetupRejection(.banned) }
+        guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
+        if setup.operation == .import {
+            // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
+            return nil
+        }
+        if state.share == nil, let retired = state.retired, let parent = try? Hex.decode(retired.parentKeyId) {
+            // Finding 1: a hard-derived child retired by its parent's new generation. The owner (only the
+            // owner gets this far) learns which parent and path to derive it from again.
+            throw SetupRejection(.keyRetired, detail: KeyRetiredDetail(parentKeyID: parent, path: retired.path).encoded)
+        }
+        guard let share = state.share, share.kind == expectedKind else {
+            // §6.3: a trio signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
+            let signing = setup.operation == .sign || setup.operation == .preSign
+            throw SetupRejection(party.mode == .trio && signing ? .signerUnavailable : .keyNotFound)
+        }
+        // §9.2: every session on an existing key carries a SETUP signed by its registered device key.
+        guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
+        guard blob.deviceIdentity == deviceIdentity || (rebind && setup.operation == .recover) else {
+            throw SetupRejection(.deviceNotRegistered)
+        }
+        if setup.operation == .recover {
+            // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
+            // expected public key, which must be this key's (no gen: the app lost its share).
+            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            else { throw SetupRejection(.invalidParameter) }
+            if state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
+            return share
+        }
+        guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        if setup.operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
+        return share
+    }
+
+    /// §4.3 steps 9–10 for reconcile: a share (CURRENT or PREPARED) of another device is
+    /// DEVICE_NOT_REGISTERED; an unknown key id reports an empty status. A banned device may still
+    /// reconcile (§9.4: bans refuse every session except reconcile), so its app and the nodes agree.
+    /// (A duo node never holds PREPARED: it commits in one transaction, §7.2 rule 2.)
+    func reconcileStatus(_ setup: ValidatedSetup) async throws(SetupRejection) -> KeyStatus {
+        guard let keyIDBytes = setup.payload.keyID, let appStateBytes = setup.payload.appState,
+              let appState = try? AppState(bytes: appStateBytes)
+        else { throw SetupRejection(.invalidParameter) }
+        let keyID = Hex.encode(keyIDBytes)
+        let deviceIdentity = setup.deviceKey.identity
+        let stagedGen = appState.staged?.gen
+        let state: (current: NodeKeyshare?, prepared: NodeKeyshare?, decision: CommitDecision?)
+        do {
+            state = try await onStoreQueue { [store] () throws(NodeStoreError) in
+                (try store.share(keyId: keyID),
+                 try store.share(keyId: keyID, slot: .prepared),
+                 try stagedGen.flatMap { gen throws(NodeStoreError) in try store.decision(keyId: keyID, gen: gen) })
+            }
+        } catch {
+            throw SetupRejection(.storageFailure)
+        }
+        for share in [state.current, state.prepared].compactMap({ $0 }) {
+            guard let blob = try? NodeShareBlob(bytes: share.bytes), blob.deviceIdentity == deviceIdentity else {
+                throw SetupRejection(.deviceNotRegistered)
+            }
+        }
+        let decision: KeyStatus.Decision
+        switch state.decision {
+        case .committed?: decision = .committed
+        case .aborted?: decision = .aborted
+        case nil: decision = .unknown
+        }
+        let prepared = state.prepared.map { ($0.gen, $0.digest ?? [UInt8](repeating: 0, count: 32)) }
+        return KeyStatus(currentGen: state.current?.gen, prepared: prepared, preparedHoldsCommit: false, decision: decision)
+    }
+
+    /// This node's protocol run for `setup` over its current share (step 13).
+    func makeRun(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> NodeProtocolRun {
+        let keyshare = try current.map {
+            try keyshares.keyshare(algorithm: setup.algorithm, mode: party.keyshareMode,
+                                   protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes, groupId: party.groupID)
+        }
+        var rng = SessionRandomness.system.generator()
+        return try NodeProtocolRun.make(for: setup, party: party.runParty, keyshare: keyshare, using: &rng)
+    }
+
+    /// The protocol key id of a SETUP public key (nil if it does not decode).
+    static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
+        switch algorithm {
+        case .ecdsa:
+            guard let point = try? Secp256k1.Point(compressed: publicKey) else { return nil }
+            return try? DKLsDKG.keyId(for: point)
+        case .eddsa:
+            guard let point = try? FROST.Point(bytes: publicKey) else { return nil }
+            return FROST.keyId(for: point)
+        }
+    }
+}

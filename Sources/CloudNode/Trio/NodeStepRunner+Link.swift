@@ -1,0 +1,81 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// Node B: serves the sessions node A relays (`specs/session.md` §2.3, §6.1 rule 3).
+extension NodeStepRunner {
+    /// Serves one inter-node link opened by A for an app session: LINK_OPEN, then the app's SETUP
+    /// (validated entirely here, §4.3), then B's side of the session. Closes the link at the end.
+    /// - Parameter linkOpened: told whether LINK_OPEN was accepted, before anything else is read (the
+    ///   server then authenticates the connection, or counts a failed authentication of its address).
+    package func serveLink(connection: some NodeStepConnection,
+                          linkOpened: @Sendable (_ accepted: Bool) -> Void = { _ in }) async -> NodeStepReport {
+        guard let identity = party.trioIdentity, !identity.isEntry else {
+            await connection.close(code: 1011, reason: "not node B")
+            return .failed(.unsupportedOperation)
+        }
+        let inbox = NodeInbox()
+        inbox.attach(connection, as: .peer)
+        defer { inbox.stop() }
+        guard case .message(let first, _) = await inbox.next(timeout: setupTimeout) else {
+            await connection.close(code: 1002, reason: "no link open")
+            return .failed(.timeout)
+        }
+        let opened: TrioLink.Opened
+        do {
+            let window = replay.withLock { $0 }
+            opened = try TrioLink.accept(first, identity: identity, replay: window, now: clock())
+        } catch {
+            // An unauthenticated opener gets nothing but the close (A reports PEER_UNAVAILABLE). Anything
+            // but a certified A counts as a failed authentication; a stale timestamp from a certified A
+            // is its clock, not an attack, and is not counted against A's address.
+            if case .clockSkew = error {} else { linkOpened(false) }
+            await connection.close(code: 1008, reason: "link refused")
+            return .failed(error)
+        }
+        linkOpened(true)
+        guard case .message(let message, _) = await inbox.next(timeout: setupTimeout) else {
+            await connection.close(code: 1002, reason: "no setup")
+            return .failed(.timeout)
+        }
+        if opened.payload.purpose == .preSignFinal {
+            // §2.3, §8.4: one FINAL_REQUEST relayed by A; B checks the app token itself.
+            let response: [UInt8]
+            let requestID = (try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)))?.instanceID
+            if requestID != opened.instanceID {
+                // The link names the presignature it is for (LINK_OPEN instance_id = presig_id).
+                response = rejectFrame(SetupRejection(.unexpected), instanceID: opened.instanceID, setupHash: nil).encoded()
+            } else if case (.accepted, let principal) = await tokenCheck(opened.payload.token) {
+                response = await preSignFinalLocally(message, principal: principal)
+            } else {
+                response = rejectFrame(SetupRejection(opened.payload.token == nil ? .authRequired : .authInvalid), instanceID: opened.instanceID, setupHash: nil).encoded()
+            }
+            try? await connection.send(Data(response))
+            await connection.close(code: 1000, reason: "done")
+            return .signed(confirmed: false)
+        }
+        // §4.3 steps 1–8, with the route from LINK_OPEN and the token A forwarded; then admission with the
+        // principal of the forwarded token, independently of A.
+        let now = clock()
+        let setupKeyID = (try? Frame.parseBundle(message))?.first.flatMap { try? SetupPayload(bytes: $0.body) }?.keyID
+        let params = opened.operation == .import ? nil : setupKeyID.map { Hex.encode($0) }
+        let (verdict, principal) = await tokenCheck(opened.payload.token)
+        let context = validationContext(algorithm: opened.algorithm, operation: opened.operation, params: params,
+                                        token: verdict, now: now)
+        let step: AdmittedStep
+        do throws(StepEnded) {
+            let validated = try await validate(message, context: context, principal: principal, connection: connection)
+            // The link belongs to this session only.
+            guard opened.instanceID == validated.setup.instanceID else {
+                throw StepEnded(report: await reject(SetupRejection(.unexpected), setup: validated.setup, connection: connection))
+            }
+            step = try await admit(validated, principal: principal, now: now, connection: connection)
+        } catch {
+            return error.report
+        }
+        let report = await serveOneConnection(step, now: now, connection: connection, inbox: inbox)
+        await step.admission.finish()
+        return report
+    }
+}
