@@ -20,9 +20,9 @@ extension DuoSession {
         try check(keyshare)
         _ = try Self.softPath(chainPath)
         let cloudKey: Ed25519.VerifyingKey
-        do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
+        do { cloudKey = try CloudVerifyingKey.parse(core.engine.cloudVerifyingKey) } catch { throw SilentShardError(error) }
         let deviceKey: DeviceKey
-        do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
+        do { deviceKey = try DeviceKey(signer: core.engine.messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
         let oneTimeKey = X25519.PrivateKey()
         let instanceID = SecureRandom.bytes(count: 32)
         var setup = SetupPayload(mode: .duo, algorithm: algorithm, operation: .export,
@@ -32,7 +32,7 @@ extension DuoSession {
         setup.gen = [UInt8](keyshare.generation)
         setup.exportKey = oneTimeKey.publicKey.bytes
         let frame: Frame
-        do { frame = try await setup.signedFrame(instanceID: instanceID, signer: messageSigner, exportPost: true) }
+        do { frame = try await setup.signedFrame(instanceID: instanceID, signer: core.engine.messageSigner, exportPost: true) }
         catch let error as SessionError { throw SilentShardError(error) }
         catch { throw .authenticationFailed(reason: "device signer failed") }
         return DuoExportRequest(keyshare: keyshare, chainPath: chainPath, body: Data(frame.encoded()), instanceID: instanceID,
@@ -54,7 +54,7 @@ extension DuoSession {
         }
         guard let oneTimeKey = request.consume() else { throw .invalidInput(reason: "export request already used") }
         let cloudKey: Ed25519.VerifyingKey
-        do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
+        do { cloudKey = try CloudVerifyingKey.parse(core.engine.cloudVerifyingKey) } catch { throw SilentShardError(error) }
         let frame = try Self.exportResponseFrame(response, request: request, cloudKey: cloudKey)
         let payload: ExportResponsePayload
         do { payload = try ExportResponsePayload(bytes: frame.body) } catch { throw SilentShardError(error, frameSender: 1) }

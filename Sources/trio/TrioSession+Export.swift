@@ -13,15 +13,15 @@ extension TrioSession {
     /// (`privateKey`·G = `publicKey` = the keyshare's public key) before it is returned.
     public func export(keyshare: Keyshare) async throws(SilentShardError) -> ExportedKey {
         try check(keyshare)
-        try await settleIfStaged(keyshare)
+        try await core.settleIfStaged(keyshare)
         let oneTimeKey = X25519.PrivateKey()
-        let exported = try await step(.export, action: transport.actions.export, existing: keyshare,
+        let exported = try await core.step(.export, action: actions.export, existing: keyshare,
                                       participants: [0, 1, 2]) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
             setup.exportKey = oneTimeKey.publicKey.bytes
         } body: { channel, link throws(SilentShardError) in
-            let exported = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, _ throws(ProtocolError) in
+            let exported = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, _ throws(ProtocolError) in
                 try SessionProtocolMachine.exportReceiving(keyshare: keyshare, participants: [0, 1, 2], oneTimeKey: oneTimeKey,
                                                            instanceID: instanceID, setupHash: setupHash)
             }

@@ -18,30 +18,30 @@ extension TrioSession {
         let derivationPath: DerivationPath
         do { derivationPath = try DerivationPath(path, allowHardened: true) } catch { throw .invalidInput(reason: "invalid path") }
         guard !derivationPath.indices.isEmpty else { throw .invalidInput(reason: "empty path") }
-        try await settleIfStaged(keyshare)
-        return try await retryingAfterReconcile(keyshare) { () throws(SilentShardError) in
+        try await core.settleIfStaged(keyshare)
+        return try await core.retryingAfterReconcile(keyshare) { () throws(SilentShardError) in
             try await hardDerivationStep(keyshare, path: derivationPath)
         }
     }
 
     private func hardDerivationStep(_ keyshare: Keyshare, path derivationPath: DerivationPath) async throws(SilentShardError) -> Keyshare {
         do throws(SilentShardError) {
-            return try await step(.hardDerivation, action: transport.actions.hardDerivation, existing: keyshare,
+            return try await core.step(.hardDerivation, action: actions.hardDerivation, existing: keyshare,
                                   participants: [0, 1, 2]) { setup in
                 setup.keyID = keyshare.keyIdBytes
                 setup.gen = [UInt8](keyshare.generation)
                 setup.path = DerivationPathBytes(indices: derivationPath.indices).encoded
             } body: { channel, link throws(SilentShardError) in
-                let child = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, groupID, _ throws(ProtocolError) in
+                let child = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, groupID, _ throws(ProtocolError) in
                     guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
                     return try SessionProtocolMachine.dklsHardDerivation(keyshare: share, participants: [0, 1, 2],
                                                                          instanceID: instanceID, setupHash: setupHash,
                                                                          path: derivationPath, mode: .trio, groupID: groupID)
                 }
-                return try await commit(child, channel: &channel, link: link)
+                return try await core.commit(child, channel: &channel, link: link)
             }
         } catch {
-            return try await resolveInDoubt(error, previous: nil)
+            return try await core.resolveInDoubt(error, previous: nil)
         }
     }
 }

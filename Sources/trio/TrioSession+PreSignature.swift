@@ -16,16 +16,16 @@ extension TrioSession {
         try check(keyshare)
         let path: DerivationPath
         do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
-        try await settleIfStaged(keyshare)
+        try await core.settleIfStaged(keyshare)
         let signers: [PartyIndex] = [0, signer.index]
-        let presign = try await step(.preSign, action: transport.actions.preSign, existing: keyshare,
+        let presign = try await core.step(.preSign, action: actions.preSign, existing: keyshare,
                                      participants: signers) { setup in
             setup.keyID = keyshare.keyIdBytes
             setup.gen = [UInt8](keyshare.generation)
             setup.path = DerivationPathBytes(indices: path.indices).encoded
             setup.presignTTL = ttl
         } body: { channel, link throws(SilentShardError) in
-            let presignature = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, rng throws(ProtocolError) in
+            let presignature = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, rng throws(ProtocolError) in
                 switch keyshare.algorithm {
                 case .ecdsa:
                     guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
@@ -37,7 +37,7 @@ extension TrioSession {
                 }
             }
             // X stores its half before it answers STORED (§7.5).
-            return try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
+            return try await core.aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
                 let (stored, keys) = try await awaitStored(keyID: keyshare.keyIdBytes, gen: [UInt8](keyshare.generation),
                                                            signer: signer.index, channel: &channel, read: link.read)
                 return PresignStep(presignature: presignature, stored: stored, keys: keys)
@@ -79,8 +79,8 @@ extension TrioSession {
         }
         let responseBytes: [UInt8]
         do {
-            responseBytes = [UInt8](try await transport.client.sendPostRequest(
-                action: transport.actions.preSignFinal, params: preSignature.keyId, body: Data(sent.request)))
+            responseBytes = [UInt8](try await core.client.sendPostRequest(
+                action: actions.preSignFinal, params: preSignature.keyId, body: Data(sent.request)))
         } catch {
             throw Self.networkError(error)
         }
@@ -116,19 +116,10 @@ extension TrioSession {
     private func firstRequest(_ preSignature: PreSignature, secrets: PreSignature.Secrets,
                               message: [UInt8]) async throws(SilentShardError) -> PreSignature.Pending {
         guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
-        switch algorithm {
-        case .ecdsa:
-            guard message.count == SessionConstants.ecdsaMessageByteCount else {
-                throw .invalidInput(reason: "ECDSA message must be a 32-byte hash")
-            }
-        case .eddsa:
-            guard message.count <= SessionConstants.maximumEdDSAMessageByteCount else {
-                throw .invalidInput(reason: "EdDSA message longer than 32,768 bytes")
-            }
-        }
+        try AppSession.checkMessage(message, algorithm: algorithm)
         // §8.2: the app refuses with a 60 s margin.
         let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
-        let now = Date(timeIntervalSince1970: TimeInterval(clock.milliseconds) / 1000)
+        let now = Date(timeIntervalSince1970: TimeInterval(core.clock.milliseconds) / 1000)
         guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
         let pending: PreSignature.Pending
         do {
@@ -165,7 +156,7 @@ extension TrioSession {
             throw .invalidInput(reason: "presignature")
         }
         do {
-            try await storageClient.stage(keyId: preSignature.tombstoneKeyId,
+            try await core.storageClient.stage(keyId: preSignature.tombstoneKeyId,
                                           StoredShare(kind: .sdkRecord, bytes: Array("SPT1".utf8) + message + pending.request))
         } catch {
             throw SilentShardError(storage: error)
@@ -182,8 +173,8 @@ extension TrioSession {
             return .malformedMessage(party: nil)
         }
         var authenticated = false
-        if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(cloudVerifyingKey) {
-            let now = clock.milliseconds / 1000
+        if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(core.engine.cloudVerifyingKey) {
+            let now = core.clock.milliseconds / 1000
             authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
                 && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
         }

@@ -19,7 +19,7 @@ extension TrioSession {
     /// agree). Returns the new app keyshare (same key id and public key, new generation), committed.
     public func recovery(keysharePublicKey: Data, groupId: Data? = nil) async throws(SilentShardError) -> Keyshare {
         let keyIDBytes: [UInt8]
-        let makeRun: @Sendable ([UInt8], [UInt8], [UInt8], inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
+        let makeRun: @Sendable ([UInt8], [UInt8], [UInt8]?, inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
         let holders: [PartyIndex] = [1, 2]
         switch algorithm {
         case .ecdsa:
@@ -46,18 +46,18 @@ extension TrioSession {
         if let groupId, groupId.count != 16 { throw .invalidInput(reason: "groupId must be 16 bytes") }
         let keyId = Hex.encode(keyIDBytes)
         do throws(SilentShardError) {
-            return try await step(.recover, action: transport.actions.recover, existing: nil, participants: [0, 1, 2],
+            return try await core.step(.recover, action: actions.recover, existing: nil, participants: [0, 1, 2],
                                   keyIdParam: keyId, groupID: groupId.map { [UInt8]($0) }) { setup in
                 setup.keyID = keyIDBytes
                 setup.publicKey = [UInt8](keysharePublicKey)
                 setup.holders = PartySet(holders).encoded
             } body: { channel, link throws(SilentShardError) in
                 // The machine checks the recovered key is `keysharePublicKey` (both holders' PKI copies).
-                let keyshare = try await runProtocol(channel: &channel, link: link, makeRun)
-                return try await commit(keyshare, channel: &channel, link: link)
+                let keyshare = try await core.runProtocol(channel: &channel, link: link, makeRun)
+                return try await core.commit(keyshare, channel: &channel, link: link)
             }
         } catch {
-            return try await resolveInDoubt(error, previous: nil)
+            return try await core.resolveInDoubt(error, previous: nil)
         }
     }
 }

@@ -74,15 +74,7 @@ package enum NodeParty: Sendable {
     }
 
     /// The party of the protocol run this node makes.
-    var runParty: NodeProtocolRun.Party { .init(index: index, mode: keyshareMode, groupID: groupID) }
-
-    /// The mode a keyshare of this node records.
-    var keyshareMode: Keyshare.Mode {
-        switch self {
-        case .duo: .duo
-        case .trio: .trio
-        }
-    }
+    var runParty: NodeProtocolRun.Party { .init(index: index, mode: mode, groupID: groupID) }
 
     /// The label of this node in decision and ban records.
     var recordLabel: String { "node \(index)" }

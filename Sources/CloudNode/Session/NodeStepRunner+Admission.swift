@@ -184,7 +184,7 @@ extension NodeStepRunner {
     /// This node's protocol run for `setup` over its current share (step 13).
     func makeRun(_ setup: ValidatedSetup, current: NodeKeyshare?) throws -> NodeProtocolRun {
         let keyshare = try current.map {
-            try keyshares.keyshare(algorithm: setup.algorithm, mode: party.keyshareMode,
+            try keyshares.keyshare(algorithm: setup.algorithm, mode: party.mode,
                                    protocolBytes: try NodeShareBlob(bytes: $0.bytes).protocolBytes, groupId: party.groupID)
         }
         var rng = SessionRandomness.system.generator()

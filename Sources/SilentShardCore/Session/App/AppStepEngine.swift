@@ -6,8 +6,11 @@ import MPCProtocols
 /// its first flight) and the transport, whose messages come from the participating nodes (`nodes`;
 /// in trio all through node A).
 package struct AppStepLink {
+    package let operation: SessionOperation
     package let setupFrame: Frame
     package let nodes: [PartyIndex]
+    /// The group the app has recorded for the key (trio), known before any ACCEPT.
+    package let recordedGroup: [UInt8]?
     package let send: SessionDriver.Send
     package let read: SessionDriver.Read
 }
@@ -106,7 +109,8 @@ package struct AppStepEngine: Sendable {
         // Everything arrives from the participating nodes (trio: through node A, §3.5 step 2).
         let nodes = step.participants.filter { $0 != 0 }
         let from = Set(mode == .duo ? [1] : [1, 2] as [PartyIndex])
-        let link = AppStepLink(setupFrame: setupFrame, nodes: nodes, send: { (frames: [Frame]) throws(SilentShardError) in
+        let link = AppStepLink(operation: step.operation, setupFrame: setupFrame, nodes: nodes,
+                               recordedGroup: step.recordedGroup, send: { (frames: [Frame]) throws(SilentShardError) in
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }, read: { () throws(SilentShardError) in
             do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: from) } catch {
