@@ -1,7 +1,7 @@
 import Foundation
 import MPCCrypto
 #if canImport(Glibc)
-import CSpawnShims
+internal import CSpawnShims
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -34,7 +34,7 @@ package final class ChildProcess: Sendable {
         case signal(Int32)
     }
 
-    package let processIdentifier: pid_t
+    package let processIdentifier: Int32  // pid_t
     private let ended = LockedValue<Termination?>(nil)
 
     private init(processIdentifier: pid_t) {

@@ -1,5 +1,5 @@
 import MPCCrypto
-import CWebSockets
+internal import CWebSockets
 import Foundation
 
 /// The libwebsockets side: one context, one service thread. Only `post` (lock + `lws_cancel_service`)

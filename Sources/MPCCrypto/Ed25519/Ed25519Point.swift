@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 extension Ed25519 {
     /// A point of the prime-order subgroup of edwards25519, possibly the identity.

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 extension Ed25519 {
     /// Encodings already found valid by `crypto_core_ed25519_is_valid_point`. The check costs about

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// Namespace for Ed25519: scalars modulo ℓ, points of the prime-order subgroup, RFC 8032 signatures.
 public enum Ed25519 {}

@@ -1,4 +1,4 @@
-import CSecp256k1
+internal import CSecp256k1
 
 /// The process-wide libsecp256k1 context: created once, randomized against side channels, used
 /// read-only afterwards (libsecp256k1 allows concurrent use of a context through `const` calls).

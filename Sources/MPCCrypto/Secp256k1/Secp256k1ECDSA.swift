@@ -1,4 +1,4 @@
-import CSecp256k1
+internal import CSecp256k1
 
 extension Secp256k1 {
     /// An ECDSA signature over secp256k1 with its recovery id.

@@ -1,4 +1,4 @@
-import CSecp256k1
+internal import CSecp256k1
 
 extension Secp256k1 {
     /// A point of secp256k1, possibly the identity. Arithmetic comes from libsecp256k1.

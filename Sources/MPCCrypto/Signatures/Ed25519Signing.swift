@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 extension Ed25519 {
     /// An RFC 8032 Ed25519 signing key (libsodium `crypto_sign_*`).

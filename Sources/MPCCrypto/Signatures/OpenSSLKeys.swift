@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// An owned `EVP_PKEY` for P-256 (immutable after creation, so shared between threads).
 final class EVPKey: @unchecked Sendable {

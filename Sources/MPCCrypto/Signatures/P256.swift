@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// ECDSA over NIST P-256 with SHA-256 (OpenSSL), the other key type a `MessageSigner` may use.
 public enum P256 {

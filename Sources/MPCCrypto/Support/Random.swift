@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// The operating system's CSPRNG (libsodium `randombytes_buf`, getrandom(2) on Linux).
 public struct SecureRandom: RandomNumberGenerator, Sendable {

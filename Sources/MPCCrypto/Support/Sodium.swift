@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// libsodium needs `sodium_init()` once before use; every entry point that needs it reads `ready`.
 enum Sodium {

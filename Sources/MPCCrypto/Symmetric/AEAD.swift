@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// ChaCha20-Poly1305 (RFC 8439, 96-bit nonce) from libsodium. Output is ciphertext ‖ 16-byte tag.
 public enum ChaCha20Poly1305 {

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A pseudorandom generator: the AES-256-CTR key stream under a 32-byte seed and a 16-byte
 /// initial counter block (OpenSSL, AES-NI where the processor has it).

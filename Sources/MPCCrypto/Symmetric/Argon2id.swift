@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// Argon2id (RFC 9106, version 1.3) password hashing from libsodium (`crypto_pwhash`,
 /// `crypto_pwhash_ALG_ARGON2ID13`), for deriving encryption keys from passwords.

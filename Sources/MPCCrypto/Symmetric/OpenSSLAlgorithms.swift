@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Digests and ciphers fetched from OpenSSL once per process (fetching per call costs 2.3×;
 /// DESIGN.md §5.1). Fetched objects are immutable and safe to share between threads.

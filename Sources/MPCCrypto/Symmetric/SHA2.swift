@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A valid pointer for hashing zero bytes.
 private let emptyInput: [UInt8] = [0]

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A reusable SHA-256 or SHA-512 context for hot loops: OpenSSL's low-level state in one buffer
 /// allocated once, re-initialised per digest (no EVP dispatch, no allocation per digest), with a saved

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// X25519 key agreement (RFC 7748) from libsodium.
 public enum X25519 {

@@ -1,4 +1,4 @@
-import CSocketShims
+internal import CSocketShims
 import Foundation
 
 /// `bench --pin`: during the WebSocket runs the app side (this process) on CPU 0 and every node

@@ -1,4 +1,4 @@
-import CPostgres
+internal import CPostgres
 import Foundation
 
 /// A failure reported by PostgreSQL or libpq: the five-character SQLSTATE and the server's primary

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// A failure reported by SQLite, or a row whose column types are not what the schema says.
 ///

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 
 /// A compiled statement. Column accessors are strict: a value of another storage class than asked for
 /// is a `typeMismatch` error (a damaged or tampered row), never a silent conversion.

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// The client side of the RFC 6455 §4 opening handshake: the upgrade request and the checks on

@@ -1,5 +1,5 @@
 #if !canImport(Darwin)
-import COpenSSL
+internal import COpenSSL
 import Foundation
 import Glibc
 

@@ -1,5 +1,5 @@
 #if !canImport(Darwin)
-import CSocketShims
+internal import CSocketShims
 import Foundation
 import Glibc
 
