@@ -30,7 +30,7 @@ struct PipeConnection: NodeStepConnection {
             await LinkCutter.cut(end, other)
             throw NetworkError.connectionLost
         }
-        if let delay = cutter?.delay(direction) { try? await Task.sleep(for: delay) }
+        if let hold = cutter?.lateHold(direction) { await hold() }
         let data = cutter?.rewrite(direction, data) ?? data
         if let dieAfter, index >= dieAfter {
             try? await other?.send(text: "died")
@@ -53,15 +53,48 @@ enum LinkDirection: String, CaseIterable, Sendable {
     case appToA, aToApp, aToB, bToA
 }
 
+/// A node's deadlines in a test: the real ones until `expire()`; from then on every deadline, pending
+/// or new, has passed at once — "a peer slower than the node's deadline" without racing the machine's
+/// speed (`TrioFaultTests.slowNodeB`).
+final class DeadlineSwitch: Sendable {
+    private let state = LockedValue((expired: false, timeouts: 0))
+
+    var deadlines: NodeDeadlines {
+        NodeDeadlines(sleep: { [self] duration in try await sleep(duration) },
+                      expired: { [self] in state.withLock { $0.timeouts += 1 } })
+    }
+
+    private func sleep(_ duration: Duration) async throws {
+        let clock = ContinuousClock(), end = clock.now.advanced(by: duration)
+        while !state.withLock({ $0.expired }) {
+            let now = clock.now
+            guard now < end else { return }
+            try await Task.sleep(for: min(.milliseconds(20), end - now))
+        }
+    }
+
+    /// Every deadline of the node has passed, from now on.
+    func expire() { state.withLock { $0.expired = true } }
+
+    /// Waits until one of the node's steps saw a deadline pass (it then fails with `timeout`).
+    func awaitTimeout() async {
+        while state.withLock({ $0.timeouts }) == 0 { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    /// Back to the real deadlines.
+    func reset() { state.withLock { $0 = (false, 0) } }
+}
+
 /// Counts every message sent per direction (over all connections) and, when armed, cuts the link
 /// before the n-th message of one direction (once): both ends are closed, as a lost TCP connection
-/// reaches both sides; what was sent before stays readable. May also delay one message (a slow peer).
+/// reaches both sides; what was sent before stays readable. May also hold one message back until the
+/// receiver's deadline passed (a peer slower than the deadline).
 final class LinkCutter: Sendable {
     private struct State {
         var counts: [LinkDirection: Int] = [:]
         var target: (LinkDirection, Int)?
         var fired = false
-        var slow: (LinkDirection, Int, Duration)?
+        var late: (direction: LinkDirection, index: Int, hold: @Sendable () async -> Void)?
     }
     private let state = LockedValue(State())
 
@@ -69,9 +102,12 @@ final class LinkCutter: Sendable {
     var counts: [LinkDirection: Int] { state.withLock { $0.counts } }
     var fired: Bool { state.withLock { $0.fired } }
 
-    /// Zeroes the counters and arms (or, with nil, disarms) a cut before message `index` of `direction`.
-    func reset(cut target: (LinkDirection, Int)? = nil, slow: (LinkDirection, Int, Duration)? = nil) {
-        state.withLock { $0 = State(counts: [:], target: target, fired: false, slow: slow) }
+    /// Zeroes the counters and arms (or, with nil, disarms) a cut before message `index` of `direction`;
+    /// `late`: the sender of message `index` of `direction` runs `hold` (e.g. until the receiver's deadline
+    /// passed) before it sends it.
+    func reset(cut target: (LinkDirection, Int)? = nil,
+               late: (direction: LinkDirection, index: Int, hold: @Sendable () async -> Void)? = nil) {
+        state.withLock { $0 = State(counts: [:], target: target, fired: false, late: late) }
     }
 
     /// Counts one message of `direction`; true when the link must be cut instead of sending it.
@@ -97,11 +133,11 @@ final class LinkCutter: Sendable {
         return rewrite(direction, index, data)
     }
 
-    /// The delay before the message just counted, if it is the slow one.
-    func delay(_ direction: LinkDirection) -> Duration? {
+    /// What to wait for before sending the message just counted, if it is the late one.
+    func lateHold(_ direction: LinkDirection) -> (@Sendable () async -> Void)? {
         state.withLock { s in
-            guard let slow = s.slow, slow.0 == direction, s.counts[direction, default: 0] - 1 == slow.1 else { return nil }
-            return slow.2
+            guard let late = s.late, late.direction == direction, s.counts[direction, default: 0] - 1 == late.index else { return nil }
+            return late.hold
         }
     }
 
@@ -326,7 +362,7 @@ struct TrioFixture {
          tamperToA: @escaping @Sendable (Int, Data) -> Data = { $1 },
          frameTimeout: Duration = .seconds(30), rateLimiterA: NodeRateLimiter? = nil,
          rateLimiterB: NodeRateLimiter? = nil, clock: ManualClock = ManualClock(),
-         nodesAheadBy nodeClockOffset: Int64 = 0) throws {
+         nodesAheadBy nodeClockOffset: Int64 = 0, deadlinesA: DeadlineSwitch? = nil) throws {
         self.clock = clock
         let keyA = Ed25519.SigningKey(), keyB = Ed25519.SigningKey()
         identityA = try TrioNodeIdentity(nodeKey: keyA, certificate: Self.certificate(.trioA, key: keyA, group: groupID,
@@ -341,7 +377,8 @@ struct TrioFixture {
         // The nodes' clock: the fixture's, shifted by `nodesAheadBy` ms (clock-skew tests).
         let nodeClock: @Sendable () -> UInt64 = { UInt64(clamping: Int64(clamping: clock.milliseconds) + nodeClockOffset) }
         runnerA = NodeStepRunner(identity: identityA, store: storeA, peer: peer, replayWindow: try ReplayWindow(),
-                                 clock: nodeClock, frameTimeout: frameTimeout, rateLimiter: rateLimiterA)
+                                 clock: nodeClock, frameTimeout: frameTimeout, deadlines: deadlinesA?.deadlines ?? .system,
+                                 rateLimiter: rateLimiterA)
         runnerB = NodeStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
                                  clock: nodeClock, frameTimeout: frameTimeout, rateLimiter: rateLimiterB)
         client = LoopbackTrioClient(runner: runnerA, cutter: peer.cutter, tamper: tamperAppReads)

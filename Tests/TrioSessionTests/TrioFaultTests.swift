@@ -90,16 +90,23 @@ struct TrioFaultTests {
         try #require(count >= 3)
         for index in Set(longTests ? [1, count / 2, count - 2, count - 1] : [count / 2, count - 1]).sorted() {
             let context = "\(algorithm) \(operation) B slow at its message \(index) of \(count)"
-            let fixture = try TrioFixture(algorithm: algorithm, frameTimeout: .milliseconds(1500))
+            // A's deadlines are the test's: B's message goes out only once A's deadline passed (every
+            // deadline of A, pending or new, has passed from then on), whatever the machine's speed.
+            let deadlinesA = DeadlineSwitch()
+            let fixture = try TrioFixture(algorithm: algorithm, deadlinesA: deadlinesA)
             let runner = try await TrioOperationRunner(fixture: fixture, algorithm: algorithm, operation: operation)
-            fixture.peer.cutter.reset(slow: (.bToA, index, .seconds(4)))
+            fixture.peer.cutter.reset(late: (.bToA, index, {
+                deadlinesA.expire()
+                await deadlinesA.awaitTimeout()
+            }))
             let error = await failure { () throws(SilentShardError) in try await runner.run() }
-            // A protocol message of B's that A waits for under its deadline: A gives up, the operation
-            // fails. B's late commit messages (its OUTCOME, relayed in A's drain) are waited for by the
-            // app alone, whose deadline is longer: then the operation may succeed, late.
+            // A protocol message of B's that A waits for: A gives up, the operation fails. B's late commit
+            // messages (its OUTCOME, relayed in A's drain) are waited for by the app alone, whose deadline
+            // is longer: then the operation may succeed, late.
             if index <= count / 2 { #expect(error != nil, "\(context): succeeded") }
             _ = await fixture.peer.reports()
             fixture.peer.cutter.reset()
+            deadlinesA.reset()
             let settled = try await runner.settleAndCheck(context)
             do {
                 let produced = try await runner.run(from: settled[runner.existing?.keyId ?? ""])

@@ -35,6 +35,11 @@ final class NodeInbox: Sendable {
     static let capacity = 8
 
     private let state = LockedValue(State())
+    private let deadlines: NodeDeadlines
+
+    init(deadlines: NodeDeadlines = .system) {
+        self.deadlines = deadlines
+    }
 
     /// Starts reading `connection` until it fails or closes.
     func attach(_ connection: any NodeStepConnection, as source: Source) {
@@ -112,8 +117,8 @@ final class NodeInbox: Sendable {
                 continuation.resume(returning: immediate)
                 return
             }
-            let task = Task { [weak self] in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            let task = Task { [weak self, deadlines] in
+                guard (try? await deadlines.sleep(timeout)) != nil else { return }
                 self?.expire(token)
             }
             timer.withLock { $0 = task }
@@ -131,7 +136,9 @@ final class NodeInbox: Sendable {
             defer { s.waiter = nil; s.waiterToken = nil }
             return s.waiter
         }
-        waiter?.resume(returning: .timeout)
+        guard let waiter else { return }
+        deadlines.expired()
+        waiter.resume(returning: .timeout)
     }
 
     /// Stops the reader tasks (their connections are closed by the runner).

@@ -87,7 +87,7 @@ extension NodeStepRunner {
                                    algorithm: SessionAlgorithm) async -> [UInt8] {
         let unavailable = rejectFrame(SetupRejection(.peerUnavailable), instanceID: presigID, setupHash: nil).encoded()
         guard let peer, let link = try? await peer.openLink() else { return unavailable }
-        let inbox = NodeInbox()
+        let inbox = NodeInbox(deadlines: deadlines)
         inbox.attach(link, as: .peer)
         defer { inbox.stop() }
         let open = TrioLink.preSignFinalOpenFrame(identity: identity, presigID: presigID, algorithm: algorithm,

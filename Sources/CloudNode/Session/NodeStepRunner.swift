@@ -36,6 +36,8 @@ package final class NodeStepRunner: Sendable {
     let bans = DeviceBanLedger()
     let setupTimeout: Duration
     let frameTimeout: Duration
+    /// How the deadlines are waited out (the system clock; tests inject their own).
+    let deadlines: NodeDeadlines
     /// Keyshares decoded and validated by earlier steps (a signing key is not re-validated per signature).
     let keyshares = NodeKeyshareCache()
     /// Node B's check of the app token A forwards: the verdict and, with a verifier, the principal.
@@ -57,6 +59,7 @@ package final class NodeStepRunner: Sendable {
     ///   - clock: node time in ms since the Unix epoch.
     ///   - setupTimeout, frameTimeout: §5.4 deadlines for the SETUP and for each expected frame; on
     ///     expiry the step fails with `timeout` (nothing is stored).
+    ///   - deadlines: how the deadlines are waited out (default: the system clock).
     ///   - leaseDuration: how long a share-changing step or reconcile holds its key's lease (§7.2) at
     ///     most; the runner releases it when the step ends, the expiry only matters after a crash.
     ///   - rateLimiter: §9.5 limits (give the server's `NodeServerConfiguration.rateLimiter`); nil: none.
@@ -66,6 +69,7 @@ package final class NodeStepRunner: Sendable {
                  clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                  setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
                  frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds)),
+                 deadlines: NodeDeadlines = .system,
                  leaseDuration: Duration = .seconds(300), rateLimiter: NodeRateLimiter? = nil) {
         self.party = party
         self.store = store
@@ -76,6 +80,7 @@ package final class NodeStepRunner: Sendable {
         self.clock = clock
         self.setupTimeout = setupTimeout
         self.frameTimeout = frameTimeout
+        self.deadlines = deadlines
         leaseSeconds = max(1, leaseDuration.components.seconds)
         self.rateLimiter = rateLimiter
     }
@@ -99,10 +104,11 @@ package final class NodeStepRunner: Sendable {
                              clock: @escaping @Sendable () -> UInt64 = { UInt64(Date().timeIntervalSince1970 * 1000) },
                              setupTimeout: Duration = .milliseconds(Int64(SessionConstants.setupTimeoutMilliseconds)),
                              frameTimeout: Duration = .milliseconds(Int64(SessionConstants.frameTimeoutMilliseconds)),
+                             deadlines: NodeDeadlines = .system,
                              leaseDuration: Duration = .seconds(300), rateLimiter: NodeRateLimiter? = nil) {
         self.init(party: .trio(identity), store: store, peer: peer, replayWindow: replayWindow, tokenVerdict: tokenVerdict,
                   tokenVerifier: tokenVerifier, clock: clock, setupTimeout: setupTimeout, frameTimeout: frameTimeout,
-                  leaseDuration: leaseDuration, rateLimiter: rateLimiter)
+                  deadlines: deadlines, leaseDuration: leaseDuration, rateLimiter: rateLimiter)
     }
 
     private static func tokenCheck(
@@ -137,7 +143,7 @@ package final class NodeStepRunner: Sendable {
             await connection.close(code: 1011, reason: "not an entry node")
             return .failed(.unsupportedOperation)
         }
-        let inbox = NodeInbox()
+        let inbox = NodeInbox(deadlines: deadlines)
         inbox.attach(connection, as: .app)
         defer { inbox.stop() }
         guard case .message(let first, .app) = await inbox.next(timeout: setupTimeout) else {

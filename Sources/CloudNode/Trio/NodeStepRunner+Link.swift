@@ -15,7 +15,7 @@ extension NodeStepRunner {
             await connection.close(code: 1011, reason: "not node B")
             return .failed(.unsupportedOperation)
         }
-        let inbox = NodeInbox()
+        let inbox = NodeInbox(deadlines: deadlines)
         inbox.attach(connection, as: .peer)
         defer { inbox.stop() }
         guard case .message(let first, _) = await inbox.next(timeout: setupTimeout) else {
