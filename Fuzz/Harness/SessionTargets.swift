@@ -11,7 +11,7 @@ enum SessionTargets {
     static let deviceKey = FixedKeys.ed25519(2)
     static let sessionKeys = SessionKeyPair(signingKey: FixedKeys.ed25519(3), agreementKey: FixedKeys.x25519(4))
     static let nodeA = FixedKeys.ed25519(5)
-    static let instanceID = FixedKeys.bytes(0x1D)
+    static let instanceID = InstanceID(checked: FixedKeys.bytes(0x1D))
     static let keyID = FixedKeys.bytes(0x11), gen = FixedKeys.bytes(0x22), digest = FixedKeys.bytes(0x33)
 
     static let certificate = NodeCertificate(role: .trioA, groupID: FixedKeys.bytes(0x44, 16),
@@ -66,7 +66,7 @@ enum SessionTargets {
         summary: "ACCEPT, REJECT, COMMIT, OUTCOME, ABORT, DONE, READY, STORED, EXPORT_RESPONSE, app_state, key_status, LINK_OPEN, PEER_STATUS, certificates, party sets, paths, keys",
         seeds: {
             let status = KeyStatus(currentGen: gen, prepared: (gen, digest), preparedHoldsCommit: true, decision: .committed)
-            let accept = AcceptPayload(setupHash: digest, nodeKey: nodeA.verifyingKey, certificate: certificate,
+            let accept = AcceptPayload(setupHash: SetupHash(checked: digest), nodeKey: nodeA.verifyingKey, certificate: certificate,
                                        sessionKeys: sessionKeys.publicKeys, nodeTime: now, keyStatus: status,
                                        limits: (maxPayload: 1 << 20, maxMessage: 1 << 22))
             let link = LinkOpenPayload(certificate: certificate, purpose: .session, mode: .trio, algorithm: .ecdsa,
@@ -74,15 +74,15 @@ enum SessionTargets {
                                        clientAddress: Array("192.0.2.1".utf8))
             let encodings: [[UInt8]] = [
                 accept.encoded(),
-                RejectPayload(code: .replay, retryAfterSeconds: 5, setupHash: digest, nodeKey: nodeA.verifyingKey,
+                RejectPayload(code: .replay, retryAfterSeconds: 5, setupHash: SetupHash(checked: digest), nodeKey: nodeA.verifyingKey,
                               certificate: certificate, detail: [1, 2, 3]).encoded(),
                 ReadyPayload(keyID: keyID, gen: gen, digest: digest).encoded,
                 CommitPayload(keyID: keyID, gen: gen, digest: digest, context: .reconcile).encoded,
                 OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: .committed, currentGen: gen).encoded,
                 AbortPayload(code: .replay, blamed: 1, ban: true, rollback: (keyID, gen), detail: "stale").encoded,
                 DonePayload.ecdsa(FixedKeys.bytes(5, 64) + [1]).encoded,
-                StoredPayload(presigID: digest, keyID: keyID, gen: gen, expiresAt: now).encoded,
-                ExportResponsePayload(setupHash: digest, keyID: keyID, gen: gen, party: 1,
+                StoredPayload(presigID: InstanceID(checked: digest), keyID: keyID, gen: gen, expiresAt: now).encoded,
+                ExportResponsePayload(setupHash: SetupHash(checked: digest), keyID: keyID, gen: gen, party: 1,
                                       exportMessage: FixedKeys.bytes(8, 80)).encoded,
                 AppState(currentGen: gen, staged: (gen, digest)).encoded,
                 status.encoded,

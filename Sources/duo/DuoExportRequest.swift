@@ -28,21 +28,24 @@ public final class DuoExportRequest: Sendable, SecretRedacting {
     /// The session's fresh instance id (32 bytes); also the request id in the node's replay store.
     public let instanceID: Data
 
+    /// `instanceID`, typed.
+    let sessionInstance: InstanceID
     /// The app's keyshare (to check the node's share against S_1 and the result against P).
     let keyshare: Keyshare
     /// Hs("setup"; header ‖ payload) of the SETUP in `body`.
-    let setupHash: [UInt8]
+    let setupHash: SetupHash
     /// The one-time X25519 private key; nil once a combine took it.
     private let oneTimeKey: LockedValue<X25519.PrivateKey?>
 
-    init(keyshare: Keyshare, chainPath: String, body: Data, instanceID: [UInt8], setupHash: [UInt8],
+    init(keyshare: Keyshare, chainPath: String, body: Data, instanceID: InstanceID, setupHash: SetupHash,
          oneTimeKey: X25519.PrivateKey) {
         algorithm = keyshare.algorithm
         keyId = keyshare.keyId
         self.chainPath = chainPath
         self.body = body
         path = "/v3/\(keyshare.algorithm == .ecdsa ? "ecdsa" : "eddsa")/export"
-        self.instanceID = Data(instanceID)
+        self.instanceID = Data(instanceID.bytes)
+        sessionInstance = instanceID
         self.keyshare = keyshare
         self.setupHash = setupHash
         self.oneTimeKey = LockedValue(oneTimeKey)

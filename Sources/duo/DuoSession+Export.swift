@@ -24,7 +24,7 @@ extension DuoSession {
         let deviceKey: DeviceKey
         do { deviceKey = try DeviceKey(signer: core.engine.messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
         let oneTimeKey = X25519.PrivateKey()
-        let instanceID = SecureRandom.bytes(count: 32)
+        let instanceID = InstanceID.random()
         var setup = SetupPayload(mode: .duo, algorithm: algorithm, operation: .export,
                                  timestamp: sessionMilliseconds, deviceKey: deviceKey,
                                  sessionKeys: nil, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
@@ -63,7 +63,7 @@ extension DuoSession {
               payload.gen == [UInt8](keyshare.generation), payload.party == 1
         else { throw .protocolViolation(party: .node(1)) }
         return try Self.combine(keyshare: keyshare, chainPath: request.chainPath, oneTimeKey: oneTimeKey,
-                                message: payload.exportMessage, instanceID: [UInt8](request.instanceID),
+                                message: payload.exportMessage, instanceID: request.sessionInstance,
                                 setupHash: request.setupHash)
     }
 
@@ -92,13 +92,13 @@ extension DuoSession {
         do { frames = try Frame.parseBundle([UInt8](response)) } catch { throw SilentShardError(error, frameSender: 1) }
         guard frames.count == 1, let frame = frames.first else { throw .malformedMessage(party: .node(1)) }
         let header = frame.header
-        let instanceID = [UInt8](request.instanceID)
+        let instanceID = request.sessionInstance
         guard header.sender == 1, header.receiver == 0 else { throw .protocolViolation(party: .node(1)) }
         switch header.kind {
         case .reject:
             // A REJECT to an unparsable SETUP carries zeros (§4.5); it is reported, flagged by
             // `RejectPayload.sessionError` as authenticated only if signed and bound to our setup hash.
-            guard header.instanceID == instanceID || header.instanceID.allSatisfy({ $0 == 0 }) else {
+            guard header.instanceID == instanceID || header.instanceID == .unbound else {
                 throw .protocolViolation(party: .node(1))
             }
             let reject: RejectPayload
@@ -119,7 +119,7 @@ extension DuoSession {
     /// Decrypts the node's share, checks it and the result (dkls23.md §16 steps 3–4), applies the soft
     /// path, and returns the key with its own consistency check.
     private static func combine(keyshare: Keyshare, chainPath: String, oneTimeKey: X25519.PrivateKey, message: [UInt8],
-                                instanceID: [UInt8], setupHash: [UInt8]) throws(SilentShardError) -> ExportedKey {
+                                instanceID: InstanceID, setupHash: SetupHash) throws(SilentShardError) -> ExportedKey {
         let path = try softPath(chainPath)
         let parts: (privateKey: [UInt8], chainCode: [UInt8], publicKey: [UInt8])
         do throws(ProtocolError) {
@@ -127,8 +127,8 @@ extension DuoSession {
             case .ecdsa:
                 let share = try keyshare.dklsKeyshareForExport()
                 let parameters = try DKLsExport.Parameters(keyshare: share, exporters: [0, 1], receiver: 0,
-                                                           receiverKey: oneTimeKey.publicKey, instanceId: instanceID,
-                                                           setupHash: setupHash)
+                                                           receiverKey: oneTimeKey.publicKey, instanceId: instanceID.bytes,
+                                                           setupHash: setupHash.bytes)
                 let root = try DKLsExport.receive(parameters, privateKey: oneTimeKey, messages: [
                     ProtocolMessage(tag: DKLsTag.exportShare, from: 1, to: 0, payload: message),
                 ])
@@ -139,7 +139,7 @@ extension DuoSession {
                 let share = try keyshare.frostKeyshareForExport()
                 let parameters = try FROST.Export.Sealed.Parameters(keyshare: share, exporters: [0, 1], receiver: 0,
                                                                     receiverKey: oneTimeKey.publicKey,
-                                                                    instanceId: instanceID, setupHash: setupHash)
+                                                                    instanceId: instanceID.bytes, setupHash: setupHash.bytes)
                 let root = try FROST.Export.Sealed.receive(parameters, privateKey: oneTimeKey, messages: [1: message])
                 let derivation = try FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode, path: path)
                 parts = ((root + derivation.tweak).bytes, derivation.chainCode, derivation.publicKey.bytes)

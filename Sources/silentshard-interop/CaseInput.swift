@@ -1,3 +1,4 @@
+import SilentShardCore
 import MPCCrypto
 
 /// One element of a request's `cases`: an object with named fields, or a bare value (a hex string
@@ -9,6 +10,14 @@ struct CaseInput: Sendable {
     func bytes(_ key: String) throws(InteropError) -> [UInt8] {
         guard let bytes = try optionalBytes(key) else { throw .missingField(key) }
         return bytes
+    }
+
+    /// The hex field `key` as a fixed-size session value (instance id, setup hash).
+    func identifier<Value: SessionBytes>(_ key: String, as type: Value.Type) throws(InteropError) -> Value {
+        guard let value = Value(try bytes(key)) else {
+            throw .wrongType(field: key, expected: "\(Value.byteCount) bytes of hex")
+        }
+        return value
     }
 
     /// The optional hex field `key`, decoded; `nil` when absent or null.

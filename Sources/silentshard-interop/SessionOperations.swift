@@ -33,12 +33,12 @@ enum SessionOperations {
                                    sessionKeys: sessionKeys.publicKeys, cloudKey: try input.bytes("cloud_key"),
                                    participants: PartySet(parties)).encoded()
         let header = FrameHeader(kind: .setup, sender: 0, receiver: 0xFF, length: UInt32(payload.count),
-                                 instanceID: try input.bytes("instance_id"))
+                                 instanceID: try input.identifier("instance_id", as: InstanceID.self))
         let signature = try sign(SessionHash.signingInput(.setup, header.encoded() + payload))
         let frame = Frame(header: header, payload: payload, signature: signature)
         return .object([
             "frame": .hex(frame.encoded()), "header": .hex(header.encoded()), "payload": .hex(payload),
-            "setup_hash": .hex(SessionHash.setupHash(headerAndPayload: frame.headerAndPayload)),
+            "setup_hash": .hex(SessionHash.setupHash(headerAndPayload: frame.headerAndPayload).bytes),
         ])
     }
 
@@ -51,13 +51,13 @@ enum SessionOperations {
             localKey: try X25519.PrivateKey(rawRepresentation: try input.bytes("local_x25519")),
             peer: UInt8(try input.int("peer", in: 0...2)),
             peerKey: try X25519.PublicKey(bytes: try input.bytes("peer_x25519")),
-            setupHash: try input.bytes("setup_hash"))
+            setupHash: try input.identifier("setup_hash", as: SetupHash.self))
         let data = try input.bytes("data")
         switch try input.string("mode") {
         case "seal":
             let frame = try channel.seal(data, tag: UInt16(try input.int("tag", in: 0...0xFFFF)),
                                          seq: UInt32(try input.int("seq", in: 0...Int(UInt32.max))),
-                                         instanceID: try input.bytes("instance_id"))
+                                         instanceID: try input.identifier("instance_id", as: InstanceID.self))
             return .object(["frame": .hex(frame.encoded())])
         case "open":
             return .object(["plaintext": .hex(try channel.open(try Frame.parseSingle(data)))])

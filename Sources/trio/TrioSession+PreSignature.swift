@@ -50,7 +50,7 @@ extension TrioSession {
                   let derivation = try? FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode,
                                                          path: path.indices)
             else { throw .invalidInput(reason: "preSign ended without a presignature") }
-            return PreSignature(id: stored.presigID, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
+            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
                                 chainPath: chainPath, derivedPublicKey: derivation.publicKey.bytes,
                                 expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
                                 algorithm: .eddsa,
@@ -59,7 +59,7 @@ extension TrioSession {
         case .ecdsa(let presignature):
             guard let bytes = try? presignature.serialized(), let derived = try? presignature.derivedKey.compressed()
             else { throw .invalidInput(reason: "preSign ended without a presignature") }
-            return PreSignature(id: stored.presigID, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
+            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
                                 chainPath: chainPath, derivedPublicKey: derived,
                                 expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
                                 algorithm: .ecdsa, secrets: .init(presignature: bytes, finalKeys: keys))
@@ -92,7 +92,7 @@ extension TrioSession {
         do { nodeFinish = try sent.keys.openResponse(response) } catch {
             throw .messageAuthenticationFailed(party: .node(signer))
         }
-        guard response.header.instanceID == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
+        guard response.header.instanceID.bytes == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
         do {
             if var session = sent.frostSession {
                 try session.receiveRound2(nodeFinish, from: signer)
@@ -121,6 +121,7 @@ extension TrioSession {
         let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
         let now = Date(timeIntervalSince1970: TimeInterval(core.clock.milliseconds) / 1000)
         guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
+        guard let presigID = InstanceID([UInt8](preSignature.id)) else { throw .invalidInput(reason: "presignature id") }
         let pending: PreSignature.Pending
         do {
             if let share = secrets.frostKeyshare {
@@ -131,7 +132,7 @@ extension TrioSession {
                                                        message: message, path: path.indices, presignature: nonces)
                 try session.receiveRound1(secrets.peerRound1, from: preSignature.signer.index)
                 let ownShare = try session.round2()
-                let request = try secrets.finalKeys.request(presigID: [UInt8](preSignature.id), message: message,
+                let request = try secrets.finalKeys.request(presigID: presigID, message: message,
                                                             finish: ownShare)
                 pending = PreSignature.Pending(message: message, request: request.encoded(), finishState: nil,
                                                frostSession: session, keys: secrets.finalKeys)
@@ -141,7 +142,7 @@ extension TrioSession {
                   presignature.generation == [UInt8](preSignature.generation)
             else { throw SilentShardError.invalidInput(reason: "presignature binding") }
             let (state, ownFinish) = try presignature.finish(messageHash: message)
-            let request = try secrets.finalKeys.request(presigID: [UInt8](preSignature.id), message: message,
+            let request = try secrets.finalKeys.request(presigID: presigID, message: message,
                                                         finish: ownFinish.payload)
             pending = PreSignature.Pending(message: message, request: request.encoded(), finishState: state,
                                            frostSession: nil, keys: secrets.finalKeys)

@@ -19,7 +19,7 @@ extension TrioSession {
     /// agree). Returns the new app keyshare (same key id and public key, new generation), committed.
     public func recovery(keysharePublicKey: Data, groupId: Data? = nil) async throws(SilentShardError) -> Keyshare {
         let keyIDBytes: [UInt8]
-        let makeRun: @Sendable ([UInt8], [UInt8], [UInt8]?, inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
+        let makeRun: @Sendable (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
         let holders: [PartyIndex] = [1, 2]
         switch algorithm {
         case .ecdsa:

@@ -118,7 +118,7 @@ struct ConcurrencyTests {
         let replays = Atomic<Int>(0)
         await onThreads(racers.count) { index in
             do {
-                try racers[index].recordSessionInstance(bytes32(0x5A), nowMilliseconds: 1_000, retentionMilliseconds: 60_000)
+                try racers[index].recordSessionInstance(InstanceID(checked: bytes32(0x5A)), nowMilliseconds: 1_000, retentionMilliseconds: 60_000)
                 accepted.add(1, ordering: .sequentiallyConsistent)
             } catch let error as NodeStoreError where error == .replay {
                 replays.add(1, ordering: .sequentiallyConsistent)
@@ -127,8 +127,8 @@ struct ConcurrencyTests {
         #expect(accepted.load(ordering: .sequentiallyConsistent) == 1)
         #expect(replays.load(ordering: .sequentiallyConsistent) == racers.count - 1)
         // Expired ids are forgotten: the same id after its retention is accepted again, once.
-        try store.recordSessionInstance(bytes32(0x5A), nowMilliseconds: 61_000, retentionMilliseconds: 60_000)
-        #expect(nodeError { try store.recordSessionInstance(bytes32(0x5A), nowMilliseconds: 61_001, retentionMilliseconds: 1) } == .replay)
+        try store.recordSessionInstance(InstanceID(checked: bytes32(0x5A)), nowMilliseconds: 61_000, retentionMilliseconds: 60_000)
+        #expect(nodeError { try store.recordSessionInstance(InstanceID(checked: bytes32(0x5A)), nowMilliseconds: 61_001, retentionMilliseconds: 1) } == .replay)
     }
 
     @Test("the presignature quota holds when many instances store for one key at once", arguments: StoreBackend.allCases)
@@ -213,7 +213,7 @@ struct ConcurrencyTests {
         #expect(try admin.query(terminate, []).rows.count >= 1)  // the reconnected store connection
         try store.commitDirectly(keyId: keyA, share: keyshare(gen: 2, seed: 2), replacing: bytes32(1), party: "app", owner: "test-owner")
         #expect(try admin.query(terminate, []).rows.count >= 1)
-        try store.recordSessionInstance(bytes32(9), nowMilliseconds: 1, retentionMilliseconds: 1000)
+        try store.recordSessionInstance(InstanceID(checked: bytes32(9)), nowMilliseconds: 1, retentionMilliseconds: 1000)
         #expect(try store.share(keyId: keyA) == keyshare(gen: 2, seed: 2))
     }
 

@@ -127,7 +127,7 @@ struct DuoExportTests {
         let request = try await session.exportRequest(keyshare: keyshare)
         let truncated = Data(request.body.prefix(request.body.count - 10))
         let malformed = try Frame.parseSingle([UInt8](try await fixture.post(truncated, path: path)))
-        #expect(malformed.header.kind == .reject && malformed.header.instanceID == [UInt8](request.instanceID))
+        #expect(malformed.header.kind == .reject && malformed.header.instanceID.bytes == [UInt8](request.instanceID))
         #expect(try RejectPayload(bytes: malformed.body).code == .malformed)
         #expect(try session.exportCombine(request: request, response: try await fixture.post(request)) == exported)
 

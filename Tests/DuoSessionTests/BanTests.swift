@@ -26,7 +26,7 @@ struct BanTests {
         let device = try DeviceKey(signer: fixture.signer)
         let cloudKey = fixture.nodeKey.verifyingKey
         let keys = SessionKeyPair()
-        let instanceID = SecureRandom.bytes(count: 32)
+        let instanceID = InstanceID.random()
         let now = fixture.clock.milliseconds
         var setup = SetupPayload(mode: .duo, algorithm: .ecdsa, operation: .sign, timestamp: now, deviceKey: device,
                                  sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))

@@ -41,7 +41,7 @@ struct DecoderRobustnessTests {
         let keys = SessionKeyPair()
         let setupPayload = try cluster.setupPayload(.reconcile, appKeys: keys)
         let setup = try await cluster.setupFrame(setupPayload)
-        let accept = cluster.accept(from: 1, setupHash: SecureRandom.bytes(count: 32), instanceID: setup.header.instanceID, keys: keys,
+        let accept = cluster.accept(from: 1, setupHash: SetupHash.random(), instanceID: setup.header.instanceID, keys: keys,
                                     keyStatus: KeyStatus(currentGen: [UInt8](repeating: 1, count: 32), prepared: nil,
                                                          preparedHoldsCommit: false, decision: .unknown))
         let reject = RejectPayload(code: .replay, setupHash: nil, nodeKey: cluster.nodeA.verifyingKey, certificate: cluster.certificate(1),

@@ -67,7 +67,7 @@ struct Cluster {
         return payload
     }
 
-    func setupFrame(_ payload: SetupPayload, instanceID: [UInt8] = SecureRandom.bytes(count: 32),
+    func setupFrame(_ payload: SetupPayload, instanceID: InstanceID = .random(),
                     exportPost: Bool = false) async throws -> Frame {
         try await payload.signedFrame(instanceID: instanceID, signer: device, exportPost: exportPost)
     }
@@ -80,7 +80,7 @@ struct Cluster {
     }
 
     /// A node's signed ACCEPT.
-    func accept(from party: PartyIndex, setupHash: [UInt8], instanceID: [UInt8], keys: SessionKeyPair,
+    func accept(from party: PartyIndex, setupHash: SetupHash, instanceID: InstanceID, keys: SessionKeyPair,
                 keyStatus: KeyStatus? = nil) -> Frame {
         let payload = AcceptPayload(setupHash: setupHash, nodeKey: nodeKey(party).verifyingKey,
                                     certificate: certificate(party), sessionKeys: keys.publicKeys,
@@ -93,7 +93,7 @@ struct Cluster {
 
 /// A session-key-signed frame.
 func sessionFrame(_ kind: FrameKind, from sender: PartyIndex, to receiver: PartyIndex = 0xFF, tag: UInt16 = 0,
-                  seq: UInt32, payload: [UInt8], instanceID: [UInt8], keys: SessionKeyPair) -> Frame {
+                  seq: UInt32, payload: [UInt8], instanceID: InstanceID, keys: SessionKeyPair) -> Frame {
     let header = FrameHeader(kind: kind, sender: sender, receiver: receiver, tag: tag, seq: seq,
                              length: UInt32(payload.count), instanceID: instanceID)
     return Frame.signed(header: header, payload: payload, key: keys.signingKey)
@@ -101,4 +101,9 @@ func sessionFrame(_ kind: FrameKind, from sender: PartyIndex, to receiver: Party
 
 extension SessionError {
     var wire: WireCode? { code }
+}
+
+extension SetupHash {
+    /// A random setup hash, for tests that need one not bound to any SETUP.
+    static func random() -> SetupHash { SetupHash(checked: SecureRandom.bytes(count: byteCount)) }
 }

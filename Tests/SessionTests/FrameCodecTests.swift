@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Session frames: header, kinds, bundles, tags")
 struct FrameCodecTests {
-    let id = SecureRandom.bytes(count: 32)
+    let id = InstanceID.random()
 
     func header(_ kind: FrameKind = .broadcast, sender: PartyIndex = 0, receiver: PartyIndex = 0xFF,
                 tag: UInt16 = 0x0101, seq: UInt32 = 3, length: UInt32 = 5) -> FrameHeader {
@@ -21,7 +21,7 @@ struct FrameCodecTests {
         let bytes = h.encoded()
         #expect(bytes.count == 48)
         #expect(Array(bytes[0..<16]) == [1, 0x10, 0, 0xFF, 0x01, 0x01, 0, 0, 0, 0, 0, 3, 0, 0, 0, 5])
-        #expect(Array(bytes[16...]) == id)
+        #expect(Array(bytes[16...]) == id.bytes)
         #expect(try FrameHeader.decode(bytes) == h)
     }
 

@@ -13,8 +13,8 @@ struct FrameReceiverTests {
         let setup: Frame
         let payload: SetupPayload
         var receiver: FrameReceiver
-        var id: [UInt8] { setup.header.instanceID }
-        var setupHash: [UInt8] { receiver.setupHash }
+        var id: InstanceID { setup.header.instanceID }
+        var setupHash: SetupHash { receiver.setupHash }
 
         init(mode: SessionMode, operation: SessionOperation = .keygen, algorithm: SessionAlgorithm = .ecdsa) async throws {
             cluster = Cluster(mode: mode)
@@ -81,7 +81,7 @@ struct FrameReceiverTests {
         check(s.bcast(1, tag: 0x0102, seq: 1), expected: .malformed)
         check(s.bcast(1, tag: 0x7777, seq: 1), expected: .malformed)
         // 2. binding
-        let otherSession = sessionFrame(.broadcast, from: 1, tag: 0x0101, seq: 1, payload: [1], instanceID: SecureRandom.bytes(count: 32),
+        let otherSession = sessionFrame(.broadcast, from: 1, tag: 0x0101, seq: 1, payload: [1], instanceID: InstanceID.random(),
                                         keys: s.nodeKeys[1] ?? SessionKeyPair())
         check(otherSession, expected: .unexpected)
         check(s.bcast(1, seq: 1), link: [2], expected: .unexpected)                       // not possible on this link
@@ -135,7 +135,7 @@ struct FrameReceiverTests {
             }
             #expect(failure(s.accept(1)) == nil)
             // Wrong setup_hash.
-            let wrongHash = s.cluster.accept(from: 1, setupHash: SecureRandom.bytes(count: 32), instanceID: s.id, keys: SessionKeyPair())
+            let wrongHash = s.cluster.accept(from: 1, setupHash: SetupHash.random(), instanceID: s.id, keys: SessionKeyPair())
             #expect(failure(wrongHash) == .cloudVerificationFailed(.setupHashMismatch))
             // Signed by a key that is not trusted / signature broken.
             let rogue = Ed25519.SigningKey()
@@ -201,7 +201,7 @@ struct FrameReceiverTests {
             _ = try s.receiver.receive(forged.frame(sender: 1, instanceID: s.id, nodeSigningKey: Ed25519.SigningKey()), link: [1])
         }
         // Unbound (another session's setup_hash): reported, unauthenticated.
-        let replayed = RejectPayload(code: .staleTimestamp, setupHash: SecureRandom.bytes(count: 32), nodeKey: s.cluster.cloudKey.verifyingKey)
+        let replayed = RejectPayload(code: .staleTimestamp, setupHash: SetupHash.random(), nodeKey: s.cluster.cloudKey.verifyingKey)
         #expect(throws: SessionError.reported(.staleTimestamp, by: 1, blamed: nil, authenticated: false)) {
             _ = try s.receiver.receive(replayed.frame(sender: 1, instanceID: s.id, nodeSigningKey: s.cluster.cloudKey), link: [1])
         }
@@ -210,11 +210,11 @@ struct FrameReceiverTests {
         let zeros = [UInt8](repeating: 0, count: 32)
         let unsupported = RejectPayload(code: .unsupportedVersion, setupHash: nil, nodeKey: s.cluster.cloudKey.verifyingKey, detail: [1, 1])
         #expect(throws: SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: true)) {
-            _ = try s.receiver.receive(unsupported.frame(sender: 1, instanceID: nil, nodeSigningKey: s.cluster.cloudKey), link: [1])
+            _ = try s.receiver.receive(unsupported.frame(sender: 1, instanceID: InstanceID?.none, nodeSigningKey: s.cluster.cloudKey), link: [1])
         }
-        let malformed = RejectPayload(code: .malformed, setupHash: zeros, nodeKey: s.cluster.cloudKey.verifyingKey)
+        let malformed = RejectPayload(code: .malformed, setupHash: SetupHash(checked: zeros), nodeKey: s.cluster.cloudKey.verifyingKey)
         #expect(throws: SessionError.reported(.malformed, by: 1, blamed: nil, authenticated: false)) {
-            _ = try s.receiver.receive(malformed.frame(sender: 1, instanceID: nil, nodeSigningKey: s.cluster.cloudKey), link: [1])
+            _ = try s.receiver.receive(malformed.frame(sender: 1, instanceID: InstanceID?.none, nodeSigningKey: s.cluster.cloudKey), link: [1])
         }
         // Receiving a REJECT never records anything.
         #expect(!s.receiver.hasOpened(1))

@@ -67,7 +67,7 @@ struct PayloadCodecTests {
         let status = KeyStatus(currentGen: [UInt8](repeating: 1, count: 32),
                                prepared: ([UInt8](repeating: 2, count: 32), [UInt8](repeating: 3, count: 32)),
                                preparedHoldsCommit: true, decision: .committed)
-        var accept = AcceptPayload(setupHash: SecureRandom.bytes(count: 32), nodeKey: cluster.nodeA.verifyingKey,
+        var accept = AcceptPayload(setupHash: SetupHash.random(), nodeKey: cluster.nodeA.verifyingKey,
                                    certificate: cluster.certificate(1), sessionKeys: SessionKeyPair().publicKeys,
                                    nodeTime: 123, keyStatus: status, limits: (65_536, 1 << 20))
         accept.extensions = [TLVRecord(tag: 0x81, value: [5])]
@@ -75,7 +75,7 @@ struct PayloadCodecTests {
         #expect(decoded == accept)
         #expect(decoded.keyStatus == status)
         #expect(decoded.limits?.maxMessage == 1 << 20)
-        let minimal = AcceptPayload(setupHash: SecureRandom.bytes(count: 32), nodeKey: cluster.cloudKey.verifyingKey,
+        let minimal = AcceptPayload(setupHash: SetupHash.random(), nodeKey: cluster.cloudKey.verifyingKey,
                                     certificate: nil, sessionKeys: SessionKeyPair().publicKeys, nodeTime: nil, keyStatus: nil)
         #expect(try AcceptPayload(bytes: minimal.encoded()) == minimal)
         #expect(throws: SessionError.self) { try AcceptPayload(bytes: Array(minimal.encoded().dropFirst(35))) }
@@ -83,12 +83,12 @@ struct PayloadCodecTests {
 
     @Test func rejectFrozenLayout() throws {
         let key = Ed25519.SigningKey()
-        let hash = SecureRandom.bytes(count: 32)
+        let hash = SetupHash.random()
         let reject = RejectPayload(code: .staleTimestamp, retryAfterSeconds: 7, setupHash: hash, nodeKey: key.verifyingKey,
                                    detail: UInt64(1_800_000_000_000).bigEndianBytes)
         let bytes = reject.encoded()
         #expect(Array(bytes.prefix(6)) == [0x02, 0x06, 0, 0, 0, 7])
-        #expect(Array(bytes[6..<38]) == hash)
+        #expect(Array(bytes[6..<38]) == hash.bytes)
         #expect(Array(bytes[38..<70]) == key.verifyingKey.bytes)
         #expect(bytes[70] == 0 && Array(bytes[71..<73]) == [0, 8] && bytes.count == 81)
         let decoded = try RejectPayload(bytes: bytes)
@@ -133,9 +133,9 @@ struct PayloadCodecTests {
         #expect(throws: SessionError.self) { try DonePayload(bytes: [1] + [UInt8](repeating: 4, count: 64) + [4]) }
         #expect(throws: SessionError.self) { try DonePayload(bytes: [0, 0]) }
         #expect(throws: SessionError.self) { try DonePayload(bytes: [3]) }
-        let stored = StoredPayload(presigID: d, keyID: k, gen: g, expiresAt: 99)
+        let stored = StoredPayload(presigID: InstanceID(checked: d), keyID: k, gen: g, expiresAt: 99)
         #expect(try StoredPayload(bytes: stored.encoded) == stored && stored.encoded.count == 104)
-        let export = ExportResponsePayload(setupHash: d, keyID: k, gen: g, party: 1, exportMessage: [UInt8](repeating: 6, count: 80))
+        let export = ExportResponsePayload(setupHash: SetupHash(checked: d), keyID: k, gen: g, party: 1, exportMessage: [UInt8](repeating: 6, count: 80))
         #expect(try ExportResponsePayload(bytes: export.encoded) == export && export.encoded.count == 177)
         #expect(throws: SessionError.self) { try ExportResponsePayload(bytes: Array(export.encoded.dropLast())) }
     }

@@ -5,8 +5,8 @@ import Testing
 
 @Suite("Session P2P encryption and sequencing")
 struct PointToPointTests {
-    let id = SecureRandom.bytes(count: 32)
-    let setupHash = SecureRandom.bytes(count: 32)
+    let id = InstanceID.random()
+    let setupHash = SetupHash.random()
     let app = SessionKeyPair()
     let node = SessionKeyPair()
 
@@ -41,7 +41,7 @@ struct PointToPointTests {
             edit(&h)
             return Frame(header: h, sealed: frame.body)
         }
-        for bad in [reframe { $0.seq = 3 }, reframe { $0.tag = 0x0202 }, reframe { $0.instanceID = SecureRandom.bytes(count: 32) },
+        for bad in [reframe { $0.seq = 3 }, reframe { $0.tag = 0x0202 }, reframe { $0.instanceID = InstanceID.random() },
                     reframe { $0.receiver = 2 }, reframe { $0.sender = 2 }] {
             #expect(throws: SessionError.self) { try n.open(bad) }
         }
@@ -49,7 +49,7 @@ struct PointToPointTests {
         #expect(throws: SessionError.self) { try n.open(Frame(header: frame.header, sealed: body)) }
         // Another session (setup_hash) or another peer key: other keys.
         let other = try PointToPointChannel(local: 1, localKey: node.agreementKey, peer: 0, peerKey: app.agreementKey.publicKey,
-                                            setupHash: SecureRandom.bytes(count: 32))
+                                            setupHash: SetupHash.random())
         #expect(throws: SessionError.self) { try other.open(frame) }
         let third = try PointToPointChannel(local: 1, localKey: X25519.PrivateKey(), peer: 0, peerKey: app.agreementKey.publicKey,
                                             setupHash: setupHash)
@@ -71,7 +71,7 @@ struct PointToPointTests {
         let (a, _) = try channels()
         let frame = try a.seal([7, 7], tag: 0x0102, seq: 9, instanceID: id)
         let ss = try app.agreementKey.sharedSecret(with: node.agreementKey.publicKey)
-        let key = SessionHash.hash("p2p", setupHash, [0], [1], app.agreementKey.publicKey.bytes,
+        let key = SessionHash.hash("p2p", setupHash.bytes, [0], [1], app.agreementKey.publicKey.bytes,
                                    node.agreementKey.publicKey.bytes, ss)
         let nonce: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9]
         let aad = Array("SilentShard/v3/p2p".utf8) + [0] + frame.header.encoded()
@@ -101,7 +101,7 @@ struct PointToPointTests {
 struct PreSignFinalTests {
     @Test func requestAndResponse() throws {
         let app = X25519.PrivateKey(), signer = X25519.PrivateKey()
-        let setupHash = SecureRandom.bytes(count: 32), presig = SecureRandom.bytes(count: 32)
+        let setupHash = SetupHash.random(), presig = InstanceID.random()
         let appKeys = try PreSignFinalKeys(local: 0, localKey: app, peer: 2, peerKey: signer.publicKey, setupHash: setupHash)
         let nodeKeys = try PreSignFinalKeys(local: 2, localKey: signer, peer: 0, peerKey: app.publicKey, setupHash: setupHash)
         #expect(appKeys.storedKeys == nodeKeys.storedKeys && appKeys.signer == 2)
@@ -119,7 +119,7 @@ struct PreSignFinalTests {
         #expect(throws: SessionError.self) { try nodeKeys.openRequest(response) }
         #expect(throws: SessionError.self) { try appKeys.openResponse(request) }
         // Tampering with the header (presig id) or nonce fails.
-        var header = request.header; header.instanceID = SecureRandom.bytes(count: 32)
+        var header = request.header; header.instanceID = InstanceID.random()
         #expect(throws: SessionError.self) { try nodeKeys.openRequest(Frame(header: header, nonce: request.nonce, sealed: request.body)) }
         var nonce = request.nonce; nonce[0] ^= 1
         #expect(throws: SessionError.self) { try nodeKeys.openRequest(Frame(header: request.header, nonce: nonce, sealed: request.body)) }
@@ -127,7 +127,7 @@ struct PreSignFinalTests {
         let restored = try PreSignFinalKeys(signer: 2, requestKey: appKeys.storedKeys.request, responseKey: appKeys.storedKeys.response)
         #expect(try restored.openResponse(response) == [7, 7, 7])
         let ss = try app.sharedSecret(with: signer.publicKey)
-        #expect(appKeys.storedKeys.request == SessionHash.hash("final", setupHash, [0], [2], app.publicKey.bytes, signer.publicKey.bytes, ss))
+        #expect(appKeys.storedKeys.request == SessionHash.hash("final", setupHash.bytes, [0], [2], app.publicKey.bytes, signer.publicKey.bytes, ss))
         #expect(throws: SessionError.self) { try PreSignFinalKeys(local: 1, localKey: app, peer: 2, peerKey: signer.publicKey, setupHash: setupHash) }
     }
 }

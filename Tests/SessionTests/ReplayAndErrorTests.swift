@@ -19,7 +19,7 @@ struct ReplayAndErrorTests {
 
     @Test func replayStore() throws {
         var w = try ReplayWindow()   // 120 s window, retention 360 s
-        let a = SecureRandom.bytes(count: 32), b = SecureRandom.bytes(count: 32)
+        let a = InstanceID.random(), b = InstanceID.random()
         let t: UInt64 = 1_000_000_000
         try w.insert(a, now: t)
         #expect(throws: SessionError.detected(.replay, blamed: nil)) { try w.insert(a, now: t + 1) }
@@ -31,7 +31,7 @@ struct ReplayAndErrorTests {
         w.prune(now: t + 1_000_000)
         #expect(w.count == 0)
         // Many entries: pruning keeps the store at one retention's worth.
-        for i in 0..<5_000 { try w.insert(SecureRandom.bytes(count: 32), now: t + 2_000_000 + UInt64(i) * 1_000) }
+        for i in 0..<5_000 { try w.insert(InstanceID.random(), now: t + 2_000_000 + UInt64(i) * 1_000) }
         #expect(w.count <= 361)
         try w.insert(a, now: .max)    // no overflow
         #expect(w.contains(a, now: .max - 1))
@@ -40,10 +40,10 @@ struct ReplayAndErrorTests {
     @Test("a REJECT's retry_after_s reaches the app: rateLimited / serviceUnavailable(retryAfter:), signed or not")
     func retryAfterMapping() {
         let node = Ed25519.SigningKey()
-        let setupHash = SecureRandom.bytes(count: 32)
+        let setupHash = SetupHash.random()
         func appError(_ code: WireCode, retryAfter: UInt32, trusted: Bool = true) -> (SessionError, SilentShardError) {
             let payload = RejectPayload(code: code, retryAfterSeconds: retryAfter, setupHash: setupHash, nodeKey: node.verifyingKey)
-            let frame = payload.frame(sender: 1, instanceID: nil, nodeSigningKey: node)
+            let frame = payload.frame(sender: 1, instanceID: InstanceID?.none, nodeSigningKey: node)
             let session = payload.sessionError(frame: frame, trustedNodeKey: trusted ? node.verifyingKey : nil,
                                                expectedSetupHash: setupHash)
             return (session, SilentShardError(session))

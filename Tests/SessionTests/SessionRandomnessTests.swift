@@ -38,8 +38,8 @@ struct SessionRandomnessTests {
         var randomness: SessionRandomness { SessionRandomness { Generator(stream: self) } }
     }
 
-    static let instanceID = [UInt8](repeating: 0x11, count: 32)
-    static let setupHash = [UInt8](repeating: 0x22, count: 32)
+    static let instanceID = InstanceID(checked: [UInt8](repeating: 0x11, count: 32))
+    static let setupHash = SetupHash(checked: [UInt8](repeating: 0x22, count: 32))
 
     /// The first round of a duo DKLs23 keygen at the app, run by the driver with `randomness`.
     static func dklsFirstRound(_ randomness: SessionRandomness) async throws -> [ProtocolMessage] {

@@ -132,7 +132,7 @@ struct SetupValidationTests {
     func signedSetup(_ cluster: Cluster, _ payload: SetupPayload, seq: UInt32) async throws -> Frame {
         let body = payload.encoded()
         let header = FrameHeader(kind: .setup, sender: 0, receiver: 0xFF, seq: seq, length: UInt32(body.count),
-                                 instanceID: SecureRandom.bytes(count: 32))
+                                 instanceID: InstanceID.random())
         return try await Frame.signedSetup(header: header, payload: body, signer: cluster.device)
     }
 

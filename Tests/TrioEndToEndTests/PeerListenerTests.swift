@@ -99,7 +99,7 @@ struct PeerListenerTests {
     @Test func linkOpensThatAreNotACertifiedAsBlockTheAddress() async throws {
         let node = try NodeB()
         // B's own certificate (a certified node, but not A) and plain junk: each refused, each counted.
-        let fromB = TrioLink.preSignFinalOpenFrame(identity: node.identityB, presigID: SecureRandom.bytes(count: 32),
+        let fromB = TrioLink.preSignFinalOpenFrame(identity: node.identityB, presigID: InstanceID.random(),
                                                    algorithm: .ecdsa, token: nil, now: WallClock.milliseconds()).encoded()
         for payload in [fromB, [UInt8](repeating: 7, count: 100), fromB] {
             let (fd, head) = try await Self.upgrade(node.peerPort, path: "/v3/peer", subprotocol: "silentshard-peer",
@@ -161,7 +161,7 @@ struct PeerListenerTests {
     struct LINKOpenFromA {
         let bytes: [UInt8]
         init(_ node: NodeB) {
-            bytes = TrioLink.preSignFinalOpenFrame(identity: node.identityA, presigID: SecureRandom.bytes(count: 32),
+            bytes = TrioLink.preSignFinalOpenFrame(identity: node.identityA, presigID: InstanceID.random(),
                                                    algorithm: .ecdsa, token: nil, now: WallClock.milliseconds()).encoded()
         }
     }

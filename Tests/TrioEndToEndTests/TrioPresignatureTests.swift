@@ -125,7 +125,7 @@ struct TrioPresignatureTests {
             let hash = [UInt8](Self.hash("request \(index)"))
             let half = try DKLsPresignature.deserialize(secrets.presignature)
             let (state, finish) = try half.finish(messageHash: hash)
-            let frame = try secrets.finalKeys.request(presigID: [UInt8](presignature.id), message: hash, finish: finish.payload)
+            let frame = try secrets.finalKeys.request(presigID: InstanceID(checked: [UInt8](presignature.id)), message: hash, finish: finish.payload)
             requests.append((frame.encoded(), state, hash))
         }
         let answers = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
@@ -169,7 +169,7 @@ struct TrioPresignatureTests {
             let secrets = try #require(presignature.take())
             let hash = [UInt8](Self.hash("tamper"))
             let (_, finish) = try DKLsPresignature.deserialize(secrets.presignature).finish(messageHash: hash)
-            var body = try secrets.finalKeys.request(presigID: [UInt8](presignature.id), message: hash, finish: finish.payload)
+            var body = try secrets.finalKeys.request(presigID: InstanceID(checked: [UInt8](presignature.id)), message: hash, finish: finish.payload)
                 .encoded()
             body[body.count - 1] ^= 1
             #expect(Self.rejectCode(try await Self.post(cluster, keyId: keyshare.keyId, body: body)) == .badAuthenticator)
@@ -184,7 +184,7 @@ struct TrioPresignatureTests {
         try await Task.sleep(for: .milliseconds(2_200))
         let hash = [UInt8](Self.hash("late"))
         let (_, finish) = try DKLsPresignature.deserialize(secrets.presignature).finish(messageHash: hash)
-        let body = try secrets.finalKeys.request(presigID: [UInt8](short.id), message: hash, finish: finish.payload).encoded()
+        let body = try secrets.finalKeys.request(presigID: InstanceID(checked: [UInt8](short.id)), message: hash, finish: finish.payload).encoded()
         #expect(Self.rejectCode(try await Self.post(cluster, keyId: keyshare.keyId, body: body)) == .presigExpired)
         let appSide = try await session.preSignature(keyshare: keyshare, signer: .nodeA, ttl: 30)
         await #expect(throws: SilentShardError.presignatureExpired) {

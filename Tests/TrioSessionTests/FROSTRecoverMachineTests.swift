@@ -16,7 +16,7 @@ struct FROSTRecoverMachineTests {
     static func run(_ tamper: Tamper) throws -> (error: ProtocolError?, results: [PartyIndex: Keyshare], key: [FROST.Keyshare]) {
         var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         let shares = try FROST.LocalRun.keygen(threshold: 2, parties: 3, using: &rng)
-        let instance = SecureRandom.bytes(count: 32)
+        let instance = InstanceID.random()
         var machines: [PartyIndex: SessionProtocolMachine] = [
             0: try SessionProtocolMachine.frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
                                                        current: nil, expectedPublicKey: shares[0].publicKey, mode: .trio,

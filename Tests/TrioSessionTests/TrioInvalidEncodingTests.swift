@@ -102,7 +102,7 @@ struct TrioInvalidEncodingTests {
     }()
 
     static func machines(_ run: Run) throws -> [PartyIndex: SessionProtocolMachine] {
-        let instance = SecureRandom.bytes(count: 32), setupHash = SecureRandom.bytes(count: 32)
+        let instance = InstanceID.random(), setupHash = SetupHash(checked: SecureRandom.bytes(count: 32))
         var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         switch run {
         case .dklsKeygen:

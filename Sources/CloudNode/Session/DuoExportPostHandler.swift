@@ -124,16 +124,16 @@ package struct DuoExportPostHandler: PostHandler {
     /// does not decode or does not match the SETUP's key is INTERNAL; a weak `export_key` (all-zero
     /// X25519 result) is INVALID_PARAMETER.
     private static func exportMessage(algorithm: SessionAlgorithm, protocolBytes: [UInt8], keyID: [UInt8], gen: [UInt8],
-                                      receiverKey: X25519.PublicKey, instanceID: [UInt8],
-                                      setupHash: [UInt8]) throws(SetupRejection) -> [UInt8] {
+                                      receiverKey: X25519.PublicKey, instanceID: InstanceID,
+                                      setupHash: SetupHash) throws(SetupRejection) -> [UInt8] {
         var rng = SecureRandom()
         switch algorithm {
         case .ecdsa:
             guard let keyshare = try? DKLsKeyshare(serialized: protocolBytes), keyshare.partyIndex == 1,
                   keyshare.keyId == keyID, keyshare.generation == gen,
                   let parameters = try? DKLsExport.Parameters(keyshare: keyshare, exporters: [0, 1], receiver: 0,
-                                                              receiverKey: receiverKey, instanceId: instanceID,
-                                                              setupHash: setupHash)
+                                                              receiverKey: receiverKey, instanceId: instanceID.bytes,
+                                                              setupHash: setupHash.bytes)
             else { throw SetupRejection(.internalError) }
             guard let message = try? DKLsExport.exportShare(parameters, using: &rng) else {
                 throw SetupRejection(.invalidParameter)
@@ -143,8 +143,8 @@ package struct DuoExportPostHandler: PostHandler {
             guard let keyshare = try? FROST.Keyshare(encoded: protocolBytes), keyshare.party == 1,
                   keyshare.keyId == keyID, keyshare.generation == gen,
                   let parameters = try? FROST.Export.Sealed.Parameters(keyshare: keyshare, exporters: [0, 1], receiver: 0,
-                                                                       receiverKey: receiverKey, instanceId: instanceID,
-                                                                       setupHash: setupHash)
+                                                                       receiverKey: receiverKey, instanceId: instanceID.bytes,
+                                                                       setupHash: setupHash.bytes)
             else { throw SetupRejection(.internalError) }
             guard let message = try? FROST.Export.Sealed.exportShare(parameters, using: &rng) else {
                 throw SetupRejection(.invalidParameter)
@@ -155,7 +155,7 @@ package struct DuoExportPostHandler: PostHandler {
 
     // MARK: - Helpers
 
-    private func reject(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?) -> PostResponse {
+    private func reject(_ rejection: SetupRejection, instanceID: InstanceID, setupHash: SetupHash?) -> PostResponse {
         let payload = RejectPayload(code: rejection.code, retryAfterSeconds: rejection.retryAfterSeconds,
                                     setupHash: setupHash, nodeKey: runner.party.nodeKey.verifyingKey,
                                     detail: rejection.detail)

@@ -20,7 +20,7 @@ struct KeyLease: Sendable {
     static func acquire(for setup: ValidatedSetup, seconds: Int64, store: NodeShareStore,
                         queue: NodeStoreQueues) async throws(SetupRejection) -> KeyLease? {
         guard let keyID = key(for: setup) else { return nil }
-        let lease = KeyLease(keyID: keyID, holder: setup.instanceID)
+        let lease = KeyLease(keyID: keyID, holder: setup.instanceID.bytes)
         do {
             try await queue.run { () throws(NodeStoreError) in
                 try store.acquireLease(keyId: keyID, holder: lease.holder, seconds: seconds)

@@ -41,7 +41,7 @@ struct NodeBans: Sendable {
         let reason = "AbortAndBan in \(setup.operation)", party = party, store = store, queue = queue
         await ledger.ban(device, log: { NodeLogger.standardError.log($0) }) {
             try await queue.run { () throws(NodeStoreError) in
-                _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: party)
+                _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID.bytes, party: party)
             }
         }
     }

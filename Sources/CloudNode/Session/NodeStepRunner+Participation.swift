@@ -92,7 +92,7 @@ extension NodeStepRunner {
             }, releaseLease: { [self] in
                 // The commit is durable: release the key's lease before answering, so the app's next
                 // share-changing step does not meet this session's lease (`run` releases it again, a no-op).
-                try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyId, holder: holder) }
+                try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyId, holder: holder.bytes) }
             })
         }
         let rederivable = setup.operation == .hardDerivation

@@ -43,7 +43,7 @@ extension NodeStepRunner {
         let ttl = min(setup.payload.presignTTL ?? SessionConstants.defaultPresignatureTTLSeconds,
                       SessionConstants.maximumPresignatureTTLSeconds)
         let expiresAtSeconds = clock() / 1000 + UInt64(ttl)
-        let row = NodePresignature(id: setup.instanceID, keyId: Hex.encode(keyID), gen: gen, party: party.index,
+        let row = NodePresignature(id: setup.instanceID.bytes, keyId: Hex.encode(keyID), gen: gen, party: party.index,
                                    deviceKey: setup.deviceKey.identity,
                                    expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAtSeconds)), secret: secret)
         do throws(NodeStoreError) {
@@ -83,7 +83,7 @@ extension NodeStepRunner {
     }
 
     /// A → B: LINK_OPEN (purpose 2), the FINAL_REQUEST, B's one answer back unchanged.
-    private func relayPreSignFinal(_ body: [UInt8], presigID: [UInt8], identity: TrioNodeIdentity, token: [UInt8]?,
+    private func relayPreSignFinal(_ body: [UInt8], presigID: InstanceID, identity: TrioNodeIdentity, token: [UInt8]?,
                                    algorithm: SessionAlgorithm) async -> [UInt8] {
         let unavailable = rejectFrame(SetupRejection(.peerUnavailable), instanceID: presigID, setupHash: nil).encoded()
         guard let peer, let link = try? await peer.openLink() else { return unavailable }
@@ -118,7 +118,7 @@ extension NodeStepRunner {
         guard let frame = try? Frame.parseSingle(body), frame.header.kind == .finalRequest, frame.header.sender == 0,
               frame.header.receiver == party.index
         else {
-            let id = (try? FrameHeader.decode(body.prefix(FrameHeader.byteCount)))?.instanceID ?? [UInt8](repeating: 0, count: 32)
+            let id = (try? FrameHeader.decode(body.prefix(FrameHeader.byteCount)))?.instanceID ?? .unbound
             return rejectFrame(SetupRejection(.malformed), instanceID: id, setupHash: nil).encoded()
         }
         let presigID = frame.header.instanceID, local = party.index, groupID = party.groupID
@@ -127,7 +127,7 @@ extension NodeStepRunner {
             let finish = try await onStoreQueueAny { [store, keyshares] in
                 // EdDSA needs the node's share (s_X) for its signature share: loaded first, its key id and
                 // generation checked against the row inside the consuming transaction.
-                let keyID = try store.presignatureKeyId(id: presigID)
+                let keyID = try store.presignatureKeyId(id: presigID.bytes)
                 let owner = try keyID.map { try store.ownership(keyId: $0) } ?? .unknownKey
                 let share = try keyID.flatMap { try store.share(keyId: $0) }
                 let frostShare: FROST.Keyshare? = try share.flatMap { share in
@@ -136,7 +136,7 @@ extension NodeStepRunner {
                                                   protocolBytes: try NodeShareBlob(bytes: share.bytes).protocolBytes,
                                                   groupId: groupID).frostKeyshare()
                 }
-                return try store.consumePresignature(id: presigID, requestHash: requestHash) { secret, row in
+                return try store.consumePresignature(id: presigID.bytes, requestHash: requestHash) { secret, row in
                     if let principal {
                         try KeyAuthorization.checkCredential(principal, operation: .preSignFinal, deviceKey: row.deviceKey)
                         guard row.keyId == keyID else { throw SetupRejection(.forbidden) }

@@ -297,7 +297,7 @@ package final class NodeStepRunner: Sendable {
     }
 
     /// A signed REJECT from this node (trio: with its certificate, so the app can authenticate it).
-    func rejectFrame(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?) -> Frame {
+    func rejectFrame(_ rejection: SetupRejection, instanceID: InstanceID, setupHash: SetupHash?) -> Frame {
         let payload = RejectPayload(code: rejection.code, retryAfterSeconds: rejection.retryAfterSeconds,
                                     setupHash: setupHash, nodeKey: party.nodeKey.verifyingKey,
                                     certificate: party.certificate, detail: rejection.detail).encoded()
@@ -307,7 +307,7 @@ package final class NodeStepRunner: Sendable {
     }
 
     /// Sends REJECT on `connection` (the app's, or A's link at B) and closes it.
-    func reject(_ rejection: SetupRejection, instanceID: [UInt8], setupHash: [UInt8]?,
+    func reject(_ rejection: SetupRejection, instanceID: InstanceID, setupHash: SetupHash?,
                 connection: some NodeStepConnection) async -> NodeStepReport {
         let frame = rejectFrame(rejection, instanceID: instanceID, setupHash: setupHash)
         try? await connection.send(Data(frame.encoded()))

@@ -18,9 +18,8 @@ extension NodeShareStore {
     /// Records `instanceID` until `retentionMilliseconds` after `nowMilliseconds`; `replay` if it is
     /// still held. Expired ids are forgotten on the way (all of them on SQLite; a bounded batch that
     /// no other process is deleting on PostgreSQL).
-    package func recordSessionInstance(_ instanceID: [UInt8], nowMilliseconds: UInt64,
+    package func recordSessionInstance(_ instanceID: InstanceID, nowMilliseconds: UInt64,
                                       retentionMilliseconds: UInt64) throws(NodeStoreError) {
-        try Self.require32(instanceID, "instance id")
         let now = Int64(clamping: nowMilliseconds)
         let expiry = Int64(clamping: nowMilliseconds.addingReportingOverflow(retentionMilliseconds).overflow
             ? UInt64.max : nowMilliseconds + retentionMilliseconds)
@@ -30,7 +29,7 @@ extension NodeShareStore {
                 try db.run("DELETE FROM seen_instances WHERE expires_at <= ?", [.integer(now)])
             case .postgres:
                 try db.run("DELETE FROM seen_instances WHERE instance_id = ? AND expires_at <= ?",
-                           [.blob(instanceID), .integer(now)])
+                           [.blob(instanceID.bytes), .integer(now)])
                 try db.run("""
                     DELETE FROM seen_instances WHERE instance_id IN (
                         SELECT instance_id FROM seen_instances WHERE expires_at <= ? LIMIT 32 FOR UPDATE SKIP LOCKED)
@@ -39,7 +38,7 @@ extension NodeShareStore {
             return try db.run("""
                 INSERT INTO seen_instances (instance_id, expires_at) VALUES (?, ?)
                 ON CONFLICT (instance_id) DO NOTHING
-                """, [.blob(instanceID), .integer(expiry)]) == 1
+                """, [.blob(instanceID.bytes), .integer(expiry)]) == 1
         }
         guard inserted else { throw .replay }
     }

@@ -60,7 +60,7 @@ enum TrioLink {
     }
 
     /// A's LINK_OPEN for a relayed preSignFinal (purpose 2): `instance_id` = presig_id.
-    static func preSignFinalOpenFrame(identity: TrioNodeIdentity, presigID: [UInt8], algorithm: SessionAlgorithm,
+    static func preSignFinalOpenFrame(identity: TrioNodeIdentity, presigID: InstanceID, algorithm: SessionAlgorithm,
                                       token: [UInt8]?, now: UInt64) -> Frame {
         let payload = LinkOpenPayload(certificate: identity.certificate, purpose: .preSignFinal, mode: .trio,
                                       algorithm: algorithm, operation: .preSignFinal, token: token,
@@ -72,7 +72,7 @@ enum TrioLink {
 
     /// What an accepted LINK_OPEN says.
     struct Opened: Sendable {
-        let instanceID: [UInt8]
+        let instanceID: InstanceID
         let payload: LinkOpenPayload
         let mode: SessionMode
         let algorithm: SessionAlgorithm

@@ -14,7 +14,7 @@ package struct AcceptPayload: Sendable, Equatable {
         Tag.sessionKeys: .exactly(64), Tag.nodeTime: .exactly(8), Tag.keyStatus: .range(2...98), Tag.limits: .exactly(8),
     ]
 
-    package var setupHash: [UInt8]
+    package var setupHash: SetupHash
     package var nodeKey: Ed25519.VerifyingKey
     package var certificate: NodeCertificate?
     package var sessionKeys: SessionPublicKeys
@@ -26,7 +26,7 @@ package struct AcceptPayload: Sendable, Equatable {
     /// Unknown extension fields (≥ 0x80), kept for the signature.
     package var extensions: [TLVRecord] = []
 
-    package init(setupHash: [UInt8], nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?,
+    package init(setupHash: SetupHash, nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?,
                 sessionKeys: SessionPublicKeys, nodeTime: UInt64?, keyStatus: KeyStatus?,
                 limits: (maxPayload: UInt32, maxMessage: UInt32)? = nil) {
         self.setupHash = setupHash
@@ -40,7 +40,7 @@ package struct AcceptPayload: Sendable, Equatable {
 
     package func encoded() -> [UInt8] {
         var records = [
-            TLVRecord(tag: Tag.setupHash, value: setupHash),
+            TLVRecord(tag: Tag.setupHash, value: setupHash.bytes),
             TLVRecord(tag: Tag.nodeKey, value: nodeKey.bytes),
             TLVRecord(tag: Tag.sessionKeys, value: sessionKeys.bytes),
         ]
@@ -60,7 +60,7 @@ package struct AcceptPayload: Sendable, Equatable {
     /// malformed certificate → `cloudVerificationFailed(.malformedCertificate)`.
     package init(bytes: [UInt8]) throws(SessionError) {
         let tlv = try TLVPayload.decode(bytes, fields: Self.fieldSizes)
-        guard let hash = tlv[Tag.setupHash], let key = tlv[Tag.nodeKey], let keys = tlv[Tag.sessionKeys],
+        guard let hash = tlv[Tag.setupHash].flatMap(SetupHash.init), let key = tlv[Tag.nodeKey], let keys = tlv[Tag.sessionKeys],
               let nodeKey = try? Ed25519.VerifyingKey(bytes: key),
               let sessionKeys = try? SessionPublicKeys(bytes: keys)
         else { throw .malformed }
@@ -88,7 +88,7 @@ package struct AcceptPayload: Sendable, Equatable {
     /// `nodeKey`): `setup_hash` is the app's own; duo: `node_key == cloudVerifyingKey` or a valid
     /// role-3 certificate for it; trio: a valid certificate for `node_key` whose role matches the
     /// sender. Nodes check each other's ACCEPTs the same way against the cluster key.
-    package func verify(expectedSetupHash: [UInt8], cloudKey: Ed25519.VerifyingKey, sender: PartyIndex,
+    package func verify(expectedSetupHash: SetupHash, cloudKey: Ed25519.VerifyingKey, sender: PartyIndex,
                        mode: SessionMode, nowSeconds: UInt64) throws(SessionError) {
         guard setupHash == expectedSetupHash else { throw .cloudVerificationFailed(.setupHashMismatch) }
         if mode == .duo && certificate == nil {

@@ -157,16 +157,16 @@ package enum DonePayload: Sendable, Equatable {
 
 /// STORED (node → app): `presig_id (32) ‖ key_id ‖ gen ‖ u64 expires_at`.
 package struct StoredPayload: Sendable, Equatable {
-    package var presigID: [UInt8], keyID: [UInt8], gen: [UInt8]
+    package var presigID: InstanceID, keyID: [UInt8], gen: [UInt8]
     /// ms since the Unix epoch (the spec's default time unit, §0).
     package var expiresAt: UInt64
-    package init(presigID: [UInt8], keyID: [UInt8], gen: [UInt8], expiresAt: UInt64) {
+    package init(presigID: InstanceID, keyID: [UInt8], gen: [UInt8], expiresAt: UInt64) {
         self.presigID = presigID; self.keyID = keyID; self.gen = gen; self.expiresAt = expiresAt
     }
-    package var encoded: [UInt8] { presigID + keyID + gen + expiresAt.bigEndianBytes }
+    package var encoded: [UInt8] { presigID.bytes + keyID + gen + expiresAt.bigEndianBytes }
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        presigID = try reader.read(32); keyID = try reader.read(32); gen = try reader.read(32)
+        presigID = InstanceID(checked: try reader.read(InstanceID.byteCount)); keyID = try reader.read(32); gen = try reader.read(32)
         expiresAt = try reader.readUInt64()
         try reader.finish()
     }
@@ -176,17 +176,17 @@ package struct StoredPayload: Sendable, Equatable {
 /// message (80 bytes: epk ‖ ct)`.
 package struct ExportResponsePayload: Sendable, Equatable {
     package static let exportMessageByteCount = 80
-    package var setupHash: [UInt8], keyID: [UInt8], gen: [UInt8]
+    package var setupHash: SetupHash, keyID: [UInt8], gen: [UInt8]
     package var party: PartyIndex
     package var exportMessage: [UInt8]
-    package init(setupHash: [UInt8], keyID: [UInt8], gen: [UInt8], party: PartyIndex, exportMessage: [UInt8]) {
+    package init(setupHash: SetupHash, keyID: [UInt8], gen: [UInt8], party: PartyIndex, exportMessage: [UInt8]) {
         self.setupHash = setupHash; self.keyID = keyID; self.gen = gen; self.party = party
         self.exportMessage = exportMessage
     }
-    package var encoded: [UInt8] { setupHash + keyID + gen + [party] + exportMessage }
+    package var encoded: [UInt8] { setupHash.bytes + keyID + gen + [party] + exportMessage }
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        setupHash = try reader.read(32); keyID = try reader.read(32); gen = try reader.read(32)
+        setupHash = SetupHash(checked: try reader.read(SetupHash.byteCount)); keyID = try reader.read(32); gen = try reader.read(32)
         party = try reader.readUInt8()
         exportMessage = try reader.read(Self.exportMessageByteCount)
         try reader.finish()

@@ -112,7 +112,7 @@ extension Frame {
 
     /// Builds a header for `payload` (length filled in).
     static func header(kind: FrameKind, sender: PartyIndex, receiver: PartyIndex, tag: UInt16, seq: UInt32,
-                       instanceID: [UInt8], payload: [UInt8]) -> FrameHeader {
+                       instanceID: InstanceID, payload: [UInt8]) -> FrameHeader {
         FrameHeader(kind: kind, sender: sender, receiver: receiver, tag: tag, seq: seq,
                     length: UInt32(payload.count), instanceID: instanceID)
     }

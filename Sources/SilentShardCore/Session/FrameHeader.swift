@@ -18,11 +18,11 @@ package struct FrameHeader: Sendable, Equatable {
     package var seq: UInt32
     /// Payload length (plaintext length for encrypted kinds).
     package var length: UInt32
-    /// The session (32 bytes).
-    package var instanceID: [UInt8]
+    /// The session.
+    package var instanceID: InstanceID
 
     package init(version: UInt8 = SessionConstants.sessionVersion, kind: FrameKind, sender: PartyIndex,
-                receiver: PartyIndex, tag: UInt16 = 0, seq: UInt32 = 0, length: UInt32, instanceID: [UInt8]) {
+                receiver: PartyIndex, tag: UInt16 = 0, seq: UInt32 = 0, length: UInt32, instanceID: InstanceID) {
         self.version = version
         self.kind = kind
         self.sender = sender
@@ -33,7 +33,7 @@ package struct FrameHeader: Sendable, Equatable {
         self.instanceID = instanceID
     }
 
-    /// The 48 bytes (an `instanceID` of the wrong size is padded/truncated to 32: callers pass 32).
+    /// The 48 bytes.
     package func encoded() -> [UInt8] {
         var writer = WireWriter()
         writer.append(uint8: version)
@@ -44,8 +44,7 @@ package struct FrameHeader: Sendable, Equatable {
         writer.append(uint16: 0)
         writer.append(uint32: seq)
         writer.append(uint32: length)
-        let id = Array(instanceID.prefix(32))
-        writer.append(id + [UInt8](repeating: 0, count: 32 - id.count))
+        writer.append(instanceID.bytes)
         return writer.bytes
     }
 
@@ -67,7 +66,7 @@ package struct FrameHeader: Sendable, Equatable {
         guard try reader.readUInt16() == 0 else { throw .malformed }
         let seq = try reader.readUInt32()
         let length = try reader.readUInt32()
-        let instanceID = try reader.read(32)
+        let instanceID = InstanceID(checked: try reader.read(InstanceID.byteCount))
         guard kind.allows(sender: sender, receiver: receiver) else { throw .malformed }
         guard kind.carriesProtocolTag || tag == 0 else { throw .malformed }
         guard kind.isSequenced || seq == 0 else { throw .malformed }

@@ -53,8 +53,8 @@ package struct FrameReceiver: Sendable, SecretReflecting {
     package let local: PartyIndex
     package let mode: SessionMode
     package let algorithm: SessionAlgorithm
-    package let instanceID: [UInt8]
-    package let setupHash: [UInt8]
+    package let instanceID: InstanceID
+    package let setupHash: SetupHash
     package let participants: PartySet
     /// Whether this party relays (trio node A).
     package let relays: Bool
@@ -145,7 +145,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
         let relayReject = header.kind == .reject && mode == .trio && header.sender == 1
         // A REJECT to a SETUP the node could not parse carries a zero instance_id (§4.5); it is only
         // ever reported (authenticated by the rules of `RejectPayload.sessionError`), never recorded.
-        let unboundReject = header.kind == .reject && header.instanceID.allSatisfy { $0 == 0 }
+        let unboundReject = header.kind == .reject && header.instanceID == .unbound
         guard header.instanceID == instanceID || unboundReject, header.sender != local,
               participants.contains(header.sender) || relayReject, link.contains(header.sender)
         else { throw .unexpected }
@@ -243,5 +243,5 @@ package struct FrameReceiver: Sendable, SecretReflecting {
 }
 
 extension FrameReceiver: CustomStringConvertible {
-    package var description: String { "FrameReceiver(party \(local), \(Hex.encode(instanceID.prefix(4))))" }
+    package var description: String { "FrameReceiver(party \(local), \(instanceID))" }
 }

@@ -15,14 +15,14 @@ package struct PointToPointChannel: Sendable, SecretReflecting {
     /// Derives both directions' keys. A small-order peer key (all-zero X25519 output) is
     /// BAD_AUTHENTICATOR, as is `local == peer`.
     package init(local: PartyIndex, localKey: X25519.PrivateKey, peer: PartyIndex, peerKey: X25519.PublicKey,
-                setupHash: [UInt8]) throws(SessionError) {
-        guard local != peer, setupHash.count == 32 else { throw .badAuthenticator }
+                setupHash: SetupHash) throws(SessionError) {
+        guard local != peer else { throw .badAuthenticator }
         guard let shared = try? localKey.sharedSecret(with: peerKey) else { throw .badAuthenticator }
         let localPublic = localKey.publicKey.bytes
         self.local = local
         self.peer = peer
-        sendKey = SessionHash.hash("p2p", setupHash, [local], [peer], localPublic, peerKey.bytes, shared)
-        receiveKey = SessionHash.hash("p2p", setupHash, [peer], [local], peerKey.bytes, localPublic, shared)
+        sendKey = SessionHash.hash("p2p", setupHash.bytes, [local], [peer], localPublic, peerKey.bytes, shared)
+        receiveKey = SessionHash.hash("p2p", setupHash.bytes, [peer], [local], peerKey.bytes, localPublic, shared)
     }
 
     static func nonce(seq: UInt32) -> [UInt8] {
@@ -38,7 +38,7 @@ package struct PointToPointChannel: Sendable, SecretReflecting {
 
     /// Encrypts a protocol message to the peer as a P2P frame. The caller assigns `seq` (from its
     /// `OutgoingSequencer`) and MUST NOT reuse it for another plaintext.
-    package func seal(_ plaintext: [UInt8], tag: UInt16, seq: UInt32, instanceID: [UInt8]) throws(SessionError) -> Frame {
+    package func seal(_ plaintext: [UInt8], tag: UInt16, seq: UInt32, instanceID: InstanceID) throws(SessionError) -> Frame {
         guard plaintext.count <= FrameKind.pointToPoint.maximumPayloadByteCount else { throw .tooLarge }
         let header = FrameHeader(kind: .pointToPoint, sender: local, receiver: peer, tag: tag, seq: seq,
                                  length: UInt32(plaintext.count), instanceID: instanceID)

@@ -16,15 +16,15 @@ package struct PreSignFinalKeys: Sendable, SecretReflecting {
 
     /// Derives both keys on either side: `local` is this party (0 or the signer), `peer` the other.
     package init(local: PartyIndex, localKey: X25519.PrivateKey, peer: PartyIndex, peerKey: X25519.PublicKey,
-                setupHash: [UInt8]) throws(SessionError) {
-        guard setupHash.count == 32, (local == 0) != (peer == 0), local == 0 || local <= 2, peer == 0 || peer <= 2
+                setupHash: SetupHash) throws(SessionError) {
+        guard (local == 0) != (peer == 0), local == 0 || local <= 2, peer == 0 || peer <= 2
         else { throw .invalidParameter }
         guard let shared = try? localKey.sharedSecret(with: peerKey) else { throw .badAuthenticator }
         let (appPublic, signerPublic) = local == 0 ? (localKey.publicKey.bytes, peerKey.bytes)
                                                    : (peerKey.bytes, localKey.publicKey.bytes)
         signer = local == 0 ? peer : local
-        requestKey = SessionHash.hash("final", setupHash, [0], [signer], appPublic, signerPublic, shared)
-        responseKey = SessionHash.hash("final", setupHash, [signer], [0], signerPublic, appPublic, shared)
+        requestKey = SessionHash.hash("final", setupHash.bytes, [0], [signer], appPublic, signerPublic, shared)
+        responseKey = SessionHash.hash("final", setupHash.bytes, [signer], [0], signerPublic, appPublic, shared)
     }
 
     /// Restores stored keys (from a presignature half).
@@ -44,7 +44,7 @@ package struct PreSignFinalKeys: Sendable, SecretReflecting {
 
     /// The FINAL_REQUEST frame (0 → X, tag 0x1301, seq 0, `instance_id` = presig_id). Plaintext:
     /// `u32 len(m) ‖ m ‖ the app's finish`. `nonce` is fresh random unless a test pins it.
-    package func request(presigID: [UInt8], message: [UInt8], finish: [UInt8],
+    package func request(presigID: InstanceID, message: [UInt8], finish: [UInt8],
                         nonce: [UInt8] = SecureRandom.bytes(count: 24)) throws(SessionError) -> Frame {
         var writer = WireWriter()
         writer.append(uint32: UInt32(message.count))
@@ -55,7 +55,7 @@ package struct PreSignFinalKeys: Sendable, SecretReflecting {
     }
 
     /// The FINAL_RESPONSE frame (X → 0) carrying X's finish.
-    package func response(presigID: [UInt8], finish: [UInt8],
+    package func response(presigID: InstanceID, finish: [UInt8],
                          nonce: [UInt8] = SecureRandom.bytes(count: 24)) throws(SessionError) -> Frame {
         try seal(kind: .finalResponse, sender: signer, receiver: 0, key: responseKey, presigID: presigID,
                  plaintext: finish, nonce: nonce)
@@ -76,10 +76,10 @@ package struct PreSignFinalKeys: Sendable, SecretReflecting {
         try open(frame, kind: .finalResponse, sender: signer, receiver: 0, key: responseKey)
     }
 
-    private func seal(kind: FrameKind, sender: PartyIndex, receiver: PartyIndex, key: [UInt8], presigID: [UInt8],
+    private func seal(kind: FrameKind, sender: PartyIndex, receiver: PartyIndex, key: [UInt8], presigID: InstanceID,
                       plaintext: [UInt8], nonce: [UInt8]) throws(SessionError) -> Frame {
         guard plaintext.count <= kind.maximumPayloadByteCount else { throw .tooLarge }
-        guard presigID.count == 32, nonce.count == 24 else { throw .invalidParameter }
+        guard nonce.count == 24 else { throw .invalidParameter }
         let header = FrameHeader(kind: kind, sender: sender, receiver: receiver, tag: ProtocolTagRegistry.finishTag,
                                  length: UInt32(plaintext.count), instanceID: presigID)
         guard let sealed = try? XChaCha20Poly1305.seal(plaintext, key: key, nonce: nonce,

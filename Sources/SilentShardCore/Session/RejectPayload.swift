@@ -8,17 +8,17 @@ package struct RejectPayload: Sendable, Equatable {
     package var code: WireCode
     package var retryAfterSeconds: UInt32
     /// Zeros if none.
-    package var setupHash: [UInt8]
+    package var setupHash: SetupHash
     package var nodeKey: Ed25519.VerifyingKey
     package var certificate: NodeCertificate?
     /// Code-specific binary, never secret (§10).
     package var detail: [UInt8]
 
-    package init(code: WireCode, retryAfterSeconds: UInt32 = 0, setupHash: [UInt8]?, nodeKey: Ed25519.VerifyingKey,
+    package init(code: WireCode, retryAfterSeconds: UInt32 = 0, setupHash: SetupHash?, nodeKey: Ed25519.VerifyingKey,
                 certificate: NodeCertificate? = nil, detail: [UInt8] = []) {
         self.code = code
         self.retryAfterSeconds = retryAfterSeconds
-        self.setupHash = setupHash ?? [UInt8](repeating: 0, count: 32)
+        self.setupHash = setupHash ?? .unbound
         self.nodeKey = nodeKey
         self.certificate = certificate
         self.detail = Array(detail.prefix(SessionConstants.maximumRejectDetailByteCount))
@@ -28,7 +28,7 @@ package struct RejectPayload: Sendable, Equatable {
         var writer = WireWriter()
         writer.append(uint16: code.rawValue)
         writer.append(uint32: retryAfterSeconds)
-        writer.append(setupHash)
+        writer.append(setupHash.bytes)
         writer.append(nodeKey.bytes)
         writer.append(uint8: certificate == nil ? 0 : 1)
         if let certificate { writer.append(certificate.encoded) }
@@ -43,7 +43,7 @@ package struct RejectPayload: Sendable, Equatable {
         var reader = WireReader(bytes)
         code = WireCode(rawValue: try reader.readUInt16())
         retryAfterSeconds = try reader.readUInt32()
-        setupHash = try reader.read(32)
+        setupHash = SetupHash(checked: try reader.read(SetupHash.byteCount))
         guard let key = try? Ed25519.VerifyingKey(bytes: try reader.read(32)) else { throw .malformed }
         nodeKey = key
         switch try reader.readUInt8() {
@@ -59,10 +59,10 @@ package struct RejectPayload: Sendable, Equatable {
     }
 
     /// The signed REJECT frame (receiver 0, seq 0; `instanceID` zeros if the SETUP was unparsable).
-    package func frame(sender: PartyIndex, instanceID: [UInt8]?, nodeSigningKey: Ed25519.SigningKey) -> Frame {
+    package func frame(sender: PartyIndex, instanceID: InstanceID?, nodeSigningKey: Ed25519.SigningKey) -> Frame {
         let payload = encoded()
         let header = FrameHeader(kind: .reject, sender: sender, receiver: 0, length: UInt32(payload.count),
-                                 instanceID: instanceID ?? [UInt8](repeating: 0, count: 32))
+                                 instanceID: instanceID ?? .unbound)
         return Frame.signed(header: header, payload: payload, key: nodeSigningKey)
     }
 
@@ -71,13 +71,13 @@ package struct RejectPayload: Sendable, Equatable {
     /// chained to it) and `setup_hash` is the app's. An unauthenticated REJECT is still reported but
     /// MUST NOT trigger a downgrade or a clock adjustment.
     package func sessionError(frame: Frame, trustedNodeKey: Ed25519.VerifyingKey?,
-                             expectedSetupHash: [UInt8]) -> SessionError {
+                             expectedSetupHash: SetupHash) -> SessionError {
         let signed = trustedNodeKey.map { $0 == nodeKey && frame.hasValidSignature(by: $0) } ?? false
         // A node that cannot parse a SETUP of an unknown version has no setup_hash to bind (zeros); its
         // signed UNSUPPORTED_VERSION still counts (docs/session-notes.md: the downgrade stays bounded
         // by the SDK's configured minimum version).
         let bound = setupHash == expectedSetupHash
-            || (code == .unsupportedVersion && setupHash.allSatisfy { $0 == 0 })
+            || (code == .unsupportedVersion && setupHash == .unbound)
         let authenticated = signed && bound
         if authenticated, let nodeTime = nodeTimeDetail { return .nodeClock(nodeTime, by: frame.header.sender) }
         if authenticated, code == .keyRetired, let retired = try? KeyRetiredDetail(bytes: detail) {

@@ -10,10 +10,10 @@ package struct ReplayWindow: Sendable {
     package var retentionMilliseconds: UInt64 { 2 * windowMilliseconds + SessionConstants.longestStepMilliseconds }
 
     /// instance_id → time it may be forgotten.
-    private var entries: [[UInt8]: UInt64] = [:]
+    private var entries: [InstanceID: UInt64] = [:]
     /// Insertion order with expiry, so pruning is amortized O(1) per insert (expiries are ascending
     /// when `now` is; an out-of-order clock only delays forgetting, `contains` still checks expiry).
-    private var queue: [(expiry: UInt64, id: [UInt8])] = []
+    private var queue: [(expiry: UInt64, id: InstanceID)] = []
     private var queueHead = 0
 
     /// A window of `windowMilliseconds` (default 120 s); outside 30–600 s is a configuration error.
@@ -36,7 +36,7 @@ package struct ReplayWindow: Sendable {
     }
 
     /// Inserts `instanceID` (after pruning expired entries); REPLAY if it is still in the store.
-    package mutating func insert(_ instanceID: [UInt8], now: UInt64) throws(SessionError) {
+    package mutating func insert(_ instanceID: InstanceID, now: UInt64) throws(SessionError) {
         prune(now: now)
         guard !contains(instanceID, now: now) else { throw .detected(.replay, blamed: nil) }
         let (sum, overflow) = now.addingReportingOverflow(retentionMilliseconds)
@@ -46,7 +46,7 @@ package struct ReplayWindow: Sendable {
     }
 
     /// Whether the store holds `instanceID` at `now`.
-    package func contains(_ instanceID: [UInt8], now: UInt64) -> Bool {
+    package func contains(_ instanceID: InstanceID, now: UInt64) -> Bool {
         guard let expiry = entries[instanceID] else { return false }
         return now < expiry
     }

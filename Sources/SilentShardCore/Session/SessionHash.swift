@@ -15,13 +15,13 @@ package enum SessionHash {
     }
 
     /// `setup_hash = Hs("setup"; header ‖ payload)` of a SETUP frame (signature excluded).
-    package static func setupHash(headerAndPayload: [UInt8]) -> [UInt8] {
-        hash("setup", headerAndPayload)
+    package static func setupHash(headerAndPayload: [UInt8]) -> SetupHash {
+        SetupHash(checked: hash("setup", headerAndPayload))
     }
 
     /// `D = Hs("commit"; setup_hash, key_id, gen, T)`.
-    package static func commitDigest(setupHash: [UInt8], keyID: [UInt8], gen: [UInt8], transcript: [UInt8]) -> [UInt8] {
-        hash("commit", setupHash, keyID, gen, transcript)
+    package static func commitDigest(setupHash: SetupHash, keyID: [UInt8], gen: [UInt8], transcript: [UInt8]) -> [UInt8] {
+        hash("commit", setupHash.bytes, keyID, gen, transcript)
     }
 
     /// `sigmsg(label, m) = "SilentShard/v3/" ‖ label ‖ 0x00 ‖ m`.

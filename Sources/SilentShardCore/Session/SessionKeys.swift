@@ -30,9 +30,9 @@ package struct SessionKeyPair: Sendable, SecretReflecting {
     /// A frame of a session-key kind (BCAST, READY, COMMIT, OUTCOME, ABORT, DONE, STORED) signed
     /// over `sigmsg("frame", header ‖ payload)`. The caller takes `seq` from its `OutgoingSequencer`.
     package func signedFrame(kind: FrameKind, sender: PartyIndex, receiver: PartyIndex, tag: UInt16 = 0, seq: UInt32,
-                            instanceID: [UInt8], payload: [UInt8]) throws(SessionError) -> Frame {
+                            instanceID: InstanceID, payload: [UInt8]) throws(SessionError) -> Frame {
         guard kind.authenticator == .sessionKey, kind.allows(sender: sender, receiver: receiver),
-              payload.count <= kind.maximumPayloadByteCount, instanceID.count == 32
+              payload.count <= kind.maximumPayloadByteCount
         else { throw .invalidParameter }
         let header = FrameHeader(kind: kind, sender: sender, receiver: receiver, tag: tag, seq: seq,
                                  length: UInt32(payload.count), instanceID: instanceID)

@@ -59,8 +59,8 @@ package struct ValidatedSetup: Sendable, Equatable {
     package let participants: PartySet
     package let holders: PartySet?
     /// `Hs("setup"; header ‖ payload)`.
-    package let setupHash: [UInt8]
-    package var instanceID: [UInt8] { frame.header.instanceID }
+    package let setupHash: SetupHash
+    package var instanceID: InstanceID { frame.header.instanceID }
     /// Whether the validating node only relays this session (trio A when S = {0, 2}).
     package let isRelayOnly: Bool
 }
@@ -276,7 +276,7 @@ enum SetupFieldRules {
 
 extension SetupPayload {
     /// The signed SETUP frame (receiver 0xFF, or 1 for the duo export POST) for a fresh `instanceID`.
-    package func signedFrame(instanceID: [UInt8], signer: some MessageSigner,
+    package func signedFrame(instanceID: InstanceID, signer: some MessageSigner,
                             exportPost: Bool = false) async throws -> Frame {
         let payload = encoded()
         guard payload.count <= FrameKind.setup.maximumPayloadByteCount else { throw SessionError.tooLarge }

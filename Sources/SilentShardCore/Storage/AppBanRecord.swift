@@ -5,9 +5,9 @@ import Foundation
 package struct AppBanRecord: Equatable, Sendable {
     package var nodeIndex: UInt8
     package var bannedAtMilliseconds: UInt64
-    package var instanceID: [UInt8]
+    package var instanceID: InstanceID
 
-    package init(nodeIndex: UInt8, bannedAtMilliseconds: UInt64, instanceID: [UInt8]) {
+    package init(nodeIndex: UInt8, bannedAtMilliseconds: UInt64, instanceID: InstanceID) {
         self.nodeIndex = nodeIndex
         self.bannedAtMilliseconds = bannedAtMilliseconds
         self.instanceID = instanceID
@@ -16,6 +16,6 @@ package struct AppBanRecord: Equatable, Sendable {
     package var encoded: [UInt8] {
         var out = Array("SSBN".utf8) + [1, nodeIndex]
         for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bannedAtMilliseconds >> UInt64(shift))) }
-        return out + instanceID
+        return out + instanceID.bytes
     }
 }

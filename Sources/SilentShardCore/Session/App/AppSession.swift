@@ -105,7 +105,7 @@ package final class AppSession: Sendable {
 
     /// Makes a step's protocol run from the session's instance id, setup hash and the nodes' group id
     /// (nil in duo).
-    package typealias RunFactory<Outcome: ProtocolOutcomeValue> = ([UInt8], [UInt8], [UInt8]?, inout any RandomNumberGenerator)
+    package typealias RunFactory<Outcome: ProtocolOutcomeValue> = (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator)
         throws(ProtocolError) -> ProtocolRun<Outcome>
 
     /// Runs the protocol `makeRun` makes. When the run's group is known before the ACCEPTs (duo: none;

@@ -59,22 +59,19 @@ package struct AppStepEngine: Sendable {
 
     /// Runs `step` over `client` (retrying as `StepRetryPolicy` decides). `beforeConnect` runs with the
     /// cloud key once the SETUP is built (duo refuses a banned node there); `body` runs on the
-    /// connection; `onFailure` sees every failure of the body with the cloud key and instance id (to
-    /// record a ban) before it is thrown.
+    /// connection.
     package func run<Outcome>(_ step: Step, client: any NetworkClient, fill: (inout SetupPayload) -> Void,
                               beforeConnect: (Ed25519.VerifyingKey) async throws(SilentShardError) -> Void = { _ throws(SilentShardError) in },
-                              body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome,
-                              onFailure: (SilentShardError, Ed25519.VerifyingKey, [UInt8]) async -> Void = { _, _, _ in })
+                              body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome)
         async throws(SilentShardError) -> Outcome {
         try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
-            try await attempt(step, client: client, fill: fill, beforeConnect: beforeConnect, body: body, onFailure: onFailure)
+            try await attempt(step, client: client, fill: fill, beforeConnect: beforeConnect, body: body)
         }
     }
 
     private func attempt<Outcome>(_ step: Step, client: any NetworkClient, fill: (inout SetupPayload) -> Void,
                                   beforeConnect: (Ed25519.VerifyingKey) async throws(SilentShardError) -> Void,
-                                  body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome,
-                                  onFailure: (SilentShardError, Ed25519.VerifyingKey, [UInt8]) async -> Void)
+                                  body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome)
         async throws(SilentShardError) -> Outcome {
         // Configuration before any connection (§1.2).
         let cloudKey: Ed25519.VerifyingKey
@@ -82,7 +79,7 @@ package struct AppStepEngine: Sendable {
         let deviceKey: DeviceKey
         do { deviceKey = try DeviceKey(signer: messageSigner) } catch { throw .invalidConfiguration(reason: "device key") }
         let keys = SessionKeyPair()
-        let instanceID = SecureRandom.bytes(count: 32)
+        let instanceID = InstanceID.random()
         let now = clock.milliseconds
         var setup = SetupPayload(mode: mode, algorithm: algorithm, operation: step.operation, timestamp: now,
                                  deviceKey: deviceKey, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
@@ -121,7 +118,6 @@ package struct AppStepEngine: Sendable {
         do throws(SilentShardError) {
             outcome = .success(try await body(&channel, link))
         } catch {
-            await onFailure(error, cloudKey, instanceID)
             outcome = .failure(error)
         }
         try? await client.disconnect()

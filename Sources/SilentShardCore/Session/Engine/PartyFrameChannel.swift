@@ -17,7 +17,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
     /// The session's participants other than this party (empty for a relay-only node A).
     package let peers: [PartyIndex]
     /// The session id.
-    package var instanceID: [UInt8] { receiver.instanceID }
+    package var instanceID: InstanceID { receiver.instanceID }
     /// The session's receive state (T, accepted node payloads, channels).
     package private(set) var receiver: FrameReceiver
     private let keys: SessionKeyPair?

@@ -12,8 +12,8 @@ extension SessionProtocolMachine {
     }
 
     /// Keygen of a new `algorithm` key among every party of `mode`.
-    package static func keygen(_ algorithm: Keyshare.Algorithm, local: PartyIndex, mode: Keyshare.Mode, instanceID: [UInt8],
-                               setupHash: [UInt8], groupID: [UInt8]?,
+    package static func keygen(_ algorithm: Keyshare.Algorithm, local: PartyIndex, mode: Keyshare.Mode, instanceID: InstanceID,
+                               setupHash: SetupHash, groupID: [UInt8]?,
                                using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let (n, t) = threshold(of: mode)
         switch algorithm {
@@ -27,7 +27,7 @@ extension SessionProtocolMachine {
     }
 
     /// Refresh of `keyshare`'s key by every party of its mode (same key, new shares and generation).
-    package static func refresh(_ keyshare: Keyshare, instanceID: [UInt8], setupHash: [UInt8], groupID: [UInt8]?,
+    package static func refresh(_ keyshare: Keyshare, instanceID: InstanceID, setupHash: SetupHash, groupID: [UInt8]?,
                                 using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let (n, t) = threshold(of: keyshare.mode)
         switch keyshare.algorithm {
@@ -43,7 +43,7 @@ extension SessionProtocolMachine {
     }
 
     /// Signing of `message` (ECDSA: the 32-byte hash) by `signers` along the soft `path`.
-    package static func sign(_ keyshare: Keyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+    package static func sign(_ keyshare: Keyshare, signers: [PartyIndex], instanceID: InstanceID, setupHash: SetupHash,
                              path: DerivationPath, message: [UInt8],
                              using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<SessionSignature> {
         switch keyshare.algorithm {
@@ -112,7 +112,7 @@ extension SessionProtocolMachine {
 
     /// Import of `key` with its root `chainCode` into a fresh sharing among every party of `mode`.
     package static func importKey(_ key: ImportedKey, chainCode: [UInt8], local: PartyIndex, mode: Keyshare.Mode,
-                                  instanceID: [UInt8], setupHash: [UInt8], groupID: [UInt8]?,
+                                  instanceID: InstanceID, setupHash: SetupHash, groupID: [UInt8]?,
                                   using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let (n, t) = threshold(of: mode)
         switch key {

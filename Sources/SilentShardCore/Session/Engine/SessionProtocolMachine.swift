@@ -28,8 +28,8 @@ package struct SessionProtocolMachine: Sendable {
         case dklsHard(DKLsHardDerivation.State)
         case dklsExport(DKLsExport.Parameters, X25519.PrivateKey?)
         case frostExport(FROST.Export.Sealed.Parameters, X25519.PrivateKey?)
-        case frostRepairHelper(FROST.RepairHelper, instanceID: [UInt8])
-        case frostRepairRecipient(expected: FROST.Point, helpers: [PartyIndex], instanceID: [UInt8])
+        case frostRepairHelper(FROST.RepairHelper, instanceID: InstanceID)
+        case frostRepairRecipient(expected: FROST.Point, helpers: [PartyIndex], instanceID: InstanceID)
         case finished
     }
 
@@ -100,7 +100,7 @@ package struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 keygen among `partyCount` parties with threshold `threshold`, or refresh of `current`
     /// with every party a holder. `groupID` is recorded in the resulting `Keyshare` (trio).
-    package static func dklsDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID, setupHash: SetupHash,
                                mode: Keyshare.Mode, groupID: [UInt8]?,
                                refreshing current: DKLsKeyshare? = nil) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let dkgMode: DKLsDKG.Mode
@@ -111,7 +111,7 @@ package struct SessionProtocolMachine: Sendable {
             dkgMode = .keygen
         }
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
-                                                instanceId: instanceID, setupHash: setupHash, mode: dkgMode)
+                                                instanceId: instanceID.bytes, setupHash: setupHash.bytes, mode: dkgMode)
         return ProtocolRun(SessionProtocolMachine(local: local, participants: all, state: .dklsDKGStart(parameters), mode: mode,
                                                   groupID: groupID, receivable: dklsDKGTags))
     }
@@ -119,12 +119,12 @@ package struct SessionProtocolMachine: Sendable {
     /// DKLs23 recovery (`dkls23.md` §12.6): a refresh whose holders are `holders`; a party outside them
     /// passes `current` = nil (it lost its share) and receives the PKI from every holder (byte-identical
     /// copies required), and every party checks that the key is `expectedPublicKey`.
-    package static func dklsRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
-                                   setupHash: [UInt8], holders: [PartyIndex], current: DKLsKeyshare?,
+    package static func dklsRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID,
+                                   setupHash: SetupHash, holders: [PartyIndex], current: DKLsKeyshare?,
                                    expectedPublicKey: Secp256k1.Point, mode: Keyshare.Mode,
                                    groupID: [UInt8]?) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
-                                                instanceId: instanceID, setupHash: setupHash,
+                                                instanceId: instanceID.bytes, setupHash: setupHash.bytes,
                                                 mode: .refresh(holders: holders, keyshare: current,
                                                                expectedPublicKey: expectedPublicKey))
         return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
@@ -139,7 +139,7 @@ package struct SessionProtocolMachine: Sendable {
     /// requires both PKI copies byte-identical with the key `expectedPublicKey`, checks σ's sum
     /// against its verifying share, then joins the refresh (round 1, round 2). The result is a new
     /// generation of the same key at every party.
-    package static func frostRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+    package static func frostRecover(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID,
                                     helpers: [PartyIndex], current: FROST.Keyshare?, expectedPublicKey: FROST.Point,
                                     mode: Keyshare.Mode, groupID: [UInt8]?,
                                     using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
@@ -176,11 +176,11 @@ package struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
     /// the private key; the result is a fresh sharing of that key.
-    package static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID, setupHash: SetupHash,
                                   publicKey: Secp256k1.Point, chainCode: [UInt8], privateKey: Secp256k1.Scalar?,
                                   mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
-                                                instanceId: instanceID, setupHash: setupHash,
+                                                instanceId: instanceID.bytes, setupHash: setupHash.bytes,
                                                 mode: .importKey(importer: 0, publicKey: publicKey, chainCode: chainCode,
                                                                  privateKey: privateKey))
         return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
@@ -189,13 +189,13 @@ package struct SessionProtocolMachine: Sendable {
     }
 
     /// FROST import (the app, party 0, is the importer and alone passes the secret scalar).
-    package static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+    package static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID,
                                    publicKey: FROST.Point, chainCode: [UInt8], secret: FROST.Scalar?,
                                    mode: Keyshare.Mode, groupID: [UInt8]?,
                                    using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
         let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode, secret: secret)
-        let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID,
+        let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID.bytes,
                                               mode: .importKey(key), using: &rng)
         return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
                                                   state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
@@ -204,22 +204,22 @@ package struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 hard derivation (`dkls23.md` §15) of `keyshare` along `path` (hardened markers allowed)
     /// by `participants`: one broadcast round, then the child keyshare (a new key id).
-    package static func dklsHardDerivation(keyshare: DKLsKeyshare, participants: [PartyIndex], instanceID: [UInt8],
-                                          setupHash: [UInt8], path: DerivationPath, mode: Keyshare.Mode,
+    package static func dklsHardDerivation(keyshare: DKLsKeyshare, participants: [PartyIndex], instanceID: InstanceID,
+                                          setupHash: SetupHash, path: DerivationPath, mode: Keyshare.Mode,
                                           groupID: [UInt8]?) throws(ProtocolError) -> ProtocolRun<Keyshare> {
-        let parameters = try DKLsHardDerivation.Parameters(keyshare: keyshare, participants: participants, instanceId: instanceID,
-                                                           setupHash: setupHash, path: path)
+        let parameters = try DKLsHardDerivation.Parameters(keyshare: keyshare, participants: participants, instanceId: instanceID.bytes,
+                                                           setupHash: setupHash.bytes, path: path)
         return ProtocolRun(SessionProtocolMachine(local: keyshare.partyIndex, participants: participants,
                                                   state: .dklsHardStart(parameters), mode: mode, groupID: groupID,
                                                   receivable: [DKLsTag.hardDerivation]))
     }
 
     /// DKLs23 signing of a 32-byte hash by `signers` along a soft `path`.
-    package static func dklsSign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsSign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: InstanceID, setupHash: SetupHash,
                                 path: DerivationPath, messageHash: [UInt8]) throws(ProtocolError) -> ProtocolRun<SessionSignature> {
         guard messageHash.count == 32 else { throw .invalidInput(.invalidParameters) }
-        let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
-                                                 setupHash: setupHash, path: path)
+        let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID.bytes,
+                                                 setupHash: setupHash.bytes, path: path)
         return ProtocolRun(SessionProtocolMachine(local: keyshare.partyIndex, participants: signers,
                                                   state: .dklsSignStart(parameters), mode: nil, groupID: nil,
                                                   messageHash: messageHash, receivable: dklsSignTags))
@@ -227,10 +227,10 @@ package struct SessionProtocolMachine: Sendable {
 
     /// DKLs23 presigning (`dkls23.md` §13.4) by `signers` along a soft `path`: rounds 1–2 of signing,
     /// ending with `presignature` (no message yet).
-    package static func dklsPresign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: [UInt8], setupHash: [UInt8],
+    package static func dklsPresign(keyshare: DKLsKeyshare, signers: [PartyIndex], instanceID: InstanceID, setupHash: SetupHash,
                                    path: DerivationPath) throws(ProtocolError) -> ProtocolRun<SessionPresignature> {
-        let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID,
-                                                 setupHash: setupHash, path: path)
+        let parameters = try DKLsSign.Parameters(keyshare: keyshare, signers: signers, instanceId: instanceID.bytes,
+                                                 setupHash: setupHash.bytes, path: path)
         var machine = SessionProtocolMachine(local: keyshare.partyIndex, participants: signers,
                                              state: .dklsSignStart(parameters), mode: nil, groupID: nil,
                                              receivable: dklsPresignTags)
@@ -242,7 +242,7 @@ package struct SessionProtocolMachine: Sendable {
     /// sends its share encrypted to the one-time key's public half; the app opens them, checks each
     /// against its public share, interpolates and checks x·G = P.
     package static func exportReceiving(keyshare: Keyshare, participants: [PartyIndex], oneTimeKey: X25519.PrivateKey,
-                                       instanceID: [UInt8], setupHash: [UInt8]) throws(ProtocolError) -> ProtocolRun<ExportedKey> {
+                                       instanceID: InstanceID, setupHash: SetupHash) throws(ProtocolError) -> ProtocolRun<ExportedKey> {
         ProtocolRun(try exportMachine(keyshare: keyshare, participants: participants, receiverKey: oneTimeKey.publicKey,
                                       oneTimeKey: oneTimeKey, instanceID: instanceID, setupHash: setupHash))
     }
@@ -250,27 +250,27 @@ package struct SessionProtocolMachine: Sendable {
     /// Export (`dkls23.md` §16) at an exporter (a node): its share, encrypted to the app's one-time key
     /// `receiverKey`, goes out in the first round and the run ends.
     package static func exportSending(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
-                                     instanceID: [UInt8], setupHash: [UInt8]) throws(ProtocolError) -> ProtocolRun<ExportShareSent> {
+                                     instanceID: InstanceID, setupHash: SetupHash) throws(ProtocolError) -> ProtocolRun<ExportShareSent> {
         ProtocolRun(try exportMachine(keyshare: keyshare, participants: participants, receiverKey: receiverKey,
                                       oneTimeKey: nil, instanceID: instanceID, setupHash: setupHash))
     }
 
     private static func exportMachine(keyshare: Keyshare, participants: [PartyIndex], receiverKey: X25519.PublicKey,
-                                      oneTimeKey: X25519.PrivateKey?, instanceID: [UInt8],
-                                      setupHash: [UInt8]) throws(ProtocolError) -> SessionProtocolMachine {
+                                      oneTimeKey: X25519.PrivateKey?, instanceID: InstanceID,
+                                      setupHash: SetupHash) throws(ProtocolError) -> SessionProtocolMachine {
         switch keyshare.algorithm {
         case .ecdsa:
             guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
             let parameters = try DKLsExport.Parameters(keyshare: share, exporters: participants, receiver: 0,
-                                                       receiverKey: receiverKey, instanceId: instanceID, setupHash: setupHash)
+                                                       receiverKey: receiverKey, instanceId: instanceID.bytes, setupHash: setupHash.bytes)
             return SessionProtocolMachine(local: share.partyIndex, participants: participants,
                                           state: .dklsExport(parameters, oneTimeKey), mode: keyshare.mode, groupID: nil,
                                           receivable: [DKLsTag.exportShare])
         case .eddsa:
             guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
             let parameters = try FROST.Export.Sealed.Parameters(keyshare: share, exporters: participants, receiver: 0,
-                                                                receiverKey: receiverKey, instanceId: instanceID,
-                                                                setupHash: setupHash)
+                                                                receiverKey: receiverKey, instanceId: instanceID.bytes,
+                                                                setupHash: setupHash.bytes)
             return SessionProtocolMachine(local: share.party, participants: participants,
                                           state: .frostExport(parameters, oneTimeKey), mode: keyshare.mode, groupID: nil,
                                           receivable: [FROST.MessageTag.exportShare.rawValue])
@@ -288,12 +288,12 @@ package struct SessionProtocolMachine: Sendable {
     }
 
     /// FROST keygen (`threshold`-of-`partyCount`) or refresh of `current`.
-    package static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: [UInt8],
+    package static func frostDKG(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID,
                                 mode: Keyshare.Mode, groupID: [UInt8]?, refreshing current: FROST.Keyshare? = nil,
                                 using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let keygenMode: FROST.KeygenMode = current.map { .refresh($0) } ?? .keygen
         guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
-        let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID, mode: keygenMode,
+        let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID.bytes, mode: keygenMode,
                                               using: &rng)
         return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
                                                   state: .frostDKG(machine, round: 0), mode: mode, groupID: groupID,
@@ -472,7 +472,7 @@ package struct SessionProtocolMachine: Sendable {
             for (from, payload) in payloads(FROST.MessageTag.repairStep1.rawValue) { try helper.receiveStep1(payload, from: from) }
             let sigma = try helper.step2Message()
             let refresh = try FROST.KeyGeneration(party: local, threshold: helper.keyshare.threshold,
-                                                  parties: helper.keyshare.parties, sessionId: instanceID,
+                                                  parties: helper.keyshare.parties, sessionId: instanceID.bytes,
                                                   mode: .refresh(helper.keyshare), using: &rng)
             state = .frostDKG(refresh, round: 1)
             awaiting = [FROST.MessageTag.dkgRound1.rawValue]
@@ -499,7 +499,7 @@ package struct SessionProtocolMachine: Sendable {
             for (from, payload) in received { try recipient.receiveStep2(Array(payload[0..<32]), from: from) }
             let repaired = try recipient.finish()
             let refresh = try FROST.KeyGeneration(party: local, threshold: repaired.threshold, parties: repaired.parties,
-                                                  sessionId: instanceID, mode: .refresh(repaired), using: &rng)
+                                                  sessionId: instanceID.bytes, mode: .refresh(repaired), using: &rng)
             state = .frostDKG(refresh, round: 1)
             awaiting = [FROST.MessageTag.dkgRound1.rawValue]
             awaitingFrom = nil
