@@ -12,7 +12,8 @@ enum SessionTargets {
     static let sessionKeys = SessionKeyPair(signingKey: FixedKeys.ed25519(3), agreementKey: FixedKeys.x25519(4))
     static let nodeA = FixedKeys.ed25519(5)
     static let instanceID = InstanceID(checked: FixedKeys.bytes(0x1D))
-    static let keyID = FixedKeys.bytes(0x11), gen = FixedKeys.bytes(0x22), digest = FixedKeys.bytes(0x33)
+    static let keyID = KeyID(checked: FixedKeys.bytes(0x11)), gen = Generation(checked: FixedKeys.bytes(0x22))
+    static let digest = FixedKeys.bytes(0x33)
 
     static let certificate = NodeCertificate(role: .trioA, groupID: FixedKeys.bytes(0x44, 16),
                                              nodeKey: nodeA.verifyingKey, notBefore: now / 1000 - 86_400,
@@ -136,10 +137,10 @@ enum SessionTargets {
         SetupValidationContext(token: .accepted, mode: .duo, algorithm: .ecdsa, operation: .keygen, params: nil,
                                nodeIndex: 1, cloudKey: cloudKey.verifyingKey.bytes, groupID: nil, now: now),
         SetupValidationContext(token: .accepted, mode: .duo, algorithm: .ecdsa, operation: .sign,
-                               params: Hex.encode(keyID), nodeIndex: 1, cloudKey: cloudKey.verifyingKey.bytes,
+                               params: keyID.hex, nodeIndex: 1, cloudKey: cloudKey.verifyingKey.bytes,
                                groupID: nil, now: now),
         SetupValidationContext(token: .accepted, mode: .trio, algorithm: .eddsa, operation: .refresh,
-                               params: Hex.encode(keyID), nodeIndex: 2, cloudKey: cloudKey.verifyingKey.bytes,
+                               params: keyID.hex, nodeIndex: 2, cloudKey: cloudKey.verifyingKey.bytes,
                                groupID: FixedKeys.bytes(0x44, 16), now: now),
     ]
 

@@ -28,8 +28,8 @@ extension DuoSession {
         var setup = SetupPayload(mode: .duo, algorithm: algorithm, operation: .export,
                                  timestamp: sessionMilliseconds, deviceKey: deviceKey,
                                  sessionKeys: nil, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
-        setup.keyID = keyshare.keyIdBytes
-        setup.gen = [UInt8](keyshare.generation)
+        setup.keyID = keyshare.keyID
+        setup.gen = keyshare.gen
         setup.exportKey = oneTimeKey.publicKey.bytes
         let frame: Frame
         do { frame = try await setup.signedFrame(instanceID: instanceID, signer: core.engine.messageSigner, exportPost: true) }
@@ -59,8 +59,8 @@ extension DuoSession {
         let payload: ExportResponsePayload
         do { payload = try ExportResponsePayload(bytes: frame.body) } catch { throw SilentShardError(error, frameSender: 1) }
         let keyshare = request.keyshare
-        guard payload.setupHash == request.setupHash, payload.keyID == keyshare.keyIdBytes,
-              payload.gen == [UInt8](keyshare.generation), payload.party == 1
+        guard payload.setupHash == request.setupHash, payload.keyID == keyshare.keyID,
+              payload.gen == keyshare.gen, payload.party == 1
         else { throw .protocolViolation(party: .node(1)) }
         return try Self.combine(keyshare: keyshare, chainPath: request.chainPath, oneTimeKey: oneTimeKey,
                                 message: payload.exportMessage, instanceID: request.sessionInstance,

@@ -17,8 +17,8 @@ extension TrioSession {
         let oneTimeKey = X25519.PrivateKey()
         let exported = try await core.step(.export, action: actions.export, existing: keyshare,
                                       participants: [0, 1, 2]) { setup in
-            setup.keyID = keyshare.keyIdBytes
-            setup.gen = [UInt8](keyshare.generation)
+            setup.keyID = keyshare.keyID
+            setup.gen = keyshare.gen
             setup.exportKey = oneTimeKey.publicKey.bytes
         } body: { channel, link throws(SilentShardError) in
             let exported = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, _ throws(ProtocolError) in

@@ -28,8 +28,8 @@ extension TrioSession {
         do throws(SilentShardError) {
             return try await core.step(.hardDerivation, action: actions.hardDerivation, existing: keyshare,
                                   participants: [0, 1, 2]) { setup in
-                setup.keyID = keyshare.keyIdBytes
-                setup.gen = [UInt8](keyshare.generation)
+                setup.keyID = keyshare.keyID
+                setup.gen = keyshare.gen
                 setup.path = DerivationPathBytes(indices: derivationPath.indices).encoded
             } body: { channel, link throws(SilentShardError) in
                 let child = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, groupID, _ throws(ProtocolError) in

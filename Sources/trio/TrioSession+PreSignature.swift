@@ -20,8 +20,8 @@ extension TrioSession {
         let signers: [PartyIndex] = [0, signer.index]
         let presign = try await core.step(.preSign, action: actions.preSign, existing: keyshare,
                                      participants: signers) { setup in
-            setup.keyID = keyshare.keyIdBytes
-            setup.gen = [UInt8](keyshare.generation)
+            setup.keyID = keyshare.keyID
+            setup.gen = keyshare.gen
             setup.path = DerivationPathBytes(indices: path.indices).encoded
             setup.presignTTL = ttl
         } body: { channel, link throws(SilentShardError) in
@@ -38,7 +38,7 @@ extension TrioSession {
             }
             // X stores its half before it answers STORED (§7.5).
             return try await core.aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
-                let (stored, keys) = try await awaitStored(keyID: keyshare.keyIdBytes, gen: [UInt8](keyshare.generation),
+                let (stored, keys) = try await awaitStored(keyID: keyshare.keyID, gen: keyshare.gen,
                                                            signer: signer.index, channel: &channel, read: link.read)
                 return PresignStep(presignature: presignature, stored: stored, keys: keys)
             }
@@ -50,7 +50,7 @@ extension TrioSession {
                   let derivation = try? FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode,
                                                          path: path.indices)
             else { throw .invalidInput(reason: "preSign ended without a presignature") }
-            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
+            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen.bytes, signer: signer,
                                 chainPath: chainPath, derivedPublicKey: derivation.publicKey.bytes,
                                 expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
                                 algorithm: .eddsa,
@@ -59,7 +59,7 @@ extension TrioSession {
         case .ecdsa(let presignature):
             guard let bytes = try? presignature.serialized(), let derived = try? presignature.derivedKey.compressed()
             else { throw .invalidInput(reason: "preSign ended without a presignature") }
-            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen, signer: signer,
+            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen.bytes, signer: signer,
                                 chainPath: chainPath, derivedPublicKey: derived,
                                 expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
                                 algorithm: .ecdsa, secrets: .init(presignature: bytes, finalKeys: keys))
@@ -188,7 +188,7 @@ extension TrioSession {
 
     /// After the presignature: X's STORED (presig_id = this session's instance id, the key id and
     /// generation of the SETUP), and the preSignFinal keys shared with X.
-    func awaitStored(keyID: [UInt8], gen: [UInt8], signer: PartyIndex, channel: inout PartyFrameChannel,
+    func awaitStored(keyID: KeyID, gen: Generation, signer: PartyIndex, channel: inout PartyFrameChannel,
                      read: SessionDriver.Read) async throws(SilentShardError) -> (StoredPayload, PreSignFinalKeys) {
         let frame = try await SessionDriver.awaitControl(.stored, from: signer, channel: &channel, read: read)
         guard let stored = try? StoredPayload(bytes: frame.payload), stored.presigID == channel.instanceID,

@@ -18,15 +18,15 @@ extension TrioSession {
     /// group as a keyshare would; without it the group of the nodes' certificates is taken (both must
     /// agree). Returns the new app keyshare (same key id and public key, new generation), committed.
     public func recovery(keysharePublicKey: Data, groupId: Data? = nil) async throws(SilentShardError) -> Keyshare {
-        let keyIDBytes: [UInt8]
+        let keyID: KeyID
         let makeRun: @Sendable (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
         let holders: [PartyIndex] = [1, 2]
         switch algorithm {
         case .ecdsa:
             guard let point = try? Secp256k1.Point(compressed: [UInt8](keysharePublicKey)),
-                  let id = try? DKLsDKG.keyId(for: point)
+                  let bytes = try? DKLsDKG.keyId(for: point), let id = KeyID(bytes)
             else { throw .invalidInput(reason: "keysharePublicKey must be a compressed secp256k1 point") }
-            keyIDBytes = id
+            keyID = id
             makeRun = { instanceID, setupHash, group, _ throws(ProtocolError) in
                 try SessionProtocolMachine.dklsRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
                                                        setupHash: setupHash, holders: holders, current: nil,
@@ -36,7 +36,8 @@ extension TrioSession {
             guard let point = try? FROST.Point(bytes: [UInt8](keysharePublicKey)) else {
                 throw .invalidInput(reason: "keysharePublicKey must be a 32-byte Ed25519 public key")
             }
-            keyIDBytes = FROST.keyId(for: point)
+            guard let id = KeyID(FROST.keyId(for: point)) else { throw .invalidInput(reason: "keysharePublicKey") }
+            keyID = id
             makeRun = { instanceID, _, group, rng throws(ProtocolError) in
                 try SessionProtocolMachine.frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
                                                         helpers: holders, current: nil, expectedPublicKey: point,
@@ -44,11 +45,11 @@ extension TrioSession {
             }
         }
         if let groupId, groupId.count != 16 { throw .invalidInput(reason: "groupId must be 16 bytes") }
-        let keyId = Hex.encode(keyIDBytes)
+        let keyId = keyID.hex
         do throws(SilentShardError) {
             return try await core.step(.recover, action: actions.recover, existing: nil, participants: [0, 1, 2],
                                   keyIdParam: keyId, groupID: groupId.map { [UInt8]($0) }) { setup in
-                setup.keyID = keyIDBytes
+                setup.keyID = keyID
                 setup.publicKey = [UInt8](keysharePublicKey)
                 setup.holders = PartySet(holders).encoded
             } body: { channel, link throws(SilentShardError) in

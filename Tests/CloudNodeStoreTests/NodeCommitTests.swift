@@ -8,8 +8,8 @@ import Testing
 /// `TrioCutEverywhereTests` and `NodeKillTests`.
 @Suite("Node commit state machine")
 struct NodeCommitTests {
-    static let keyID = [UInt8](repeating: 0x0A, count: 32)
-    static let gen = [UInt8](repeating: 0x0B, count: 32)
+    static let keyID = KeyID(checked: [UInt8](repeating: 0x0A, count: 32))
+    static let gen = Generation(checked: [UInt8](repeating: 0x0B, count: 32))
     static let digest = [UInt8](repeating: 0x0C, count: 32)
     static let other = [UInt8](repeating: 0xEE, count: 32)
     static let appAbort = SilentShardError.abortProtocol(party: .app)
@@ -128,7 +128,7 @@ struct NodeCommitTests {
     }
 
     @Test func aDuoCommitForAnotherKeyThanTheSetupsIsAMismatch() {
-        var machine = NodeCommit(policy: Self.direct, keyID: Self.keyID, gen: Self.gen, digest: Self.digest, setupKeyID: Self.other)
+        var machine = NodeCommit(policy: Self.direct, keyID: Self.keyID, gen: Self.gen, digest: Self.digest, setupKeyID: KeyID(checked: Self.other))
         _ = machine.start()
         #expect(machine.handle(.commit(Self.commitFrame())) == .sendAbort(.resultMismatch))
         #expect(machine.handle(.done) == .end(.failed(.abortProtocol(party: nil))))

@@ -6,17 +6,17 @@ import Testing
 /// `NodeReconcile` (`specs/session.md` §7.3 at a node) without I/O: every state × event, duo and trio.
 @Suite("Node reconcile state machine")
 struct NodeReconcileTests {
-    static let keyID = [UInt8](repeating: 0x0A, count: 32), other = [UInt8](repeating: 0xEE, count: 32)
-    static let g1 = [UInt8](repeating: 0x01, count: 32), d = [UInt8](repeating: 0x0D, count: 32)
+    static let keyID = KeyID(checked: [UInt8](repeating: 0x0A, count: 32)), other = [UInt8](repeating: 0xEE, count: 32)
+    static let g1 = Generation(checked: [UInt8](repeating: 0x01, count: 32)), d = [UInt8](repeating: 0x0D, count: 32)
     static let zeros = [UInt8](repeating: 0, count: 32)
     static let lost = SilentShardError.network(.connectionLost)
     static let violation = NodeReconcile.Action.end(.failed(.protocolViolation(party: .app)))
 
-    static func rollback(keyID: [UInt8] = keyID, code: WireCode = .rollback) -> NodeReconcile.Event {
+    static func rollback(keyID: KeyID = keyID, code: WireCode = .rollback) -> NodeReconcile.Event {
         .abort(AbortPayload(code: code, blamed: nil, rollback: code == .rollback ? (keyID, g1) : nil), error: lost)
     }
 
-    static func commit(keyID: [UInt8] = keyID, context: CommitPayload.Context = .reconcile) -> NodeReconcile.Event {
+    static func commit(keyID: KeyID = keyID, context: CommitPayload.Context = .reconcile) -> NodeReconcile.Event {
         .commit(CommitPayload(keyID: keyID, gen: g1, digest: d, context: context))
     }
 
@@ -39,7 +39,7 @@ struct NodeReconcileTests {
                 == [.sendOutcome(late), .end(.reconciled(.committed))])
         #expect(Self.run(policy, [Self.rollback(), .storeFailed]).last == .end(.failed(.serviceUnavailable(retryAfter: nil))))
         // Any other ABORT, one for another key, or a failed read ends the step with its error.
-        #expect(Self.run(policy, [Self.rollback(keyID: Self.other)]).last == .end(.failed(Self.lost)))
+        #expect(Self.run(policy, [Self.rollback(keyID: KeyID(checked: Self.other))]).last == .end(.failed(Self.lost)))
         #expect(Self.run(policy, [Self.rollback(code: .abort)]).last == .end(.failed(Self.lost)))
         #expect(Self.run(policy, [.failed(Self.lost)]).last == .end(.failed(Self.lost)))
     }
@@ -50,7 +50,7 @@ struct NodeReconcileTests {
                 == [.awaitDecision, .commitStore(gen: Self.g1, digest: Self.d), .sendOutcome(committed), .end(.reconciled(.committed))])
         // The store could not tell (PREPARED under another digest, CURRENT elsewhere): in doubt, no decision.
         #expect(Self.run(.trio, [Self.commit(), .stored(.inDoubt, currentGen: nil), .sent]).last == .end(.reconciled(nil)))
-        #expect(Self.run(.trio, [Self.commit(keyID: Self.other)]).last == Self.violation)
+        #expect(Self.run(.trio, [Self.commit(keyID: KeyID(checked: Self.other))]).last == Self.violation)
         #expect(Self.run(.trio, [Self.commit(context: .inSession)]).last == Self.violation)
         #expect(Self.run(.trio, [.commit(nil)]).last == Self.violation)
     }

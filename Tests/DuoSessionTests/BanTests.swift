@@ -30,8 +30,8 @@ struct BanTests {
         let now = fixture.clock.milliseconds
         var setup = SetupPayload(mode: .duo, algorithm: .ecdsa, operation: .sign, timestamp: now, deviceKey: device,
                                  sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
-        setup.keyID = keyshare.keyIdBytes
-        setup.gen = [UInt8](keyshare.generation)
+        setup.keyID = keyshare.keyID
+        setup.gen = keyshare.gen
         setup.path = DerivationPathBytes(indices: []).encoded
         setup.message = Self.message
         let setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: fixture.signer)

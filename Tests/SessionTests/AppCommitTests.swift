@@ -6,12 +6,12 @@ import Testing
 /// end-to-end oracle stays `CutEverywhereTests` / `TrioCutEverywhereTests`.
 @Suite("App commit state machine")
 struct AppCommitTests {
-    static let keyID = [UInt8](repeating: 0x0A, count: 32)
-    static let gen = [UInt8](repeating: 0x0B, count: 32)
+    static let keyID = KeyID(checked: [UInt8](repeating: 0x0A, count: 32))
+    static let gen = Generation(checked: [UInt8](repeating: 0x0B, count: 32))
     static let digest = [UInt8](repeating: 0x0C, count: 32)
     static let other = [UInt8](repeating: 0xEE, count: 32)
 
-    static func outcome(_ outcome: OutcomePayload.Outcome, keyID: [UInt8] = keyID, gen: [UInt8] = gen,
+    static func outcome(_ outcome: OutcomePayload.Outcome, keyID: KeyID = keyID, gen: Generation = gen,
                         digest: [UInt8] = digest) -> OutcomePayload {
         OutcomePayload(keyID: keyID, gen: gen, digest: digest, outcome: outcome, currentGen: nil)
     }
@@ -44,10 +44,10 @@ struct AppCommitTests {
         ("commitSent", .commitSent),
         ("outcome committed", .outcome(from: 1, outcome(.committed))),
         ("outcome committed, other digest", .outcome(from: 1, outcome(.committed, digest: other))),
-        ("outcome committed, other key", .outcome(from: 1, outcome(.committed, keyID: other))),
-        ("outcome committed, other gen", .outcome(from: 1, outcome(.committed, gen: other))),
+        ("outcome committed, other key", .outcome(from: 1, outcome(.committed, keyID: KeyID(checked: other)))),
+        ("outcome committed, other gen", .outcome(from: 1, outcome(.committed, gen: Generation(checked: other)))),
         ("outcome aborted", .outcome(from: 1, outcome(.aborted))),
-        ("outcome aborted, other gen", .outcome(from: 1, outcome(.aborted, gen: other))),
+        ("outcome aborted, other gen", .outcome(from: 1, outcome(.aborted, gen: Generation(checked: other)))),
         ("outcome inDoubt", .outcome(from: 1, outcome(.inDoubt))),
         ("outcome undecodable", .outcome(from: 1, nil)),
         ("outcome from a non-participant", .outcome(from: 3, outcome(.committed))),

@@ -7,22 +7,22 @@ import Testing
 /// suites.
 @Suite("App reconcile state machine")
 struct AppReconcileTests {
-    static let keyID = [UInt8](repeating: 0x0A, count: 32)
-    static let g0 = [UInt8](repeating: 0x01, count: 32), g1 = [UInt8](repeating: 0x02, count: 32)
-    static let g2 = [UInt8](repeating: 0x03, count: 32)
+    static let keyID = KeyID(checked: [UInt8](repeating: 0x0A, count: 32))
+    static let g0 = Generation(checked: [UInt8](repeating: 0x01, count: 32)), g1 = Generation(checked: [UInt8](repeating: 0x02, count: 32))
+    static let g2 = Generation(checked: [UInt8](repeating: 0x03, count: 32))
     static let d = [UInt8](repeating: 0x0D, count: 32), otherD = [UInt8](repeating: 0x0E, count: 32)
     static let conflict = SilentShardError.reconcileConflict(keyId: "k")
 
-    static func status(current: [UInt8]?, prepared: ([UInt8], [UInt8])? = nil) -> KeyStatus {
+    static func status(current: Generation?, prepared: (Generation, [UInt8])? = nil) -> KeyStatus {
         KeyStatus(currentGen: current, prepared: prepared, preparedHoldsCommit: false, decision: .unknown)
     }
 
-    static func outcome(_ outcome: OutcomePayload.Outcome, gen: [UInt8] = g1, current: [UInt8]?,
-                        keyID: [UInt8] = keyID) -> OutcomePayload {
+    static func outcome(_ outcome: OutcomePayload.Outcome, gen: Generation = g1, current: Generation?,
+                        keyID: KeyID = keyID) -> OutcomePayload {
         OutcomePayload(keyID: keyID, gen: gen, digest: d, outcome: outcome, currentGen: current)
     }
 
-    static func machine(_ policy: AppReconcile.Policy, current: [UInt8]? = g0, staged: [UInt8]? = nil) -> AppReconcile {
+    static func machine(_ policy: AppReconcile.Policy, current: Generation? = g0, staged: Generation? = nil) -> AppReconcile {
         AppReconcile(policy: policy, storageKeyId: "k", keyID: keyID, current: current, staged: staged.map { ($0, d) })
     }
 
@@ -34,7 +34,7 @@ struct AppReconcileTests {
         return actions
     }
 
-    static func rollback(_ gen: [UInt8]) -> AppReconcile.Action {
+    static func rollback(_ gen: Generation) -> AppReconcile.Action {
         .sendRollback(AbortPayload(code: .rollback, blamed: nil, rollback: (keyID, gen)))
     }
 

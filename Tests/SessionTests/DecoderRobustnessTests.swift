@@ -42,18 +42,18 @@ struct DecoderRobustnessTests {
         let setupPayload = try cluster.setupPayload(.reconcile, appKeys: keys)
         let setup = try await cluster.setupFrame(setupPayload)
         let accept = cluster.accept(from: 1, setupHash: SetupHash.random(), instanceID: setup.header.instanceID, keys: keys,
-                                    keyStatus: KeyStatus(currentGen: [UInt8](repeating: 1, count: 32), prepared: nil,
+                                    keyStatus: KeyStatus(currentGen: Generation(checked: [UInt8](repeating: 1, count: 32)), prepared: nil,
                                                          preparedHoldsCommit: false, decision: .unknown))
         let reject = RejectPayload(code: .replay, setupHash: nil, nodeKey: cluster.nodeA.verifyingKey, certificate: cluster.certificate(1),
                                    detail: [1, 2, 3]).encoded()
         let seeds: [[UInt8]] = [
             setup.encoded(), Frame.bundle([setup, accept]), setupPayload.encoded(), accept.body, reject,
             cluster.certificate(2)?.encoded ?? [],
-            AbortPayload(code: .rollback, blamed: 1, ban: true, rollback: ([UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32)),
+            AbortPayload(code: .rollback, blamed: 1, ban: true, rollback: (KeyID(checked: [UInt8](repeating: 1, count: 32)), Generation(checked: [UInt8](repeating: 2, count: 32))),
                          detail: "x").encoded,
-            PeerStatusPayload.response(keyID: [UInt8](repeating: 1, count: 32), gen: [UInt8](repeating: 2, count: 32), state: .committed,
+            PeerStatusPayload.response(keyID: KeyID(checked: [UInt8](repeating: 1, count: 32)), gen: Generation(checked: [UInt8](repeating: 2, count: 32)), state: .committed,
                                        digest: [UInt8](repeating: 3, count: 32), commitFrame: [1, 2, 3]).encoded,
-            AppState(currentGen: [UInt8](repeating: 1, count: 32), staged: ([UInt8](repeating: 2, count: 32), [UInt8](repeating: 3, count: 32))).encoded,
+            AppState(currentGen: Generation(checked: [UInt8](repeating: 1, count: 32)), staged: (Generation(checked: [UInt8](repeating: 2, count: 32)), [UInt8](repeating: 3, count: 32))).encoded,
             DonePayload.ecdsa([UInt8](repeating: 1, count: 64) + [0]).encoded,
         ]
         var rng = DeterministicRandom(seed: 0x5e55)

@@ -43,8 +43,8 @@ struct Cluster {
         var payload = SetupPayload(mode: mode, algorithm: algorithm, operation: operation, timestamp: timestamp,
                                    deviceKey: try DeviceKey(signer: device), sessionKeys: appKeys?.publicKeys,
                                    cloudKey: cloudKey.verifyingKey.bytes, participants: PartySet(parties))
-        let keyID = [UInt8](repeating: 0x11, count: 32)
-        let gen = [UInt8](repeating: 0x22, count: 32)
+        let keyID = KeyID(checked: [UInt8](repeating: 0x11, count: 32))
+        let gen = Generation(checked: [UInt8](repeating: 0x22, count: 32))
         typealias T = SetupPayload.Tag
         for (tag, presence) in SetupFieldRules.presence(operation, mode: mode) where presence == .required {
             switch tag {

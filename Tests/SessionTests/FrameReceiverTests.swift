@@ -59,7 +59,7 @@ struct FrameReceiverTests {
         let p2 = try s.nodeChannel(1).seal([1], tag: 0x1102, seq: 1, instanceID: s.id)
         _ = try s.receiver.receive(p2, link: [1])
         let outcome = sessionFrame(.outcome, from: 1, to: 0, seq: 2,
-                                   payload: OutcomePayload(keyID: [UInt8](repeating: 0, count: 32), gen: [UInt8](repeating: 0, count: 32),
+                                   payload: OutcomePayload(keyID: KeyID(checked: [UInt8](repeating: 0, count: 32)), gen: Generation(checked: [UInt8](repeating: 0, count: 32)),
                                                            digest: [UInt8](repeating: 0, count: 32), outcome: .committed, currentGen: nil).encoded,
                                    instanceID: s.id, keys: s.nodeKeys[1] ?? SessionKeyPair())
         #expect(try s.receiver.receive(outcome, link: [1]).header.kind == .outcome)

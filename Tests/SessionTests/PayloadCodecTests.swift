@@ -64,8 +64,8 @@ struct PayloadCodecTests {
 
     @Test func acceptRoundTrip() throws {
         let cluster = Cluster(mode: .trio)
-        let status = KeyStatus(currentGen: [UInt8](repeating: 1, count: 32),
-                               prepared: ([UInt8](repeating: 2, count: 32), [UInt8](repeating: 3, count: 32)),
+        let status = KeyStatus(currentGen: Generation(checked: [UInt8](repeating: 1, count: 32)),
+                               prepared: (Generation(checked: [UInt8](repeating: 2, count: 32)), [UInt8](repeating: 3, count: 32)),
                                preparedHoldsCommit: true, decision: .committed)
         var accept = AcceptPayload(setupHash: SetupHash.random(), nodeKey: cluster.nodeA.verifyingKey,
                                    certificate: cluster.certificate(1), sessionKeys: SessionKeyPair().publicKeys,
@@ -106,17 +106,17 @@ struct PayloadCodecTests {
     }
 
     @Test func controlPayloadRoundTrips() throws {
-        let k = [UInt8](repeating: 1, count: 32), g = [UInt8](repeating: 2, count: 32), d = [UInt8](repeating: 3, count: 32)
+        let k = KeyID(checked: [UInt8](repeating: 1, count: 32)), g = Generation(checked: [UInt8](repeating: 2, count: 32)), d = [UInt8](repeating: 3, count: 32)
         let ready = ReadyPayload(keyID: k, gen: g, digest: d)
         #expect(try ReadyPayload(bytes: ready.encoded) == ready && ready.encoded.count == 96)
         let commit = CommitPayload(keyID: k, gen: g, digest: d, context: .reconcile)
         #expect(try CommitPayload(bytes: commit.encoded) == commit && commit.encoded.count == 97)
-        #expect(throws: SessionError.self) { try CommitPayload(bytes: k + g + d + [3]) }
+        #expect(throws: SessionError.self) { try CommitPayload(bytes: k.bytes + g.bytes + d + [3]) }
         for current in [nil, Optional(g)] {
             let outcome = OutcomePayload(keyID: k, gen: g, digest: d, outcome: .inDoubt, currentGen: current)
             #expect(try OutcomePayload(bytes: outcome.encoded) == outcome && outcome.encoded.count == 129)
         }
-        #expect(throws: SessionError.self) { try OutcomePayload(bytes: k + g + d + [0] + g) }
+        #expect(throws: SessionError.self) { try OutcomePayload(bytes: k.bytes + g.bytes + d + [0] + g.bytes) }
         let aborts = [AbortPayload(code: .abortAndBan, blamed: 1, ban: true, detail: "bad proof"),
                       AbortPayload(code: .rollback, blamed: nil, rollback: (k, g)),
                       AbortPayload(code: .timeout, blamed: nil, detail: String(repeating: "é", count: 200))]
@@ -141,13 +141,13 @@ struct PayloadCodecTests {
     }
 
     @Test func statusBlocks() throws {
-        let g = [UInt8](repeating: 2, count: 32), d = [UInt8](repeating: 3, count: 32)
+        let g = Generation(checked: [UInt8](repeating: 2, count: 32)), d = [UInt8](repeating: 3, count: 32)
         for state in [AppState(currentGen: nil, staged: nil), AppState(currentGen: g, staged: nil),
                       AppState(currentGen: nil, staged: (g, d)), AppState(currentGen: g, staged: (g, d))] {
             #expect(try AppState(bytes: state.encoded) == state)
         }
         #expect(throws: SessionError.self) { try AppState(bytes: [4]) }
-        #expect(throws: SessionError.self) { try AppState(bytes: [1] + Array(g.prefix(31))) }
+        #expect(throws: SessionError.self) { try AppState(bytes: [1] + Array(g.bytes.prefix(31))) }
         let status = KeyStatus(currentGen: nil, prepared: (g, d), preparedHoldsCommit: false, decision: .aborted)
         #expect(try KeyStatus(bytes: status.encoded) == status)
         #expect(throws: SessionError.self) { try KeyStatus(bytes: [4, 0]) }       // bit 2 without bit 1
@@ -164,8 +164,8 @@ struct PayloadCodecTests {
         #expect(try LinkOpenPayload(bytes: open.encoded()) == open)
         var noAddress = open; noAddress.clientAddress = [0x0A]
         #expect(throws: SessionError.self) { try LinkOpenPayload(bytes: noAddress.encoded()) }
-        let request = PeerStatusPayload.request(keyID: [UInt8](repeating: 1, count: 32), gen: [UInt8](repeating: 2, count: 32))
-        let response = PeerStatusPayload.response(keyID: [UInt8](repeating: 1, count: 32), gen: [UInt8](repeating: 2, count: 32),
+        let request = PeerStatusPayload.request(keyID: KeyID(checked: [UInt8](repeating: 1, count: 32)), gen: Generation(checked: [UInt8](repeating: 2, count: 32)))
+        let response = PeerStatusPayload.response(keyID: KeyID(checked: [UInt8](repeating: 1, count: 32)), gen: Generation(checked: [UInt8](repeating: 2, count: 32)),
                                                   state: .prepared, digest: [UInt8](repeating: 3, count: 32), commitFrame: [9, 9])
         #expect(try PeerStatusPayload(bytes: request.encoded) == request)
         #expect(try PeerStatusPayload(bytes: response.encoded) == response)

@@ -81,7 +81,7 @@ struct ReplayAndErrorTests {
         #expect(Set(WireCode.known.values).count == 44)
         #expect(WireCode.keyRetired.name == "KEY_RETIRED" && WireCode.keyRetired.retry == .no)
         // Its detail: parent key id and path, strictly decoded; the path shown as text.
-        let detail = KeyRetiredDetail(parentKeyID: [UInt8](repeating: 7, count: 32),
+        let detail = KeyRetiredDetail(parentKeyID: KeyID(checked: [UInt8](repeating: 7, count: 32)),
                                       path: DerivationPathBytes(indices: [0x8000_002C, 0x8000_003C, 0, 5]).encoded)
         #expect((try? KeyRetiredDetail(bytes: detail.encoded)) == detail && detail.pathText == "m/44'/60'/0/5")
         #expect(throws: SessionError.self) { try KeyRetiredDetail(bytes: [UInt8](repeating: 7, count: 32)) }

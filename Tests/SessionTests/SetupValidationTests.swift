@@ -27,7 +27,7 @@ struct SetupValidationTests {
                 let frame = try await cluster.setupFrame(payload)
                 var replay = try ReplayWindow()
                 let result = validate(frame.encoded(), cluster.context(operation, algorithm: algorithm,
-                                                                       params: payload.keyID.map(Hex.encode)), replay: &replay)
+                                                                       params: payload.keyID?.hex), replay: &replay)
                 guard case .success(let setup) = result else {
                     Issue.record("\(mode) \(algorithm) \(operation): \(result)")
                     continue
@@ -44,10 +44,10 @@ struct SetupValidationTests {
         let payload = try cluster.setupPayload(.export, appKeys: nil)
         let frame = try await cluster.setupFrame(payload, exportPost: true)
         #expect(frame.header.receiver == 1)
-        let context = cluster.context(.export, params: Hex.encode(payload.keyID ?? []), exportPost: true)
+        let context = cluster.context(.export, params: (payload.keyID?.hex ?? ""), exportPost: true)
         #expect(try rejection(frame.encoded(), context) == nil)
         // Over the WebSocket route, duo export is not offered; with session keys it is invalid.
-        #expect(try rejection(frame.encoded(), cluster.context(.export, params: Hex.encode(payload.keyID ?? []))) == .unexpected)
+        #expect(try rejection(frame.encoded(), cluster.context(.export, params: (payload.keyID?.hex ?? ""))) == .unexpected)
         let withKeys = try await cluster.setupFrame(try cluster.setupPayload(.export, appKeys: SessionKeyPair()), exportPost: true)
         #expect(try rejection(withKeys.encoded(), context) == .invalidParameter)
     }
@@ -57,7 +57,7 @@ struct SetupValidationTests {
         let cluster = Cluster(mode: .trio)
         let keys = SessionKeyPair()
         let payload = try cluster.setupPayload(.sign, appKeys: keys, participants: [0, 1])
-        let params = Hex.encode(payload.keyID ?? [])
+        let params = (payload.keyID?.hex ?? "")
         let good = try await cluster.setupFrame(payload)
         let context = cluster.context(.sign, params: params)
         #expect(try rejection(good.encoded(), context) == nil)
@@ -146,7 +146,7 @@ struct SetupValidationTests {
             edit(&payload)
             let frame = try await cluster.setupFrame(payload)
             return try rejection(frame.encoded(), cluster.context(operation, algorithm: algorithm,
-                                                                  params: payload.keyID.map(Hex.encode), nodeIndex: nodeIndex))
+                                                                  params: payload.keyID?.hex, nodeIndex: nodeIndex))
         }
         let invalid: WireCode? = .invalidParameter
         #expect(try await code(.keygen) { _ in } == nil)
@@ -156,7 +156,7 @@ struct SetupValidationTests {
         #expect(try await code(.keygen) { $0.participants = [3, 0, 2, 1] } == invalid)
         #expect(try await code(.keygen) { $0.sessionKeys = nil } == invalid)
         #expect(try await code(.keygen) { $0.sessionKeys = [1] + [UInt8](repeating: 0, count: 63) } == invalid)
-        #expect(try await code(.keygen) { $0.gen = [UInt8](repeating: 1, count: 32) } == invalid)        // forbidden field
+        #expect(try await code(.keygen) { $0.gen = Generation(checked: [UInt8](repeating: 1, count: 32)) } == invalid)        // forbidden field
         #expect(try await code(.keygen) { $0.groupID = cluster.groupID } == invalid)                     // forbidden for keygen
         #expect(try await code(.keygen) { $0.clientInfo = [0xFF, 0xFE] } == invalid)                     // not UTF-8
         #expect(try await code(.refresh) { $0.gen = nil } == invalid)                                    // required field

@@ -36,8 +36,8 @@ struct TrioSessionTests {
         #expect(writes.count == 2)
         #expect(writes.first?.staged != nil && writes.first?.current == nil)
         #expect(writes.last?.staged == nil && writes.last?.current?.bytes.suffix(keyshare.serialized().count) == keyshare.serialized())
-        #expect(fixture.client.reports.last == .committed(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)))
-        #expect(await fixture.peer.reports().last == .committed(keyId: keyshare.keyId, gen: [UInt8](keyshare.generation)))
+        #expect(fixture.client.reports.last == .committed(keyId: keyshare.keyId, gen: keyshare.gen))
+        #expect(await fixture.peer.reports().last == .committed(keyId: keyshare.keyId, gen: keyshare.gen))
 
         // The node shares and the app's share are three shares of one key: any two sign (in process).
         try checkSharesCombine(app: keyshare, nodeA: shareA, nodeB: shareB)
@@ -418,9 +418,9 @@ struct TrioSessionTests {
                 else { return false }
                 // The scenario needs both nodes PREPARED before the COMMIT is lost (the app can finish
                 // first, EdDSA especially): wait for it, so the test does not depend on timing.
-                let keyID = Hex.encode(payload.keyID)
+                let keyID = payload.keyID.hex
                 for _ in 0..<500 {
-                    let prepared = [storeA, storeB].allSatisfy { (try? $0.status(keyId: keyID))?.preparedGen == payload.gen }
+                    let prepared = [storeA, storeB].allSatisfy { (try? $0.status(keyId: keyID))?.preparedGen == payload.gen.bytes }
                     if prepared { break }
                     usleep(10_000)
                 }
@@ -433,7 +433,7 @@ struct TrioSessionTests {
         let gen = [UInt8](keyshare.generation)
         #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == gen)
         #expect(try fixture.storeB.share(keyId: keyshare.keyId)?.gen == gen)
-        #expect(fixture.client.reports.first == .inDoubt(keyId: keyshare.keyId, gen: gen))
+        #expect(fixture.client.reports.first == .inDoubt(keyId: keyshare.keyId, gen: keyshare.gen))
         #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: .committed))
         let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
         #expect(record.staged == nil && record.current != nil)

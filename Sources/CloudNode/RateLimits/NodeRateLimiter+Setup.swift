@@ -25,7 +25,7 @@ extension NodeRateLimiter {
             throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
         }
         guard setup.operation == .sign || setup.operation == .preSign, let keyIDBytes = setup.payload.keyID else { return nil }
-        let keyID = Hex.encode(keyIDBytes)
+        let keyID = keyIDBytes.hex
         if case .limited(let retryAfter) = startSigning(keyID: keyID) {
             throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
         }

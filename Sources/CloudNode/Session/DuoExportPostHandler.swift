@@ -56,7 +56,7 @@ package struct DuoExportPostHandler: PostHandler {
             // Not audited: the bytes are not authenticated by any device key.
             return reject(error, instanceID: header.instanceID, setupHash: RejectedSetup.setupHash(of: body))
         }
-        let keyID = setup.payload.keyID.map { Hex.encode($0) }
+        let keyID = setup.payload.keyID?.hex
         let device = "device:" + Hex.encode(setup.deviceKey.identity)
         do throws(SetupRejection) {
             // Step 9: the backend credential must carry scope `export` (§9.1, §9.3), any device binding must
@@ -78,7 +78,7 @@ package struct DuoExportPostHandler: PostHandler {
         guard let keyIDBytes = setup.payload.keyID, let gen = setup.payload.gen, let exportKey = setup.payload.exportKey,
               let receiverKey = try? X25519.PublicKey(bytes: exportKey)
         else { throw SetupRejection(.invalidParameter) }
-        let keyID = Hex.encode(keyIDBytes)
+        let keyID = keyIDBytes.hex
         let deviceIdentity = setup.deviceKey.identity
         let state: (banned: Bool, share: NodeKeyshare?, owner: KeyOwnership)
         let instance = setup.instanceID, now = runner.clock(), retention = runner.replayRetentionMilliseconds
@@ -99,7 +99,7 @@ package struct DuoExportPostHandler: PostHandler {
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
         guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
-        guard share.gen == gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        guard share.gen == gen.bytes else { throw SetupRejection(.staleGeneration, detail: share.gen) }
 
         let instanceID = setup.instanceID, setupHash = setup.setupHash, algorithm = setup.algorithm
         let message: [UInt8]
@@ -123,14 +123,14 @@ package struct DuoExportPostHandler: PostHandler {
     /// epk ‖ AEAD(s_1) for receiver 0, E = {0, 1} (dkls23.md §16 / its FROST twin). A stored share that
     /// does not decode or does not match the SETUP's key is INTERNAL; a weak `export_key` (all-zero
     /// X25519 result) is INVALID_PARAMETER.
-    private static func exportMessage(algorithm: SessionAlgorithm, protocolBytes: [UInt8], keyID: [UInt8], gen: [UInt8],
+    private static func exportMessage(algorithm: SessionAlgorithm, protocolBytes: [UInt8], keyID: KeyID, gen: Generation,
                                       receiverKey: X25519.PublicKey, instanceID: InstanceID,
                                       setupHash: SetupHash) throws(SetupRejection) -> [UInt8] {
         var rng = SecureRandom()
         switch algorithm {
         case .ecdsa:
             guard let keyshare = try? DKLsKeyshare(serialized: protocolBytes), keyshare.partyIndex == 1,
-                  keyshare.keyId == keyID, keyshare.generation == gen,
+                  keyshare.keyId == keyID.bytes, keyshare.generation == gen.bytes,
                   let parameters = try? DKLsExport.Parameters(keyshare: keyshare, exporters: [0, 1], receiver: 0,
                                                               receiverKey: receiverKey, instanceId: instanceID.bytes,
                                                               setupHash: setupHash.bytes)
@@ -141,7 +141,7 @@ package struct DuoExportPostHandler: PostHandler {
             return message.payload
         case .eddsa:
             guard let keyshare = try? FROST.Keyshare(encoded: protocolBytes), keyshare.party == 1,
-                  keyshare.keyId == keyID, keyshare.generation == gen,
+                  keyshare.keyId == keyID.bytes, keyshare.generation == gen.bytes,
                   let parameters = try? FROST.Export.Sealed.Parameters(keyshare: keyshare, exporters: [0, 1], receiver: 0,
                                                                        receiverKey: receiverKey, instanceId: instanceID.bytes,
                                                                        setupHash: setupHash.bytes)

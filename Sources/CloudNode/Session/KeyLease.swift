@@ -12,7 +12,7 @@ struct KeyLease: Sendable {
     /// The key a step must lease, or nil (signing, presigning, export, keygen without a key id).
     static func key(for setup: ValidatedSetup) -> String? {
         guard setup.operation == .reconcile || setup.operation.changesShares, let keyID = setup.payload.keyID else { return nil }
-        return Hex.encode(keyID)
+        return keyID.hex
     }
 
     /// Takes the lease `setup` needs, if any: nil when none is needed; KEY_BUSY when another session

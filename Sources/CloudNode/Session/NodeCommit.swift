@@ -87,12 +87,12 @@ package struct NodeCommit: Sendable, Equatable {
     }
 
     private let policy: Policy
-    private let keyID: [UInt8], gen: [UInt8], digest: [UInt8]
+    private let keyID: KeyID, gen: Generation, digest: [UInt8]
     /// The key id the SETUP named, if it named one (the COMMIT must be for it).
-    private let setupKeyID: [UInt8]?
+    private let setupKeyID: KeyID?
     private var state: State = .idle
 
-    package init(policy: Policy, keyID: [UInt8], gen: [UInt8], digest: [UInt8], setupKeyID: [UInt8]?) {
+    package init(policy: Policy, keyID: KeyID, gen: Generation, digest: [UInt8], setupKeyID: KeyID?) {
         self.policy = policy
         self.keyID = keyID
         self.gen = gen

@@ -24,7 +24,7 @@ package struct NodeReconcile: Sendable, Equatable {
         case abort(AbortPayload, error: SilentShardError)
         case failed(SilentShardError)
         /// The store carried out the decision: how the generation stands, and the current generation.
-        case stored(OutcomePayload.Outcome, currentGen: [UInt8]?)
+        case stored(OutcomePayload.Outcome, currentGen: Generation?)
         case storeFailed
         /// The OUTCOME went out (best effort).
         case sent
@@ -34,9 +34,9 @@ package struct NodeReconcile: Sendable, Equatable {
         /// Read until the app's DONE, COMMIT or ABORT.
         case awaitDecision
         /// Commit PREPARED `gen` with `digest`; report `stored` or `storeFailed`.
-        case commitStore(gen: [UInt8], digest: [UInt8])
+        case commitStore(gen: Generation, digest: [UInt8])
         /// Tombstone `gen`; report `stored` or `storeFailed`.
-        case rollbackStore(gen: [UInt8])
+        case rollbackStore(gen: Generation)
         /// Answer the app (best effort); report `sent`.
         case sendOutcome(OutcomePayload)
         case end(Ending)
@@ -50,16 +50,16 @@ package struct NodeReconcile: Sendable, Equatable {
 
     private enum State: Sendable, Equatable {
         case idle, awaiting
-        case storing(gen: [UInt8], digest: [UInt8], rollback: Bool)
+        case storing(gen: Generation, digest: [UInt8], rollback: Bool)
         case answering(CommitDecision?)
         case ended
     }
 
     private let policy: Policy
-    private let keyID: [UInt8]
+    private let keyID: KeyID
     private var state: State = .idle
 
-    package init(policy: Policy, keyID: [UInt8]) {
+    package init(policy: Policy, keyID: KeyID) {
         self.policy = policy
         self.keyID = keyID
     }

@@ -8,12 +8,12 @@ package enum NodeReconcileExecutor {
     package struct Store {
         package typealias Answer = (OutcomePayload.Outcome, [UInt8]?)
         /// Commit a PREPARED generation (trio; duo has none).
-        package var commit: ((_ gen: [UInt8], _ digest: [UInt8]) async throws(NodeStoreError) -> Answer)?
+        package var commit: ((_ gen: Generation, _ digest: [UInt8]) async throws(NodeStoreError) -> Answer)?
         /// Tombstone a generation.
-        package var rollback: (_ gen: [UInt8]) async throws(NodeStoreError) -> Answer
+        package var rollback: (_ gen: Generation) async throws(NodeStoreError) -> Answer
 
-        package init(commit: ((_ gen: [UInt8], _ digest: [UInt8]) async throws(NodeStoreError) -> Answer)? = nil,
-                     rollback: @escaping (_ gen: [UInt8]) async throws(NodeStoreError) -> Answer) {
+        package init(commit: ((_ gen: Generation, _ digest: [UInt8]) async throws(NodeStoreError) -> Answer)? = nil,
+                     rollback: @escaping (_ gen: Generation) async throws(NodeStoreError) -> Answer) {
             self.commit = commit
             self.rollback = rollback
         }
@@ -32,14 +32,14 @@ package enum NodeReconcileExecutor {
                 do throws(NodeStoreError) {
                     guard let commit = store.commit else { throw .invalidArgument("no PREPARED generations here") }
                     let (outcome, current) = try await commit(gen, digest)
-                    action = machine.handle(.stored(outcome, currentGen: current))
+                    action = machine.handle(.stored(outcome, currentGen: current.flatMap(Generation.init)))
                 } catch {
                     action = machine.handle(.storeFailed)
                 }
             case .rollbackStore(let gen):
                 do throws(NodeStoreError) {
                     let (outcome, current) = try await store.rollback(gen)
-                    action = machine.handle(.stored(outcome, currentGen: current))
+                    action = machine.handle(.stored(outcome, currentGen: current.flatMap(Generation.init)))
                 } catch {
                     action = machine.handle(.storeFailed)
                 }

@@ -8,11 +8,11 @@ package enum NodeStepReport: Sendable, Equatable {
     /// app's DONE passed through.
     case relayed(completed: Bool)
     /// A share-changing step committed this key id and generation (PREPARED → CURRENT).
-    case committed(keyId: String, gen: [UInt8])
+    case committed(keyId: String, gen: Generation)
     /// The staged result was dropped (tombstone aborted) on the app's or the other node's ABORT.
-    case aborted(keyId: String, gen: [UInt8])
+    case aborted(keyId: String, gen: Generation)
     /// READY was sent but the commit condition never held: the share stays PREPARED (§7.5).
-    case inDoubt(keyId: String, gen: [UInt8])
+    case inDoubt(keyId: String, gen: Generation)
     /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
     case signed(confirmed: Bool)
     /// A preSign step stored this node's presignature half (STORED sent).

@@ -66,7 +66,7 @@ extension NodeStepRunner {
         guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else {
             return authorized
         }
-        let keyID = Hex.encode(keyIDBytes)
+        let keyID = keyIDBytes.hex
         let recover = setup.operation == .recover
         let state: (owner: KeyOwnership, device: [UInt8]?)
         do {
@@ -93,7 +93,7 @@ extension NodeStepRunner {
     /// (new) device key (§9.3); the registered device is then not required.
     func keyState(_ setup: ValidatedSetup, rebind: Bool) async throws(SetupRejection) -> NodeKeyshare? {
         let deviceIdentity = setup.deviceKey.identity
-        let keyID = setup.payload.keyID.map { Hex.encode($0) }
+        let keyID = setup.payload.keyID?.hex
         let expectedKind = StoredShareKind(setup.algorithm)
         let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?, retired: (parentKeyId: String, path: [UInt8])?)
         do {
@@ -116,7 +116,7 @@ extension NodeStepRunner {
             guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
             return nil
         }
-        if state.share == nil, let retired = state.retired, let parent = try? Hex.decode(retired.parentKeyId) {
+        if state.share == nil, let retired = state.retired, let parent = (try? Hex.decode(retired.parentKeyId)).flatMap(KeyID.init) {
             // Finding 1: a hard-derived child retired by its parent's new generation. The owner (only the
             // owner gets this far) learns which parent and path to derive it from again.
             throw SetupRejection(.keyRetired, detail: KeyRetiredDetail(parentKeyID: parent, path: retired.path).encoded)
@@ -140,7 +140,7 @@ extension NodeStepRunner {
             if state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
             return share
         }
-        guard share.gen == setup.payload.gen else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        guard share.gen == setup.payload.gen?.bytes else { throw SetupRejection(.staleGeneration, detail: share.gen) }
         if setup.operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
         return share
     }
@@ -153,7 +153,7 @@ extension NodeStepRunner {
         guard let keyIDBytes = setup.payload.keyID, let appStateBytes = setup.payload.appState,
               let appState = try? AppState(bytes: appStateBytes)
         else { throw SetupRejection(.invalidParameter) }
-        let keyID = Hex.encode(keyIDBytes)
+        let keyID = keyIDBytes.hex
         let deviceIdentity = setup.deviceKey.identity
         let stagedGen = appState.staged?.gen
         let state: (current: NodeKeyshare?, prepared: NodeKeyshare?, decision: CommitDecision?)
@@ -161,7 +161,7 @@ extension NodeStepRunner {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
                 (try store.share(keyId: keyID),
                  try store.share(keyId: keyID, slot: .prepared),
-                 try stagedGen.flatMap { gen throws(NodeStoreError) in try store.decision(keyId: keyID, gen: gen) })
+                 try stagedGen.flatMap { gen throws(NodeStoreError) in try store.decision(keyId: keyID, gen: gen.bytes) })
             }
         } catch {
             throw SetupRejection(.storageFailure)
@@ -177,8 +177,10 @@ extension NodeStepRunner {
         case .aborted?: decision = .aborted
         case nil: decision = .unknown
         }
-        let prepared = state.prepared.map { ($0.gen, $0.digest ?? [UInt8](repeating: 0, count: 32)) }
-        return KeyStatus(currentGen: state.current?.gen, prepared: prepared, preparedHoldsCommit: false, decision: decision)
+        let prepared = state.prepared.flatMap { share in
+            Generation(share.gen).map { ($0, share.digest ?? [UInt8](repeating: 0, count: 32)) }
+        }
+        return KeyStatus(currentGen: state.current.flatMap { Generation($0.gen) }, prepared: prepared, preparedHoldsCommit: false, decision: decision)
     }
 
     /// This node's protocol run for `setup` over its current share (step 13).
@@ -192,14 +194,14 @@ extension NodeStepRunner {
     }
 
     /// The protocol key id of a SETUP public key (nil if it does not decode).
-    static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> [UInt8]? {
+    static func protocolKeyID(_ publicKey: [UInt8], algorithm: SessionAlgorithm) -> KeyID? {
         switch algorithm {
         case .ecdsa:
-            guard let point = try? Secp256k1.Point(compressed: publicKey) else { return nil }
-            return try? DKLsDKG.keyId(for: point)
+            guard let point = try? Secp256k1.Point(compressed: publicKey), let id = try? DKLsDKG.keyId(for: point) else { return nil }
+            return KeyID(id)
         case .eddsa:
             guard let point = try? FROST.Point(bytes: publicKey) else { return nil }
-            return FROST.keyId(for: point)
+            return KeyID(FROST.keyId(for: point))
         }
     }
 }

@@ -36,7 +36,7 @@ extension NodeStepRunner {
                                                 relay: relay, gate: gate)
                 // §5.2: the app reconstructs, then DONE; audit whether it came.
                 let done = try? await SessionDriver.awaitControl(.done, from: 0, channel: &channel, read: read, relay: relay)
-                return .exported(keyId: setup.payload.keyID.map { Hex.encode($0) } ?? "", confirmed: done != nil)
+                return .exported(keyId: setup.payload.keyID?.hex ?? "", confirmed: done != nil)
             }
         } catch {
             if channel.peerAbort == nil, !Self.isLinkFailure(error),
@@ -58,7 +58,7 @@ extension NodeStepRunner {
     func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout PartyFrameChannel,
                 send: SessionDriver.Send, read: SessionDriver.Read, relay: SessionDriver.Relay,
                 owner: String) async -> NodeStepReport {
-        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
+        let keyID = keyshare.keyID, gen = keyshare.gen
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let keyId = keyshare.keyId
         let storeCalls = commitStore(NodeKeyshare(keyshare: keyshare, deviceIdentity: setup.deviceKey.identity, digest: digest),
@@ -77,13 +77,13 @@ extension NodeStepRunner {
     }
 
     /// The store calls of a commit of `share`, by the mode's policy.
-    private func commitStore(_ share: NodeKeyshare, keyId: String, setup: ValidatedSetup, gen: [UInt8], digest: [UInt8],
+    private func commitStore(_ share: NodeKeyshare, keyId: String, setup: ValidatedSetup, gen: Generation, digest: [UInt8],
                              owner: String) -> NodeCommitExecutor.Store {
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         guard self.party.otherNode != nil else {
             // Duo: one transaction. The generation it replaces: refresh starts from SETUP's gen; keygen and
             // import create the key.
-            let replacing = setup.operation == .refresh ? setup.payload.gen : nil
+            let replacing = setup.operation == .refresh ? setup.payload.gen?.bytes : nil
             let holder = setup.instanceID
             return NodeCommitExecutor.Store(commit: { [self] () throws(NodeStoreError) in
                 try await onStoreQueue { [store] () throws(NodeStoreError) in
@@ -99,7 +99,7 @@ extension NodeStepRunner {
         // A hard child names its parent and the generation it came from (security review finding 1).
         let parent = rederivable
             ? setup.payload.keyID.flatMap { id in
-                setup.payload.gen.map { (keyId: Hex.encode(id), gen: $0, path: setup.payload.path ?? []) }
+                setup.payload.gen.map { (keyId: id.hex, gen: $0.bytes, path: setup.payload.path ?? []) }
             }
             : nil
         return NodeCommitExecutor.Store(prepare: { [self] () throws(NodeStoreError) in
@@ -110,16 +110,16 @@ extension NodeStepRunner {
                     // The same generation is already CURRENT (a hard child derived again: the child is a
                     // deterministic function of the parent share and path): nothing new to stage; the
                     // commit is then a no-op on the decided generation.
-                    guard try store.share(keyId: keyId)?.gen == gen else { throw .alreadyDecided(keyId: id) }
+                    guard try store.share(keyId: keyId)?.gen == gen.bytes else { throw .alreadyDecided(keyId: id) }
                 }
             }
         }, commit: { [self] () throws(NodeStoreError) in
             try await onStoreQueue { [store] () throws(NodeStoreError) in
-                try store.commit(keyId: keyId, gen: gen, digest: digest, party: party, owner: owner, parent: parent)
+                try store.commit(keyId: keyId, gen: gen.bytes, digest: digest, party: party, owner: owner, parent: parent)
             }
         }, drop: { [self] () throws(NodeStoreError) in
             // §7.2 rule 4: the sender promised never to stage/commit this result; drop ours.
-            try await onStoreQueue { [store] () throws(NodeStoreError) in try store.abort(keyId: keyId, gen: gen, party: party) }
+            try await onStoreQueue { [store] () throws(NodeStoreError) in try store.abort(keyId: keyId, gen: gen.bytes, party: party) }
         })
     }
 
@@ -140,24 +140,24 @@ extension NodeStepRunner {
     func reconcileRunning(_ setup: ValidatedSetup, channel: inout PartyFrameChannel, send: SessionDriver.Send,
                           read: SessionDriver.Read, relay: SessionDriver.Relay, owner: String) async -> NodeStepReport {
         guard let keyIDBytes = setup.payload.keyID else { return .failed(.invalidInput(reason: "key id")) }
-        let keyId = Hex.encode(keyIDBytes)
+        let keyId = keyIDBytes.hex
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
-        let storeCalls = NodeReconcileExecutor.Store(commit: { [self] (gen: [UInt8], digest: [UInt8]) throws(NodeStoreError) in
+        let storeCalls = NodeReconcileExecutor.Store(commit: { [self] (gen: Generation, digest: [UInt8]) throws(NodeStoreError) in
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 do throws(NodeStoreError) {
-                    try store.commit(keyId: keyId, gen: gen, digest: digest, party: party, owner: owner)
+                    try store.commit(keyId: keyId, gen: gen.bytes, digest: digest, party: party, owner: owner)
                     return (.committed, try store.share(keyId: keyId)?.gen)
                 } catch .alreadyDecided {
                     return (.aborted, try store.share(keyId: keyId)?.gen)
                 } catch .preparedMismatch {
                     let current = try store.share(keyId: keyId)?.gen
-                    return (current == gen ? .committed : .inDoubt, current)
+                    return (current == gen.bytes ? .committed : .inDoubt, current)
                 }
             }
-        }, rollback: { [self] (gen: [UInt8]) throws(NodeStoreError) in
+        }, rollback: { [self] (gen: Generation) throws(NodeStoreError) in
             try await onStoreQueue { [store] () throws(NodeStoreError) in
                 do throws(NodeStoreError) {
-                    try store.abort(keyId: keyId, gen: gen, party: party)
+                    try store.abort(keyId: keyId, gen: gen.bytes, party: party)
                     return (.aborted, try store.share(keyId: keyId)?.gen)
                 } catch .alreadyDecided {
                     return (.committed, try store.share(keyId: keyId)?.gen)

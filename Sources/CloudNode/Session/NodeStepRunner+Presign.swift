@@ -43,7 +43,7 @@ extension NodeStepRunner {
         let ttl = min(setup.payload.presignTTL ?? SessionConstants.defaultPresignatureTTLSeconds,
                       SessionConstants.maximumPresignatureTTLSeconds)
         let expiresAtSeconds = clock() / 1000 + UInt64(ttl)
-        let row = NodePresignature(id: setup.instanceID.bytes, keyId: Hex.encode(keyID), gen: gen, party: party.index,
+        let row = NodePresignature(id: setup.instanceID.bytes, keyId: keyID.hex, gen: gen.bytes, party: party.index,
                                    deviceKey: setup.deviceKey.identity,
                                    expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAtSeconds)), secret: secret)
         do throws(NodeStoreError) {
@@ -59,7 +59,7 @@ extension NodeStepRunner {
         let payload = StoredPayload(presigID: setup.instanceID, keyID: keyID, gen: gen, expiresAt: expiresAtSeconds * 1000)
         guard let frame = try? channel.control(.stored, payload: payload.encoded) else { return await abort(.internalError) }
         do { try await send([frame]) } catch { return .failed(error) }
-        return .presignatureStored(keyId: Hex.encode(keyID))
+        return .presignatureStored(keyId: keyID.hex)
     }
 
     /// The answer to a preSignFinal POST body (§8.3–8.4): FINAL_RESPONSE or a REJECT frame; nil when

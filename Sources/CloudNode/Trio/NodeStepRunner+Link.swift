@@ -59,7 +59,7 @@ extension NodeStepRunner {
         // principal of the forwarded token, independently of A.
         let now = clock()
         let setupKeyID = (try? Frame.parseBundle(message))?.first.flatMap { try? SetupPayload(bytes: $0.body) }?.keyID
-        let params = opened.operation == .import ? nil : setupKeyID.map { Hex.encode($0) }
+        let params = opened.operation == .import ? nil : setupKeyID?.hex
         let (verdict, principal) = await tokenCheck(opened.payload.token)
         let context = validationContext(algorithm: opened.algorithm, operation: opened.operation, params: params,
                                         token: verdict, now: now)

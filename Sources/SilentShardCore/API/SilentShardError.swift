@@ -103,7 +103,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .nodeClock(let time, _):
             self = .clockSkew(nodeTime: time)
         case .keyRetired(let detail, _):
-            self = .keyRetired(keyId: nil, parentKeyId: Hex.encode(detail.parentKeyID), path: detail.pathText)
+            self = .keyRetired(keyId: nil, parentKeyId: detail.parentKeyID.hex, path: detail.pathText)
         case .cloudVerificationFailed(let reason):
             self = .cloudVerificationFailed(reason: reason.rawValue)
         case .invalidConfiguration(let issue):

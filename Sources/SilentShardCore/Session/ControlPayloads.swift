@@ -5,14 +5,14 @@ import MPCProtocols
 
 /// READY (node → other node): `key_id ‖ gen ‖ D`.
 package struct ReadyPayload: Sendable, Equatable {
-    package var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
-    package init(keyID: [UInt8], gen: [UInt8], digest: [UInt8]) {
+    package var keyID: KeyID, gen: Generation, digest: [UInt8]
+    package init(keyID: KeyID, gen: Generation, digest: [UInt8]) {
         self.keyID = keyID; self.gen = gen; self.digest = digest
     }
-    package var encoded: [UInt8] { keyID + gen + digest }
+    package var encoded: [UInt8] { keyID.bytes + gen.bytes + digest }
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        keyID = try reader.read(32); gen = try reader.read(32); digest = try reader.read(32)
+        keyID = try reader.read(KeyID.self); gen = try reader.read(Generation.self); digest = try reader.read(32)
         try reader.finish()
     }
 }
@@ -20,15 +20,15 @@ package struct ReadyPayload: Sendable, Equatable {
 /// COMMIT (app → all): `key_id ‖ gen ‖ D ‖ u8 context`.
 package struct CommitPayload: Sendable, Equatable {
     package enum Context: UInt8, Sendable { case inSession = 1, reconcile = 2 }
-    package var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
+    package var keyID: KeyID, gen: Generation, digest: [UInt8]
     package var context: Context
-    package init(keyID: [UInt8], gen: [UInt8], digest: [UInt8], context: Context) {
+    package init(keyID: KeyID, gen: Generation, digest: [UInt8], context: Context) {
         self.keyID = keyID; self.gen = gen; self.digest = digest; self.context = context
     }
-    package var encoded: [UInt8] { keyID + gen + digest + [context.rawValue] }
+    package var encoded: [UInt8] { keyID.bytes + gen.bytes + digest + [context.rawValue] }
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        keyID = try reader.read(32); gen = try reader.read(32); digest = try reader.read(32)
+        keyID = try reader.read(KeyID.self); gen = try reader.read(Generation.self); digest = try reader.read(32)
         guard let context = Context(rawValue: try reader.readUInt8()) else { throw .malformed }
         self.context = context
         try reader.finish()
@@ -38,23 +38,23 @@ package struct CommitPayload: Sendable, Equatable {
 /// OUTCOME (node → app): `key_id ‖ gen ‖ D ‖ u8 outcome ‖ current_gen (zeros if none)`.
 package struct OutcomePayload: Sendable, Equatable {
     package enum Outcome: UInt8, Sendable { case committed = 1, aborted = 2, inDoubt = 3 }
-    package var keyID: [UInt8], gen: [UInt8], digest: [UInt8]
+    package var keyID: KeyID, gen: Generation, digest: [UInt8]
     package var outcome: Outcome
     /// The node's current generation, nil if none (zeros on the wire).
-    package var currentGen: [UInt8]?
-    package init(keyID: [UInt8], gen: [UInt8], digest: [UInt8], outcome: Outcome, currentGen: [UInt8]?) {
+    package var currentGen: Generation?
+    package init(keyID: KeyID, gen: Generation, digest: [UInt8], outcome: Outcome, currentGen: Generation?) {
         self.keyID = keyID; self.gen = gen; self.digest = digest; self.outcome = outcome; self.currentGen = currentGen
     }
     package var encoded: [UInt8] {
-        keyID + gen + digest + [outcome.rawValue] + (currentGen ?? [UInt8](repeating: 0, count: 32))
+        keyID.bytes + gen.bytes + digest + [outcome.rawValue] + (currentGen?.bytes ?? [UInt8](repeating: 0, count: 32))
     }
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        keyID = try reader.read(32); gen = try reader.read(32); digest = try reader.read(32)
+        keyID = try reader.read(KeyID.self); gen = try reader.read(Generation.self); digest = try reader.read(32)
         guard let outcome = Outcome(rawValue: try reader.readUInt8()) else { throw .malformed }
         self.outcome = outcome
-        let current = try reader.read(32)
-        currentGen = current.allSatisfy { $0 == 0 } ? nil : current
+        let current = try reader.read(Generation.self)
+        currentGen = current.bytes.allSatisfy { $0 == 0 } ? nil : current
         try reader.finish()
     }
 }
@@ -67,11 +67,11 @@ package struct AbortPayload: Sendable, Equatable {
     package var blamed: PartyIndex?
     package var ban: Bool
     /// The rolled-back generation (reconcile, §7.3).
-    package var rollback: (keyID: [UInt8], gen: [UInt8])?
+    package var rollback: (keyID: KeyID, gen: Generation)?
     /// UTF-8, ≤ 256 bytes, no secrets.
     package var detail: String
 
-    package init(code: WireCode, blamed: PartyIndex?, ban: Bool = false, rollback: (keyID: [UInt8], gen: [UInt8])? = nil,
+    package init(code: WireCode, blamed: PartyIndex?, ban: Bool = false, rollback: (keyID: KeyID, gen: Generation)? = nil,
                 detail: String = "") {
         self.code = code; self.blamed = blamed; self.ban = ban; self.rollback = rollback
         // Truncate on a character boundary.
@@ -90,7 +90,7 @@ package struct AbortPayload: Sendable, Equatable {
         writer.append(uint16: code.rawValue)
         writer.append(uint8: blamed ?? 0xFF)
         writer.append(uint8: (ban ? 1 : 0) | (rollback == nil ? 0 : 2))
-        if let rollback { writer.append(rollback.keyID + rollback.gen) }
+        if let rollback { writer.append(rollback.keyID); writer.append(rollback.gen) }
         // `detail` is a public var: never encode more than the decoder accepts (cut bytes may end
         // mid-character only if a caller bypassed `init`; the decoder then rejects the frame).
         let text = Array(detail.utf8.prefix(SessionConstants.maximumAbortDetailByteCount))
@@ -107,7 +107,7 @@ package struct AbortPayload: Sendable, Equatable {
         let flags = try reader.readUInt8()
         guard flags & ~0x03 == 0, flags & 1 == 0 || blamed != nil else { throw .malformed }
         ban = flags & 1 != 0
-        rollback = flags & 2 != 0 ? (try reader.read(32), try reader.read(32)) : nil
+        rollback = flags & 2 != 0 ? (try reader.read(KeyID.self), try reader.read(Generation.self)) : nil
         let length = Int(try reader.readUInt16())
         guard length <= SessionConstants.maximumAbortDetailByteCount,
               let text = String(validating: try reader.read(length), as: UTF8.self)
@@ -157,16 +157,16 @@ package enum DonePayload: Sendable, Equatable {
 
 /// STORED (node → app): `presig_id (32) ‖ key_id ‖ gen ‖ u64 expires_at`.
 package struct StoredPayload: Sendable, Equatable {
-    package var presigID: InstanceID, keyID: [UInt8], gen: [UInt8]
+    package var presigID: InstanceID, keyID: KeyID, gen: Generation
     /// ms since the Unix epoch (the spec's default time unit, §0).
     package var expiresAt: UInt64
-    package init(presigID: InstanceID, keyID: [UInt8], gen: [UInt8], expiresAt: UInt64) {
+    package init(presigID: InstanceID, keyID: KeyID, gen: Generation, expiresAt: UInt64) {
         self.presigID = presigID; self.keyID = keyID; self.gen = gen; self.expiresAt = expiresAt
     }
-    package var encoded: [UInt8] { presigID.bytes + keyID + gen + expiresAt.bigEndianBytes }
+    package var encoded: [UInt8] { presigID.bytes + keyID.bytes + gen.bytes + expiresAt.bigEndianBytes }
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        presigID = InstanceID(checked: try reader.read(InstanceID.byteCount)); keyID = try reader.read(32); gen = try reader.read(32)
+        presigID = InstanceID(checked: try reader.read(InstanceID.byteCount)); keyID = try reader.read(KeyID.self); gen = try reader.read(Generation.self)
         expiresAt = try reader.readUInt64()
         try reader.finish()
     }
@@ -176,17 +176,17 @@ package struct StoredPayload: Sendable, Equatable {
 /// message (80 bytes: epk ‖ ct)`.
 package struct ExportResponsePayload: Sendable, Equatable {
     package static let exportMessageByteCount = 80
-    package var setupHash: SetupHash, keyID: [UInt8], gen: [UInt8]
+    package var setupHash: SetupHash, keyID: KeyID, gen: Generation
     package var party: PartyIndex
     package var exportMessage: [UInt8]
-    package init(setupHash: SetupHash, keyID: [UInt8], gen: [UInt8], party: PartyIndex, exportMessage: [UInt8]) {
+    package init(setupHash: SetupHash, keyID: KeyID, gen: Generation, party: PartyIndex, exportMessage: [UInt8]) {
         self.setupHash = setupHash; self.keyID = keyID; self.gen = gen; self.party = party
         self.exportMessage = exportMessage
     }
-    package var encoded: [UInt8] { setupHash.bytes + keyID + gen + [party] + exportMessage }
+    package var encoded: [UInt8] { setupHash.bytes + keyID.bytes + gen.bytes + [party] + exportMessage }
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        setupHash = SetupHash(checked: try reader.read(SetupHash.byteCount)); keyID = try reader.read(32); gen = try reader.read(32)
+        setupHash = SetupHash(checked: try reader.read(SetupHash.byteCount)); keyID = try reader.read(KeyID.self); gen = try reader.read(Generation.self)
         party = try reader.readUInt8()
         exportMessage = try reader.read(Self.exportMessageByteCount)
         try reader.finish()

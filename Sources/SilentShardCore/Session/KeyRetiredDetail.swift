@@ -4,11 +4,11 @@
 ///
 /// Encoding: `parent_key_id[32] ‖ path` (the SETUP path encoding, `DerivationPathBytes`).
 package struct KeyRetiredDetail: Sendable, Equatable {
-    package var parentKeyID: [UInt8]
+    package var parentKeyID: KeyID
     /// The derivation path in SETUP's encoding.
     package var path: [UInt8]
 
-    package init(parentKeyID: [UInt8], path: [UInt8]) {
+    package init(parentKeyID: KeyID, path: [UInt8]) {
         self.parentKeyID = parentKeyID
         self.path = path
     }
@@ -16,7 +16,7 @@ package struct KeyRetiredDetail: Sendable, Equatable {
     /// Strict decoding: 32 bytes of parent key id, then a well-formed path.
     package init(bytes: [UInt8]) throws(SessionError) {
         guard bytes.count > 32 else { throw .malformed }
-        parentKeyID = Array(bytes.prefix(32))
+        parentKeyID = KeyID(checked: Array(bytes.prefix(KeyID.byteCount)))
         path = Array(bytes.dropFirst(32))
         do { _ = try DerivationPathBytes(bytes: path) } catch { throw .malformed }
     }
@@ -27,7 +27,7 @@ package struct KeyRetiredDetail: Sendable, Equatable {
         return decoded.text
     }
 
-    package var encoded: [UInt8] { parentKeyID + path }
+    package var encoded: [UInt8] { parentKeyID.bytes + path }
 }
 
 extension DerivationPathBytes {

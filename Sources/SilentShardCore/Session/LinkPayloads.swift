@@ -69,9 +69,9 @@ package struct LinkOpenPayload: Sendable, Equatable {
 package enum PeerStatusPayload: Sendable, Equatable {
     package enum State: UInt8, Sendable { case unknown = 0, prepared = 1, committed = 2, aborted = 3 }
 
-    case request(keyID: [UInt8], gen: [UInt8])
+    case request(keyID: KeyID, gen: Generation)
     /// `commitFrame` empty if the node holds none.
-    case response(keyID: [UInt8], gen: [UInt8], state: State, digest: [UInt8], commitFrame: [UInt8])
+    case response(keyID: KeyID, gen: Generation, state: State, digest: [UInt8], commitFrame: [UInt8])
 
     package var encoded: [UInt8] {
         var writer = WireWriter()
@@ -89,7 +89,7 @@ package enum PeerStatusPayload: Sendable, Equatable {
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
         let type = try reader.readUInt8()
-        let keyID = try reader.read(32), gen = try reader.read(32)
+        let keyID = try reader.read(KeyID.self), gen = try reader.read(Generation.self)
         switch type {
         case 1: self = .request(keyID: keyID, gen: gen)
         case 2:

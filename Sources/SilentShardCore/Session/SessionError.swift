@@ -115,7 +115,7 @@ extension SessionError: CustomStringConvertible {
         case .nodeClock(let time, let by):
             return "party \(by) reported STALE_TIMESTAMP (node time \(time) ms)"
         case .keyRetired(let detail, let by):
-            return "party \(by) reported KEY_RETIRED (derive again from parent \(Hex.encode(detail.parentKeyID)) along \(detail.pathText))"
+            return "party \(by) reported KEY_RETIRED (derive again from parent \(detail.parentKeyID.hex) along \(detail.pathText))"
         case .cloudVerificationFailed(let reason):
             return "cloud verification failed: \(reason.rawValue)"
         case .invalidConfiguration(let issue):

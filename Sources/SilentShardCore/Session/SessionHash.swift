@@ -20,8 +20,8 @@ package enum SessionHash {
     }
 
     /// `D = Hs("commit"; setup_hash, key_id, gen, T)`.
-    package static func commitDigest(setupHash: SetupHash, keyID: [UInt8], gen: [UInt8], transcript: [UInt8]) -> [UInt8] {
-        hash("commit", setupHash.bytes, keyID, gen, transcript)
+    package static func commitDigest(setupHash: SetupHash, keyID: KeyID, gen: Generation, transcript: [UInt8]) -> [UInt8] {
+        hash("commit", setupHash.bytes, keyID.bytes, gen.bytes, transcript)
     }
 
     /// `sigmsg(label, m) = "SilentShard/v3/" ‖ label ‖ 0x00 ‖ m`.

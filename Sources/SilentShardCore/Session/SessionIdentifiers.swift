@@ -47,3 +47,29 @@ package struct SetupHash: SessionBytes {
     /// Zeros: the setup hash of a REJECT to a SETUP the node could not parse (§4.5).
     package static let unbound = SetupHash(checked: [UInt8](repeating: 0, count: byteCount))
 }
+
+/// A key's id (§1.5): the protocol key id of its public key, the same at every party; on the route and
+/// in the store as hex.
+package struct KeyID: SessionBytes {
+    package static let byteCount = 32
+    package let bytes: [UInt8]
+    package init(checked bytes: [UInt8]) { self.bytes = bytes }
+
+    /// Lowercase hex, as routes and stores name the key.
+    package var hex: String { Hex.encode(bytes) }
+}
+
+/// One generation of a key's shares (§1.5): fresh at every keygen, refresh, recover and import; what
+/// commit, reconcile and presignatures bind to.
+package struct Generation: SessionBytes {
+    package static let byteCount = 32
+    package let bytes: [UInt8]
+    package init(checked bytes: [UInt8]) { self.bytes = bytes }
+}
+
+extension Keyshare {
+    /// The key id, typed (32 bytes: the protocol keyshare's, validated when it was made or decoded).
+    package var keyID: KeyID { KeyID(checked: keyIdBytes) }
+    /// The generation, typed (32 bytes, as `generation`).
+    package var gen: Generation { Generation(checked: [UInt8](generation)) }
+}

@@ -44,8 +44,8 @@ package struct SetupPayload: Sendable, Equatable {
     /// u8 n ‖ u8 t.
     package var threshold: [UInt8]
     package var participants: [UInt8]
-    package var keyID: [UInt8]?
-    package var gen: [UInt8]?
+    package var keyID: KeyID?
+    package var gen: Generation?
     package var path: [UInt8]?
     package var message: [UInt8]?
     package var publicKey: [UInt8]?
@@ -99,8 +99,8 @@ package struct SetupPayload: Sendable, Equatable {
         }
         add(Tag.sessionKeys, sessionKeys)
         add(Tag.groupID, groupID)
-        add(Tag.keyID, keyID)
-        add(Tag.gen, gen)
+        add(Tag.keyID, keyID?.bytes)
+        add(Tag.gen, gen?.bytes)
         add(Tag.path, path)
         add(Tag.message, message)
         add(Tag.publicKey, publicKey)
@@ -146,8 +146,9 @@ package struct SetupPayload: Sendable, Equatable {
         groupID = tlv[Tag.groupID]
         threshold = try required(Tag.threshold)
         participants = try required(Tag.participants)
-        keyID = tlv[Tag.keyID]
-        gen = tlv[Tag.gen]
+        // The TLV sizes are exact (32 bytes each).
+        keyID = tlv[Tag.keyID].flatMap(KeyID.init)
+        gen = tlv[Tag.gen].flatMap(Generation.init)
         path = tlv[Tag.path]
         message = tlv[Tag.message]
         publicKey = tlv[Tag.publicKey]

@@ -155,7 +155,7 @@ package enum SetupValidator {
 
     /// `params` is the hex key id for operations on an existing key and nil otherwise (§2.1). Hex is
     /// compared case-insensitively (§0).
-    private static func checkParams(_ params: String?, keyID: [UInt8]?, operation: SessionOperation,
+    private static func checkParams(_ params: String?, keyID: KeyID?, operation: SessionOperation,
                                     isExportPost: Bool) throws(SetupRejection) {
         switch (params, keyID) {
         case (nil, nil): return
@@ -163,7 +163,7 @@ package enum SetupValidator {
         // export POST comes from the app's backend, whose URL may omit the hint (session-notes 15).
         case (nil, _?) where operation == .import || isExportPost: return
         case (let text?, let id?):
-            guard let decoded = try? Hex.decode(text), decoded == id else { throw SetupRejection(.routeMismatch) }
+            guard let decoded = try? Hex.decode(text), decoded == id.bytes else { throw SetupRejection(.routeMismatch) }
         default: throw SetupRejection(.routeMismatch)
         }
     }

@@ -1,11 +1,11 @@
 /// `app_state` (SETUP 0x13, reconcile; `specs/session.md` §4.7):
 /// `u8 flags (bit 0 current present, bit 1 staged present) ‖ [current_gen] ‖ [staged_gen ‖ staged_D]`.
 package struct AppState: Sendable, Equatable {
-    package var currentGen: [UInt8]?
+    package var currentGen: Generation?
     /// The staged generation and its commit digest `D`.
-    package var staged: (gen: [UInt8], digest: [UInt8])?
+    package var staged: (gen: Generation, digest: [UInt8])?
 
-    package init(currentGen: [UInt8]?, staged: (gen: [UInt8], digest: [UInt8])?) {
+    package init(currentGen: Generation?, staged: (gen: Generation, digest: [UInt8])?) {
         self.currentGen = currentGen
         self.staged = staged
     }
@@ -14,7 +14,11 @@ package struct AppState: Sendable, Equatable {
         var flags: UInt8 = 0
         if currentGen != nil { flags |= 1 }
         if staged != nil { flags |= 2 }
-        return [flags] + (currentGen ?? []) + (staged.map { $0.gen + $0.digest } ?? [])
+        var writer = WireWriter()
+        writer.append(uint8: flags)
+        if let currentGen { writer.append(currentGen) }
+        if let staged { writer.append(staged.gen); writer.append(staged.digest) }
+        return writer.bytes
     }
 
     /// Strict decoding: unknown flag bits, wrong lengths → INVALID_PARAMETER.
@@ -22,8 +26,8 @@ package struct AppState: Sendable, Equatable {
         var reader = WireReader(bytes, failure: .invalidParameter)
         let flags = try reader.readUInt8()
         guard flags & ~0x03 == 0 else { throw .invalidParameter }
-        currentGen = flags & 1 != 0 ? try reader.read(32) : nil
-        staged = flags & 2 != 0 ? (try reader.read(32), try reader.read(32)) : nil
+        currentGen = flags & 1 != 0 ? try reader.read(Generation.self) : nil
+        staged = flags & 2 != 0 ? (try reader.read(Generation.self), try reader.read(32)) : nil
         try reader.finish()
     }
 
@@ -40,13 +44,13 @@ package struct KeyStatus: Sendable, Equatable {
         case unknown = 0, committed = 1, aborted = 2
     }
 
-    package var currentGen: [UInt8]?
-    package var prepared: (gen: [UInt8], digest: [UInt8])?
+    package var currentGen: Generation?
+    package var prepared: (gen: Generation, digest: [UInt8])?
     /// Whether the PREPARED record holds the app's COMMIT (only meaningful with `prepared`).
     package var preparedHoldsCommit: Bool
     package var decision: Decision
 
-    package init(currentGen: [UInt8]?, prepared: (gen: [UInt8], digest: [UInt8])?, preparedHoldsCommit: Bool,
+    package init(currentGen: Generation?, prepared: (gen: Generation, digest: [UInt8])?, preparedHoldsCommit: Bool,
                 decision: Decision) {
         self.currentGen = currentGen
         self.prepared = prepared
@@ -59,7 +63,12 @@ package struct KeyStatus: Sendable, Equatable {
         if currentGen != nil { flags |= 1 }
         if prepared != nil { flags |= 2 }
         if prepared != nil && preparedHoldsCommit { flags |= 4 }
-        return [flags] + (currentGen ?? []) + (prepared.map { $0.gen + $0.digest } ?? []) + [decision.rawValue]
+        var writer = WireWriter()
+        writer.append(uint8: flags)
+        if let currentGen { writer.append(currentGen) }
+        if let prepared { writer.append(prepared.gen); writer.append(prepared.digest) }
+        writer.append(uint8: decision.rawValue)
+        return writer.bytes
     }
 
     /// Strict decoding: unknown flag bits, bit 2 without bit 1, unknown decision, wrong lengths →
@@ -68,8 +77,8 @@ package struct KeyStatus: Sendable, Equatable {
         var reader = WireReader(bytes)
         let flags = try reader.readUInt8()
         guard flags & ~0x07 == 0, flags & 4 == 0 || flags & 2 != 0 else { throw .malformed }
-        currentGen = flags & 1 != 0 ? try reader.read(32) : nil
-        prepared = flags & 2 != 0 ? (try reader.read(32), try reader.read(32)) : nil
+        currentGen = flags & 1 != 0 ? try reader.read(Generation.self) : nil
+        prepared = flags & 2 != 0 ? (try reader.read(Generation.self), try reader.read(32)) : nil
         preparedHoldsCommit = flags & 4 != 0
         guard let decision = Decision(rawValue: try reader.readUInt8()) else { throw .malformed }
         self.decision = decision

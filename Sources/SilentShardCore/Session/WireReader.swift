@@ -20,6 +20,11 @@ struct WireReader {
         return Array(bytes[offset..<offset + count])
     }
 
+    /// A fixed-size session value (its `byteCount` bytes).
+    mutating func read<Value: SessionBytes>(_ type: Value.Type) throws(SessionError) -> Value {
+        Value(checked: try read(Value.byteCount))
+    }
+
     mutating func readUInt8() throws(SessionError) -> UInt8 {
         guard remaining >= 1 else { throw failure }
         defer { offset += 1 }
@@ -58,6 +63,7 @@ struct WireWriter {
     private(set) var bytes: [UInt8] = []
 
     mutating func append<Bytes: Sequence<UInt8>>(_ data: Bytes) { bytes.append(contentsOf: data) }
+    mutating func append(_ value: some SessionBytes) { bytes.append(contentsOf: value.bytes) }
     mutating func append(uint8 value: UInt8) { bytes.append(value) }
     mutating func append(uint16 value: UInt16) { bytes += [UInt8(value >> 8), UInt8(value & 0xFF)] }
     mutating func append(uint32 value: UInt32) {

@@ -36,8 +36,8 @@ extension AppSession {
 
     private func refreshStep(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
         try await step(.refresh, action: actions.refresh(), existing: keyshare, participants: allParties) { setup in
-            setup.keyID = keyshare.keyIdBytes
-            setup.gen = [UInt8](keyshare.generation)
+            setup.keyID = keyshare.keyID
+            setup.gen = keyshare.gen
         } body: { channel, link throws(SilentShardError) in
             let refreshed = try await runProtocol(channel: &channel, link: link) {
                 instanceID, setupHash, groupID, rng throws(ProtocolError) in
@@ -72,7 +72,7 @@ extension AppSession {
                 }
                 // The DKG's import mode shares exactly the given public key, whose id `keyID` is.
                 try await aborting(channel: &channel, link: link) { (_: inout PartyFrameChannel) throws(SilentShardError) in
-                    guard keyshare.keyIdBytes == keyID else { throw .abortProtocol(party: nil) }
+                    guard keyshare.keyID == keyID else { throw .abortProtocol(party: nil) }
                 }
                 return try await commit(keyshare, channel: &channel, link: link)
             }
@@ -92,8 +92,8 @@ extension AppSession {
         let path = try Self.softPath(chainPath)
         try await settleIfStaged(keyshare)
         let signature = try await step(.sign, action: actions.sign(), existing: keyshare, participants: signers) { setup in
-            setup.keyID = keyshare.keyIdBytes
-            setup.gen = [UInt8](keyshare.generation)
+            setup.keyID = keyshare.keyID
+            setup.gen = keyshare.gen
             setup.path = DerivationPathBytes(indices: path.indices).encoded
             setup.message = messageBytes
         } body: { channel, link throws(SilentShardError) in

@@ -21,10 +21,9 @@ extension AppSession {
         let staged = try record.staged.map { share throws(SilentShardError) in try AppStoredShare.decode(share, mode: mode) }
         for share in [current, staged].compactMap({ $0 }) { try check(share.keyshare) }
         guard let reference = staged?.keyshare ?? current?.keyshare else { throw .keyNotFound(keyId: keyId) }
-        let appState = AppState(currentGen: current.map { [UInt8]($0.keyshare.generation) },
-                                staged: staged.map { ([UInt8]($0.keyshare.generation), $0.digest) })
+        let appState = AppState(currentGen: current?.keyshare.gen, staged: staged.map { ($0.keyshare.gen, $0.digest) })
         return try await step(.reconcile, action: actions.reconcile(), existing: reference, participants: allParties) { setup in
-            setup.keyID = reference.keyIdBytes
+            setup.keyID = reference.keyID
             setup.appState = appState.encoded
         } body: { channel, link throws(SilentShardError) in
             try await accepted(channel: &channel, link: link)

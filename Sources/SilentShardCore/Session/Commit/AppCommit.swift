@@ -81,13 +81,13 @@ package struct AppCommit: Sendable, Equatable {
 
     private let policy: Policy
     private let nodes: [PartyIndex]
-    private let keyID: [UInt8], gen: [UInt8], digest: [UInt8]
+    private let keyID: KeyID, gen: Generation, digest: [UInt8]
     private var state: State = .idle
     private var answers: [PartyIndex: Answer] = [:]
 
     /// A commit of the result (`keyID`, `gen`) with digest `digest` at `nodes` (duo [1]; trio the
     /// session's participating nodes).
-    package init(policy: Policy, nodes: [PartyIndex], keyID: [UInt8], gen: [UInt8], digest: [UInt8]) {
+    package init(policy: Policy, nodes: [PartyIndex], keyID: KeyID, gen: Generation, digest: [UInt8]) {
         self.policy = policy
         self.nodes = nodes.sorted()
         self.keyID = keyID

@@ -34,7 +34,7 @@ package enum AppCommitExecutor {
     package static func commit(_ keyshare: Keyshare, policy: AppCommit.Policy, nodes: [PartyIndex],
                                channel: inout PartyFrameChannel, storage: (_ digest: [UInt8]) -> Storage,
                                send: SessionDriver.Send, read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
-        let keyID = keyshare.keyIdBytes, gen = [UInt8](keyshare.generation)
+        let keyID = keyshare.keyID, gen = keyshare.gen
         let digest = channel.commitDigest(keyID: keyID, gen: gen)
         let commit = AppCommit(policy: policy, nodes: nodes, keyID: keyID, gen: gen, digest: digest)
         switch await run(commit, channel: &channel, storage: storage(digest), send: send, read: read) {

@@ -65,15 +65,15 @@ package struct AppReconcile: Sendable {
 
     private let policy: Policy
     private let storageKeyId: String
-    private let keyID: [UInt8]
-    private let current: [UInt8]?
-    private let staged: (gen: [UInt8], digest: [UInt8])?
+    private let keyID: KeyID
+    private let current: Generation?
+    private let staged: (gen: Generation, digest: [UInt8])?
     private var state: State = .idle
 
     /// Reconcile of the record `storageKeyId` (protocol key id `keyID`) whose current generation is
     /// `current` and staged one `staged` (with its digest D).
-    package init(policy: Policy, storageKeyId: String, keyID: [UInt8], current: [UInt8]?,
-                 staged: (gen: [UInt8], digest: [UInt8])?) {
+    package init(policy: Policy, storageKeyId: String, keyID: KeyID, current: Generation?,
+                 staged: (gen: Generation, digest: [UInt8])?) {
         self.policy = policy
         self.storageKeyId = storageKeyId
         self.keyID = keyID

@@ -31,9 +31,9 @@ package enum AppReconcileExecutor {
                                storageClient: any StorageClient, send: SessionDriver.Send,
                                read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
         guard let reference = staged?.keyshare ?? current else { throw .keyNotFound(keyId: storageKeyId) }
-        let reconcile = AppReconcile(policy: policy, storageKeyId: storageKeyId, keyID: reference.keyIdBytes,
-                                     current: current.map { [UInt8]($0.generation) },
-                                     staged: staged.map { ([UInt8]($0.keyshare.generation), $0.digest) })
+        let reconcile = AppReconcile(policy: policy, storageKeyId: storageKeyId, keyID: reference.keyID,
+                                     current: current?.gen,
+                                     staged: staged.map { ($0.keyshare.gen, $0.digest) })
         switch await run(reconcile, nodes: nodes, channel: &channel, storage: Storage(storageClient, keyId: storageKeyId),
                          send: send, read: read) {
         case .current:

@@ -233,7 +233,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// The commit digest D of this session for a result (§1.5) over T as this party saw it.
-    package func commitDigest(keyID: [UInt8], gen: [UInt8]) -> [UInt8] {
+    package func commitDigest(keyID: KeyID, gen: Generation) -> [UInt8] {
         SessionHash.commitDigest(setupHash: receiver.setupHash, keyID: keyID, gen: gen, transcript: receiver.transcript.digest)
     }
 

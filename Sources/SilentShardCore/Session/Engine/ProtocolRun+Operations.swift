@@ -90,12 +90,14 @@ extension SessionProtocolMachine {
         }
 
         /// The key's protocol key id.
-        package func keyID() throws(SilentShardError) -> [UInt8] {
+        package func keyID() throws(SilentShardError) -> KeyID {
             switch self {
             case .ecdsa(let point, _):
-                guard let id = try? DKLsDKG.keyId(for: point) else { throw .invalidInput(reason: "private key") }
+                guard let bytes = try? DKLsDKG.keyId(for: point), let id = KeyID(bytes) else { throw .invalidInput(reason: "private key") }
                 return id
-            case .eddsa(let point, _): return FROST.keyId(for: point)
+            case .eddsa(let point, _):
+                guard let id = KeyID(FROST.keyId(for: point)) else { throw .invalidInput(reason: "private key") }
+                return id
             }
         }
 
