@@ -208,7 +208,7 @@ enum SessionTargets {
             payload.publicKey = fixture("point") {
                 try Secp256k1.Point(base: Secp256k1.Scalar(bytes: FixedKeys.bytes(0, 31) + [5])).compressed()
             }
-            payload.chainCode = FixedKeys.bytes(0x55)
+            payload.chainCode = ChainCode(checked: FixedKeys.bytes(0x55))
         case .reconcile: payload.appState = AppState(currentGen: gen, staged: nil).encoded
         default: break
         }

@@ -57,7 +57,7 @@ struct Cluster {
                 payload.publicKey = algorithm == .ecdsa
                     ? try Secp256k1.Point(base: Secp256k1.Scalar(bytes: [UInt8](repeating: 0, count: 31) + [5])).compressed()
                     : Ed25519.SigningKey().verifyingKey.bytes
-            case T.chainCode: payload.chainCode = [UInt8](repeating: 0x33, count: 32)
+            case T.chainCode: payload.chainCode = ChainCode(checked: [UInt8](repeating: 0x33, count: 32))
             case T.exportKey: payload.exportKey = X25519.PrivateKey().publicKey.bytes
             case T.appState: payload.appState = AppState(currentGen: gen, staged: nil).encoded
             case T.holders: payload.holders = PartySet([1, 2]).encoded

@@ -73,3 +73,11 @@ extension Keyshare {
     /// The generation, typed (32 bytes, as `generation`).
     package var gen: Generation { Generation(checked: [UInt8](generation)) }
 }
+
+/// A BIP32 chain code (32 bytes): the root chain code an imported key is shared with (SETUP's
+/// `chain_code`), from which soft derivation paths start.
+package struct ChainCode: SessionBytes {
+    package static let byteCount = 32
+    package let bytes: [UInt8]
+    package init(checked bytes: [UInt8]) { self.bytes = bytes }
+}

@@ -49,7 +49,7 @@ package struct SetupPayload: Sendable, Equatable {
     package var path: [UInt8]?
     package var message: [UInt8]?
     package var publicKey: [UInt8]?
-    package var chainCode: [UInt8]?
+    package var chainCode: ChainCode?
     package var exportKey: [UInt8]?
     package var appState: [UInt8]?
     package var presignTTL: UInt32?
@@ -104,7 +104,7 @@ package struct SetupPayload: Sendable, Equatable {
         add(Tag.path, path)
         add(Tag.message, message)
         add(Tag.publicKey, publicKey)
-        add(Tag.chainCode, chainCode)
+        add(Tag.chainCode, chainCode?.bytes)
         add(Tag.exportKey, exportKey)
         add(Tag.appState, appState)
         add(Tag.presignTTL, presignTTL.map { ttl in
@@ -152,7 +152,7 @@ package struct SetupPayload: Sendable, Equatable {
         path = tlv[Tag.path]
         message = tlv[Tag.message]
         publicKey = tlv[Tag.publicKey]
-        chainCode = tlv[Tag.chainCode]
+        chainCode = tlv[Tag.chainCode].flatMap(ChainCode.init)
         exportKey = tlv[Tag.exportKey]
         appState = tlv[Tag.appState]
         if let ttl = tlv[Tag.presignTTL] {

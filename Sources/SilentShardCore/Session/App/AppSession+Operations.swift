@@ -53,10 +53,9 @@ extension AppSession {
     /// 32-byte RFC 8032 seed. `rootChainCode` is 32 bytes. Staged, committed at the nodes (which refuse
     /// a key id they hold: `keyAlreadyExists`), then promoted.
     package func importKey(privateKey: Data, rootChainCode: Data) async throws(SilentShardError) -> Keyshare {
-        guard privateKey.count == 32, rootChainCode.count == 32 else {
+        guard privateKey.count == 32, let chainCode = ChainCode([UInt8](rootChainCode)) else {
             throw .invalidInput(reason: "private key and chain code must be 32 bytes each")
         }
-        let chainCode = [UInt8](rootChainCode)
         let key = try SessionProtocolMachine.ImportedKey(algorithm: algorithm, privateKey: [UInt8](privateKey))
         let keyID = try key.keyID(), publicKey = try key.publicKeyBytes()
         do throws(SilentShardError) {

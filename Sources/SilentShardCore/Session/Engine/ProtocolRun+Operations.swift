@@ -113,7 +113,7 @@ extension SessionProtocolMachine {
     }
 
     /// Import of `key` with its root `chainCode` into a fresh sharing among every party of `mode`.
-    package static func importKey(_ key: ImportedKey, chainCode: [UInt8], local: PartyIndex, mode: Keyshare.Mode,
+    package static func importKey(_ key: ImportedKey, chainCode: ChainCode, local: PartyIndex, mode: Keyshare.Mode,
                                   instanceID: InstanceID, setupHash: SetupHash, groupID: [UInt8]?,
                                   using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let (n, t) = threshold(of: mode)

@@ -177,11 +177,11 @@ package struct SessionProtocolMachine: Sendable {
     /// DKLs23 import among `partyCount` parties: the app (party 0) is the importer and alone passes
     /// the private key; the result is a fresh sharing of that key.
     package static func dklsImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID, setupHash: SetupHash,
-                                  publicKey: Secp256k1.Point, chainCode: [UInt8], privateKey: Secp256k1.Scalar?,
+                                  publicKey: Secp256k1.Point, chainCode: ChainCode, privateKey: Secp256k1.Scalar?,
                                   mode: Keyshare.Mode, groupID: [UInt8]?) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         let parameters = try DKLsDKG.Parameters(partyCount: partyCount, threshold: threshold, partyIndex: local,
                                                 instanceId: instanceID.bytes, setupHash: setupHash.bytes,
-                                                mode: .importKey(importer: 0, publicKey: publicKey, chainCode: chainCode,
+                                                mode: .importKey(importer: 0, publicKey: publicKey, chainCode: chainCode.bytes,
                                                                  privateKey: privateKey))
         return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
                                                   state: .dklsDKGStart(parameters), mode: mode, groupID: groupID,
@@ -190,11 +190,11 @@ package struct SessionProtocolMachine: Sendable {
 
     /// FROST import (the app, party 0, is the importer and alone passes the secret scalar).
     package static func frostImport(local: PartyIndex, partyCount: Int, threshold: Int, instanceID: InstanceID,
-                                   publicKey: FROST.Point, chainCode: [UInt8], secret: FROST.Scalar?,
+                                   publicKey: FROST.Point, chainCode: ChainCode, secret: FROST.Scalar?,
                                    mode: Keyshare.Mode, groupID: [UInt8]?,
                                    using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare> {
         guard let t = UInt8(exactly: threshold), let n = UInt8(exactly: partyCount) else { throw .invalidInput(.invalidParameters) }
-        let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode, secret: secret)
+        let key = try FROST.ImportedKey(importer: 0, publicKey: publicKey, chainCode: chainCode.bytes, secret: secret)
         let machine = try FROST.KeyGeneration(party: local, threshold: t, parties: n, sessionId: instanceID.bytes,
                                               mode: .importKey(key), using: &rng)
         return ProtocolRun(SessionProtocolMachine(local: local, participants: (0..<partyCount).map { PartyIndex($0) },
