@@ -16,7 +16,7 @@ import secrets
 import struct
 
 import pytest
-from bip_utils import Bip32KeyData, Bip32Secp256k1
+from bip_utils import Bip32KeyData, Bip32KeyNetVersions, Bip32Secp256k1
 from eth_keys import keys
 from eth_utils import keccak
 from oracles import GX, GY, N, P, domain_frame, ec_add, ec_mul, lift_x, sec1_compressed
@@ -37,6 +37,33 @@ def test_exported_xpubs_match_bip_utils(interop, n, t):
     assert root.ChainCode().ToBytes().hex() == result["chainCode"]
     assert root.Depth().ToInt() == 0
     for child in result["children"]:
+        expected = root.DerivePath(child["path"][2:])
+        assert expected.PublicKey().ToExtended() == child["xpub"], child["path"]
+
+
+# BIP32 version bytes (pub, priv) of testnet: "tpub…" / "tprv…".
+TESTNET = Bip32KeyNetVersions(bytes.fromhex("043587cf"), bytes.fromhex("04358394"))
+
+
+@pytest.mark.parametrize("n,t", [(2, 2), (3, 2)])
+@pytest.mark.parametrize("network", ["mainnet", "testnet"])
+def test_sdk_extended_public_keys_match_bip_utils(interop, n, t, network):
+    """The SDK's public `Keyshare.extendedPublicKey(network:path:)` (every party's share agrees) at the root
+    and at random soft paths is what bip-utils derives from the root xpub; hardened paths are refused."""
+    paths = [random_soft_path() for _ in range(10)] + ["m/0'", "m/1/2h"]
+    [result] = interop.call("keyshare-xpub", [{"n": n, "t": t, "seed": secrets.randbelow(2**31),
+                                               "network": network, "paths": paths}])
+    assert "error" not in result, result
+    assert result["xpub"].startswith("xpub" if network == "mainnet" else "tpub")
+    root = (Bip32Secp256k1.FromExtendedKey(result["xpub"]) if network == "mainnet"
+            else Bip32Secp256k1.FromExtendedKey(result["xpub"], TESTNET))
+    assert root.PublicKey().RawCompressed().ToBytes().hex() == result["publicKey"]
+    assert root.ChainCode().ToBytes().hex() == result["chainCode"]
+    assert root.Depth().ToInt() == 0
+    for child in result["children"]:
+        if "'" in child["path"] or "h" in child["path"]:
+            assert "error" in child, child
+            continue
         expected = root.DerivePath(child["path"][2:])
         assert expected.PublicKey().ToExtended() == child["xpub"], child["path"]
 

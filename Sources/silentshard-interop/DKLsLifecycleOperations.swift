@@ -1,4 +1,5 @@
 import MPCCrypto
+import SilentShardCore
 @_spi(InProcess) import MPCProtocols
 
 /// DKLs23 key lifecycle (seeded, every party in this process): xpub export, hard derivation and export,
@@ -30,6 +31,43 @@ enum DKLsLifecycleOperations {
             "publicKey": .hex(try keyshares[0].publicKey.compressed()),
             "chainCode": .hex(keyshares[0].rootChainCode),
             "xpub": .string(try DKLsBIP32.rootPublicKey(keyshare: keyshares[0]).base58),
+            "children": .array(children),
+        ])
+    }
+
+    /// `{n, t, seed, network: "mainnet"|"testnet", paths: [path]}` → the SDK's `Keyshare.extendedPublicKey`
+    /// of every party's share (which must agree) at the root and at each path; a path it refuses (a
+    /// hardened index) gives `{path, error}`.
+    static func sdkXpub(_ input: CaseInput) throws -> JSONValue {
+        var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))
+        let protocolShares = try keygen(input, rng: &rng)
+        let mode: Keyshare.Mode = protocolShares.count == 2 ? .duo : .trio
+        let group: [UInt8]? = mode == .trio ? [UInt8](repeating: 0x47, count: 16) : nil
+        let shares = try protocolShares.map { try Keyshare(dkls: $0, mode: mode, groupId: group) }
+        let network: BIP32Network
+        switch try input.string("network") {
+        case "mainnet": network = .mainnet
+        case "testnet": network = .testnet
+        default: throw InteropError.wrongType(field: "network", expected: "mainnet or testnet")
+        }
+        func xpub(_ path: String) throws -> String {
+            let all = try shares.map { try $0.extendedPublicKey(network: network, path: path) }
+            guard Set(all).count == 1, let first = all.first else { throw InteropError.badRequest("parties disagree on \(path)") }
+            return first
+        }
+        guard case .array(let paths)? = input.value["paths"] else { throw InteropError.missingField("paths") }
+        var children: [JSONValue] = []
+        for case .string(let text) in paths {
+            do {
+                children.append(.object(["path": .string(text), "xpub": .string(try xpub(text))]))
+            } catch let error as SilentShardError {
+                children.append(.object(["path": .string(text), "error": .string("\(error)")]))
+            }
+        }
+        return .object([
+            "publicKey": .hex([UInt8](shares[0].publicKey)),
+            "chainCode": .hex([UInt8](shares[0].rootChainCode)),
+            "xpub": .string(try xpub("m")),
             "children": .array(children),
         ])
     }

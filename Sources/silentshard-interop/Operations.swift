@@ -27,6 +27,7 @@ enum Operations {
         "dkls-sign": DKLsOperations.sign,
         "bip32-ckdpub": DKLsOperations.derive,
         "dkls-xpub": DKLsLifecycleOperations.xpub,
+        "keyshare-xpub": DKLsLifecycleOperations.sdkXpub,
         "dkls-lifecycle": DKLsLifecycleOperations.lifecycle,
         "dkls-hard-derive": DKLsLifecycleOperations.hardDerive,
         "frost-sign": FROSTOperations.sign,
