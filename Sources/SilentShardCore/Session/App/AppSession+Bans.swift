@@ -4,15 +4,16 @@ import MPCProtocols
 
 /// The app's side of bans (`specs/session.md` §9.4). When the app's own checks raise AbortAndBan against
 /// a node (a failed OT or multiplication consistency check in signing or presigning), the app records a
-/// ban on that node's key — the key its ACCEPT carried (duo: the cloud key; trio: the certified node key)
-/// — through its `StorageClient` under `"~ss/ban/" + hex(node key)`, with the node's role and the
-/// session as evidence. Afterwards every session in which that node takes part is refused with
+/// ban on that node's key — the key its ACCEPT carried (duo: normally the cloud key; trio: the certified
+/// node key) — through its `StorageClient` under `"~ss/ban/" + hex(node key)`, with the node's role and
+/// the session as evidence. Afterwards every session in which that node takes part is refused with
 /// `partyBanned(node)`, except reconcile and export (export lets the user move funds): in duo before
-/// any connection; in trio right after the ACCEPTs (before any protocol message), where keygen, import,
-/// refresh, recover and hardDerivation need both nodes and are refused, and signing and presigning work
-/// with the other node. Nobody bans on another party's ABORT or on unauthenticated bytes: only this
-/// app's own protocol checks lead here. Deleting the record (an operator's or support's decision) lifts
-/// the ban.
+/// any connection when the node's key is the cloud key, and in every mode right after the ACCEPTs,
+/// before the protocol's second flight (only the first round's public broadcasts may have travelled
+/// with the SETUP, flight F1). In trio keygen, import, refresh, recover and hardDerivation need both
+/// nodes and are refused; signing and presigning work with the other node. Nobody bans on another
+/// party's ABORT or on unauthenticated bytes: only this app's own protocol checks lead here. Deleting
+/// the record (an operator's or support's decision) lifts the ban.
 extension AppSession {
     /// The storage id of the ban record on the node key `nodeKey`.
     package static func banRecordId(nodeKey: Ed25519.VerifyingKey) -> String {
@@ -35,12 +36,16 @@ extension AppSession {
     }
 
     /// After every participating node's ACCEPT: `partyBanned` (with an ABORT to the nodes) when this app
-    /// has banned one of them. Reconcile and export are never refused.
+    /// has banned one of them by the key its ACCEPT carries. Reconcile and export are never refused. A
+    /// duo node whose key is the cloud key was checked before connecting and is not read again.
     func refuseBannedNodes(_ nodes: [PartyIndex], operation: SessionOperation, channel: inout PartyFrameChannel,
                            send: SessionDriver.Send) async throws(SilentShardError) {
         guard operation != .reconcile, operation != .export else { return }
+        let checkedBeforeConnecting = mode == .duo ? try? CloudVerifyingKey.parse(engine.cloudVerifyingKey) : nil
         for node in nodes {
-            guard let nodeKey = channel.receiver.accepts[node]?.nodeKey, try await isBanned(nodeKey) else { continue }
+            guard let nodeKey = channel.receiver.accepts[node]?.nodeKey, nodeKey != checkedBeforeConnecting,
+                  try await isBanned(nodeKey)
+            else { continue }
             if let frame = try? channel.control(.abort, payload: AbortPayload(code: .cancelled, blamed: nil, detail: "").encoded) {
                 try? await send([frame])
             }

@@ -86,7 +86,8 @@ package final class AppSession: Sendable {
                                       recordedGroup: existing?.groupId.map { [UInt8]($0) } ?? groupID)
         return try await engine.run(step, client: transport.client, fill: fill,
                                     beforeConnect: { [self] (cloudKey: Ed25519.VerifyingKey) throws(SilentShardError) in
-                                        // Duo: the cloud key is the node's own key, known before connecting.
+                                        // Duo: the node's key is usually the cloud key itself, known before
+                                        // connecting (a certified node key is checked after its ACCEPT).
                                         if mode == .duo { try await refuseIfBanned(nodeKey: cloudKey, node: 1, operation: operation) }
                                     },
                                     body: body)
@@ -94,12 +95,14 @@ package final class AppSession: Sendable {
 
     /// Sends the SETUP (with `flight`, the first-round broadcasts that may travel with it, §5.2), then
     /// waits for every participating node's ACCEPT (a REJECT ends the step) and refuses a node this app
-    /// banned (§9.4); a failure after the SETUP aborts (`aborting`).
+    /// banned (§9.4) by the key its ACCEPT carries — in duo too: a duo ACCEPT may carry a node key
+    /// certified under the cloud key rather than the cloud key itself, and a ban is recorded under the
+    /// ACCEPT's key. A failure after the SETUP aborts (`aborting`).
     package func accepted(channel: inout PartyFrameChannel, link: AppStepLink, flight: [Frame] = []) async throws(SilentShardError) {
         try await link.send([link.setupFrame] + flight)
         try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
             for node in link.nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: link.read) }
-            if mode == .trio { try await refuseBannedNodes(link.nodes, operation: link.operation, channel: &channel, send: link.send) }
+            try await refuseBannedNodes(link.nodes, operation: link.operation, channel: &channel, send: link.send)
         }
     }
 
