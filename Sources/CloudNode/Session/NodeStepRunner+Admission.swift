@@ -116,9 +116,12 @@ extension NodeStepRunner {
             guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
             return nil
         }
-        if state.share == nil, let retired = state.retired, let parent = (try? Hex.decode(retired.parentKeyId)).flatMap(KeyID.init) {
+        if state.share == nil, let retired = state.retired {
             // Finding 1: a hard-derived child retired by its parent's new generation. The owner (only the
             // owner gets this far) learns which parent and path to derive it from again.
+            guard let parent = (try? Hex.decode(retired.parentKeyId)).flatMap(KeyID.init) else {
+                throw SetupRejection(.internalError)  // a retirement row the store should never hold
+            }
             throw SetupRejection(.keyRetired, detail: KeyRetiredDetail(parentKeyID: parent, path: retired.path).encoded)
         }
         guard let share = state.share, share.kind == expectedKind else {
@@ -177,10 +180,16 @@ extension NodeStepRunner {
         case .aborted?: decision = .aborted
         case nil: decision = .unknown
         }
-        let prepared = state.prepared.flatMap { share in
-            Generation(share.gen).map { ($0, share.digest ?? [UInt8](repeating: 0, count: 32)) }
+        // The store writes 32-byte generations only; a row with another size is refused, never dropped
+        // from the status (a missing PREPARED would let the app roll back a generation the node holds).
+        func generation(_ share: NodeKeyshare?) throws(SetupRejection) -> Generation? {
+            guard let share else { return nil }
+            guard let gen = Generation(share.gen) else { throw SetupRejection(.internalError) }
+            return gen
         }
-        return KeyStatus(currentGen: state.current.flatMap { Generation($0.gen) }, prepared: prepared, preparedHoldsCommit: false, decision: decision)
+        let prepared = try generation(state.prepared).map { ($0, state.prepared?.digest ?? [UInt8](repeating: 0, count: 32)) }
+        return KeyStatus(currentGen: try generation(state.current), prepared: prepared, preparedHoldsCommit: false,
+                         decision: decision)
     }
 
     /// This node's protocol run for `setup` over its current share (step 13).
