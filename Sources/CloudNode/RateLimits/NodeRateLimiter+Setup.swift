@@ -24,8 +24,8 @@ extension NodeRateLimiter {
            case .limited(let retryAfter) = startKeyCreation(principal: principal) {
             throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
         }
-        guard setup.operation == .sign || setup.operation == .preSign, let keyIDBytes = setup.payload.keyID else { return nil }
-        let keyID = keyIDBytes.hex
+        guard setup.operation == .sign || setup.operation == .preSign, let setupKeyID = setup.payload.keyID else { return nil }
+        let keyID = setupKeyID.hex
         if case .limited(let retryAfter) = startSigning(keyID: keyID) {
             throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
         }

@@ -75,10 +75,10 @@ package struct DuoExportPostHandler: PostHandler {
 
     /// The share, checked against the SETUP, and the signed EXPORT_RESPONSE frame.
     private func export(_ setup: ValidatedSetup, principal: Principal) async throws(SetupRejection) -> Frame {
-        guard let keyIDBytes = setup.payload.keyID, let gen = setup.payload.gen, let exportKey = setup.payload.exportKey,
+        guard let setupKeyID = setup.payload.keyID, let gen = setup.payload.gen, let exportKey = setup.payload.exportKey,
               let receiverKey = try? X25519.PublicKey(bytes: exportKey)
         else { throw SetupRejection(.invalidParameter) }
-        let keyID = keyIDBytes.hex
+        let keyID = setupKeyID.hex
         let deviceIdentity = setup.deviceKey.identity
         let state: (banned: Bool, share: NodeKeyshare?, owner: KeyOwnership)
         let instance = setup.instanceID, now = runner.clock(), retention = runner.replayRetentionMilliseconds
@@ -105,7 +105,7 @@ package struct DuoExportPostHandler: PostHandler {
         let message: [UInt8]
         do {
             message = try await SessionCompute.run {
-                try Self.exportMessage(algorithm: algorithm, protocolBytes: blob.protocolBytes, keyID: keyIDBytes,
+                try Self.exportMessage(algorithm: algorithm, protocolBytes: blob.protocolBytes, keyID: setupKeyID,
                                        gen: gen, receiverKey: receiverKey, instanceID: instanceID, setupHash: setupHash)
             }
         } catch let rejection as SetupRejection {
@@ -113,7 +113,7 @@ package struct DuoExportPostHandler: PostHandler {
         } catch {
             throw SetupRejection(.internalError)
         }
-        let payload = ExportResponsePayload(setupHash: setupHash, keyID: keyIDBytes, gen: gen, party: 1,
+        let payload = ExportResponsePayload(setupHash: setupHash, keyID: setupKeyID, gen: gen, party: 1,
                                             exportMessage: message).encoded
         let header = FrameHeader(kind: .exportResponse, sender: 1, receiver: 0, length: UInt32(payload.count),
                                  instanceID: instanceID)

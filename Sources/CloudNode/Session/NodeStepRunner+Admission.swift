@@ -63,10 +63,10 @@ extension NodeStepRunner {
         guard let principal else { return Authorization(owner: KeyAuthorization.ownerSubject(nil), rebind: false) }
         try KeyAuthorization.checkCredential(principal, operation: setup.operation, deviceKey: setup.deviceKey.identity)
         let authorized = Authorization(owner: principal.subject, rebind: false)
-        guard setup.operation != .keygen, setup.operation != .import, let keyIDBytes = setup.payload.keyID else {
+        guard setup.operation != .keygen, setup.operation != .import, let setupKeyID = setup.payload.keyID else {
             return authorized
         }
-        let keyID = keyIDBytes.hex
+        let keyID = setupKeyID.hex
         let recover = setup.operation == .recover
         let state: (owner: KeyOwnership, device: [UInt8]?)
         do {
@@ -110,8 +110,8 @@ extension NodeStepRunner {
         guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
         if setup.operation == .import {
             // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
-            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
-                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            guard let setupKeyID = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == setupKeyID
             else { throw SetupRejection(.invalidParameter) }
             guard state.share == nil, state.status?.preparedGen == nil else { throw SetupRejection(.keyExists) }
             return nil
@@ -137,8 +137,8 @@ extension NodeStepRunner {
         if setup.operation == .recover {
             // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
             // expected public key, which must be this key's (no gen: the app lost its share).
-            guard let keyIDBytes = setup.payload.keyID, let publicKey = setup.payload.publicKey,
-                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == keyIDBytes
+            guard let setupKeyID = setup.payload.keyID, let publicKey = setup.payload.publicKey,
+                  Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == setupKeyID
             else { throw SetupRejection(.invalidParameter) }
             if state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
             return share
@@ -153,10 +153,10 @@ extension NodeStepRunner {
     /// reconcile (§9.4: bans refuse every session except reconcile), so its app and the nodes agree.
     /// (A duo node never holds PREPARED: it commits in one transaction, §7.2 rule 2.)
     func reconcileStatus(_ setup: ValidatedSetup) async throws(SetupRejection) -> KeyStatus {
-        guard let keyIDBytes = setup.payload.keyID, let appStateBytes = setup.payload.appState,
+        guard let setupKeyID = setup.payload.keyID, let appStateBytes = setup.payload.appState,
               let appState = try? AppState(bytes: appStateBytes)
         else { throw SetupRejection(.invalidParameter) }
-        let keyID = keyIDBytes.hex
+        let keyID = setupKeyID.hex
         let deviceIdentity = setup.deviceKey.identity
         let stagedGen = appState.staged?.gen
         let state: (current: NodeKeyshare?, prepared: NodeKeyshare?, decision: CommitDecision?)

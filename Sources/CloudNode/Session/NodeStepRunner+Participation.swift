@@ -139,8 +139,8 @@ extension NodeStepRunner {
     /// after all (`NodeReconcile`, the mode's policy).
     func reconcileRunning(_ setup: ValidatedSetup, channel: inout PartyFrameChannel, send: SessionDriver.Send,
                           read: SessionDriver.Read, relay: SessionDriver.Relay, owner: String) async -> NodeStepReport {
-        guard let keyIDBytes = setup.payload.keyID else { return .failed(.invalidInput(reason: "key id")) }
-        let keyId = keyIDBytes.hex
+        guard let setupKeyID = setup.payload.keyID else { return .failed(.invalidInput(reason: "key id")) }
+        let keyId = setupKeyID.hex
         let party = "device:" + Hex.encode(setup.deviceKey.identity)
         let storeCalls = NodeReconcileExecutor.Store(commit: { [self] (gen: Generation, digest: [UInt8]) throws(NodeStoreError) in
             try await onStoreQueue { [store] () throws(NodeStoreError) in
@@ -165,7 +165,7 @@ extension NodeStepRunner {
             }
         })
         let policy: NodeReconcile.Policy = self.party.mode == .duo ? .duo : .trio
-        switch await NodeReconcileExecutor.run(NodeReconcile(policy: policy, keyID: keyIDBytes), channel: &channel,
+        switch await NodeReconcileExecutor.run(NodeReconcile(policy: policy, keyID: setupKeyID), channel: &channel,
                                                store: storeCalls, send: send, read: read, relay: relay) {
         case .reconciled(let decision): return .reconciled(keyId: keyId, outcome: decision)
         case .failed(let error): return .failed(error)
