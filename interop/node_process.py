@@ -2,7 +2,7 @@
 
 Starts the built binary (SILENTSHARD_BIN) on 127.0.0.1:0 with a fresh node key, master key and
 SQLite database in a temporary directory, and parses what the node sends back: frames
-(specs/session.md §3.1), the REJECT payload (§4.5), the ACCEPT TLV (§4.4), and checks the node's
+(docs/protocol/session.md §3.1), the REJECT payload (§4.5), the ACCEPT TLV (§4.4), and checks the node's
 Ed25519 signatures over sigmsg(label, header ‖ payload) (§0, §1.2) with `cryptography`.
 """
 

@@ -2,7 +2,7 @@
 routes: misbehaving clients get clean, spec-conformant rejections and the node keeps serving.
 
 Needs SILENTSHARD_BIN (the `silentshard` binary; scripts/test sets it) and the interop binary (for a
-well-formed SETUP). REJECTs are parsed per specs/session.md §3.1/§4.5 and their node signatures (label
+well-formed SETUP). REJECTs are parsed per docs/protocol/session.md §3.1/§4.5 and their node signatures (label
 `reject`) checked with `cryptography`'s Ed25519.
 """
 

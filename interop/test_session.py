@@ -1,4 +1,4 @@
-"""Session layer wire format (specs/session.md §0, §1.5, §3.1, §3.3, §4.2): Swift's SETUP frames
+"""Session layer wire format (docs/protocol/session.md §0, §1.5, §3.1, §3.3, §4.2): Swift's SETUP frames
 and P2P frames checked with `cryptography` and a Python rendering of the spec's formulas."""
 
 from __future__ import annotations

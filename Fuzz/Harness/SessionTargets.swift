@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// The session layer's decoders (`specs/session.md` §3–§4): the frame envelope, SETUP, every signed
+/// The session layer's decoders (`docs/protocol/session.md` §3–§4): the frame envelope, SETUP, every signed
 /// payload and status block, LINK_OPEN, node certificates, and `SetupValidator.validate`.
 enum SessionTargets {
     static let now: UInt64 = 1_800_000_000_000

@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 
-/// One duo export request (`specs/session.md` §9.3), made by ``DuoSession/exportRequest(keyshare:chainPath:)``
+/// One duo export request (`docs/protocol/session.md` §9.3), made by ``DuoSession/exportRequest(keyshare:chainPath:)``
 /// and consumed by ``DuoSession/exportCombine(request:response:)``.
 ///
 /// The app hands ``body`` to its backend, which POSTs it to the node at ``path`` (optionally with

@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Duo export (`specs/session.md` §2.2, §4.2, §4.6, §9.3): the app builds a signed request, its backend
+/// Duo export (`docs/protocol/session.md` §2.2, §4.2, §4.6, §9.3): the app builds a signed request, its backend
 /// relays it to the node's `POST /v3/{algorithm}/export` with the backend's own credential, and the app
 /// combines the node's answer with its own share into the whole private key.
 extension DuoSession {

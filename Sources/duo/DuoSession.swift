@@ -4,7 +4,7 @@ import MPCProtocols
 import SilentShardCore
 
 /// The app's side of duo (app + one cloud node, 2-of-2) for one algorithm. Each operation is one step
-/// (`specs/session.md` §2.1, §5.3): connect → SETUP → ACCEPT (verified under `cloudVerifyingKey`) →
+/// (`docs/protocol/session.md` §2.1, §5.3): connect → SETUP → ACCEPT (verified under `cloudVerifyingKey`) →
 /// protocol frames → for share-producing operations the commit of §7.2 → disconnect.
 ///
 /// Steps run one at a time on the session's `NetworkClient` (a client carries one connection); the
@@ -57,7 +57,7 @@ public final class DuoSession: Sendable {
         try await core.signature(keyshare: keyshare, message: message, chainPath: chainPath, signers: [0, 1])
     }
 
-    /// Settles the app's record for `keyId` with the node (`specs/session.md` §7.3), e.g. after
+    /// Settles the app's record for `keyId` with the node (`docs/protocol/session.md` §7.3), e.g. after
     /// `reconcileRequired` or at launch: a staged share the node committed is promoted; one it did not
     /// commit is rolled back (the node tombstones that generation first, so it can never commit it
     /// later). Returns the resulting current keyshare. Idempotent.

@@ -1,7 +1,7 @@
 import MPCCrypto
 import SilentShardCore
 
-/// The session layer's wire format (`specs/session.md` §3–§4), for the Python cross-checks.
+/// The session layer's wire format (`docs/protocol/session.md` §3–§4), for the Python cross-checks.
 enum SessionOperations {
     /// `{device_type: "ed25519"|"p256", device_key (hex private: seed / scalar), cloud_key, instance_id,
     /// timestamp, mode, algorithm, operation, session_signing_seed, session_x25519}` → a keygen-style

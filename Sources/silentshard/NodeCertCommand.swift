@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 
-/// `silentshard node-cert`: the trio operator's offline step (`specs/session.md` §1.3): issues a node
+/// `silentshard node-cert`: the trio operator's offline step (`docs/protocol/session.md` §1.3): issues a node
 /// certificate with the cluster key, or creates a cluster key. Prints hex; never prints a secret key.
 enum NodeCertCommand {
     static let usage = """

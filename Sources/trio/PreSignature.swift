@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// The app's half of a trio presignature (`specs/session.md` §8): made by
+/// The app's half of a trio presignature (`docs/protocol/session.md` §8): made by
 /// `TrioSession.preSignature(keyshare:chainPath:)` with one node X (ECDSA: DKLs23 rounds 1–2; EdDSA:
 /// FROST round 1), finished once by
 /// `TrioSession.preSignatureFinal(preSignature:message:)` over HTTP POST to X (through A when X = B).

@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Trio export (`specs/session.md` §5.1, §9.3; `dkls23.md` §16) over the WebSocket: all three parties,
+/// Trio export (`docs/protocol/session.md` §5.1, §9.3; `dkls23.md` §16) over the WebSocket: all three parties,
 /// E = {0, 1, 2}. The app sends a fresh one-time X25519 key in SETUP; nodes A and B each send their
 /// share encrypted to it (P2P, B's through A, which sees only ciphertext); the app checks each share
 /// against its public share, interpolates with its own share, checks x·G = P and sends DONE.

@@ -5,7 +5,7 @@ import SilentShardCore
 
 extension TrioSession {
     /// Derives a hard child key of `keyshare` along `path` (e.g. "m/44'/0'/1") with nodes A and B
-    /// (ECDSA only; `specs/dkls23.md` §15, session.md §5.1: all three parties take part so nobody is
+    /// (ECDSA only; `docs/protocol/dkls23.md` §15, session.md §5.1: all three parties take part so nobody is
     /// left without a share of the child). The child is a new key (new key id) with its own record;
     /// it is staged, committed at both nodes and promoted like a keygen. The same path always gives the
     /// same child.

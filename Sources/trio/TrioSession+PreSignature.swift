@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Presignatures (`specs/session.md` §8; ECDSA, `dkls23.md` §13.4): preSign over the WebSocket with
+/// Presignatures (`docs/protocol/session.md` §8; ECDSA, `dkls23.md` §13.4): preSign over the WebSocket with
 /// one node X (stored there, STORED), the finish later over one HTTP POST (FINAL_REQUEST →
 /// FINAL_RESPONSE, end-to-end encrypted between the app and X with the preSignFinal keys).
 extension TrioSession {

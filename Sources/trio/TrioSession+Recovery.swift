@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Trio recovery (`specs/session.md` §6.4, §5.1; `dkls23.md` §12.6): the app lost its share; nodes A
+/// Trio recovery (`docs/protocol/session.md` §6.4, §5.1; `dkls23.md` §12.6): the app lost its share; nodes A
 /// and B are the holders H = {1, 2} and re-share the same key to all three parties. Each holder sends
 /// the app the public key information (PKI) in its round-1 P2P frame; the app requires both copies to
 /// be byte-identical and the key to equal `keysharePublicKey`, so a lying A cannot substitute a key.

@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Which cloud node co-signs with the app (`specs/session.md` §6.3).
+/// Which cloud node co-signs with the app (`docs/protocol/session.md` §6.3).
 public enum TrioSigner: Sendable, Equatable {
     /// S = {0, 1}: node A, the entry point (the default: no extra hop).
     case nodeA
@@ -14,7 +14,7 @@ public enum TrioSigner: Sendable, Equatable {
 }
 
 /// The app's side of trio (app + node A + node B, 2-of-3) for one algorithm. Each operation is one
-/// step over one connection to node A (`specs/session.md` §2.1, §5.3, §6): connect → SETUP →
+/// step over one connection to node A (`docs/protocol/session.md` §2.1, §5.3, §6): connect → SETUP →
 /// ACCEPTs of the participating nodes (each certified by the cluster key, the app's
 /// `cloudVerifyingKey`, and of one `group_id`) → protocol frames (B's relayed by A, its P2P traffic
 /// end-to-end encrypted) → for share-producing operations the commit of §7.2 → disconnect.

@@ -3,7 +3,7 @@ import MPCProtocols
 import SilentShardCore
 import Testing
 
-/// `NodeCommit` (`specs/session.md` §7.2 at a node) without I/O: every state × every event, for the
+/// `NodeCommit` (`docs/protocol/session.md` §7.2 at a node) without I/O: every state × every event, for the
 /// duo (direct) and trio (prepared) policies. The end-to-end oracles stay `CutEverywhereTests`,
 /// `TrioCutEverywhereTests` and `NodeKillTests`.
 @Suite("Node commit state machine")

@@ -3,7 +3,7 @@ import MPCProtocols
 import SilentShardCore
 import Testing
 
-/// `NodeReconcile` (`specs/session.md` §7.3 at a node) without I/O: every state × event, duo and trio.
+/// `NodeReconcile` (`docs/protocol/session.md` §7.3 at a node) without I/O: every state × event, duo and trio.
 @Suite("Node reconcile state machine")
 struct NodeReconcileTests {
     static let keyID = KeyID(checked: [UInt8](repeating: 0x0A, count: 32)), other = [UInt8](repeating: 0xEE, count: 32)

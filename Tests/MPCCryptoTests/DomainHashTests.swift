@@ -1,7 +1,7 @@
 import MPCCrypto
 import Testing
 
-/// The known answers of specs/dkls23.md, Appendix A, for the framing and hashing of §5.
+/// The known answers of docs/protocol/dkls23.md, Appendix A, for the framing and hashing of §5.
 @Suite("Domain-separated hashing (DKLs23 spec §5)")
 struct DomainHashTests {
     let dkls = DomainHash(protocolLabel: "SilentShard-DKLs23-v1")

@@ -2,7 +2,7 @@ import MPCProtocols
 import SilentShardCore
 import Testing
 
-/// `AppCommit` (`specs/session.md` §7.2 at the app) without I/O: every state × every event. The
+/// `AppCommit` (`docs/protocol/session.md` §7.2 at the app) without I/O: every state × every event. The
 /// end-to-end oracle stays `CutEverywhereTests` / `TrioCutEverywhereTests`.
 @Suite("App commit state machine")
 struct AppCommitTests {

@@ -2,7 +2,7 @@ import MPCProtocols
 import SilentShardCore
 import Testing
 
-/// `AppReconcile` (`specs/session.md` §7.3 at the app) without I/O: every decision from the record and
+/// `AppReconcile` (`docs/protocol/session.md` §7.3 at the app) without I/O: every decision from the record and
 /// the nodes' statuses, and every answer to it. The end-to-end oracles stay the cut, kill and reconcile
 /// suites.
 @Suite("App reconcile state machine")

@@ -8,7 +8,7 @@ import Testing
 import trio
 
 /// Recovery in process (app ↔ A ↔ B over in-memory pipes), EdDSA: A and B repair the app's share and
-/// all three refresh in the same session (`specs/session.md` §6.4).
+/// all three refresh in the same session (`docs/protocol/session.md` §6.4).
 @Suite("Trio recovery in process", .heavy)
 struct TrioRecoveryInProcessTests {
     static func nodeShare(_ store: NodeShareStore, _ keyId: String) throws -> FROST.Keyshare {

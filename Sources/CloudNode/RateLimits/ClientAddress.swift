@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which address a request counts against (`specs/session.md` §9.5 "per client address").
+/// Which address a request counts against (`docs/protocol/session.md` §9.5 "per client address").
 enum ClientAddress {
     /// Longest address kept (an IPv6 literal with a zone fits); longer text is cut to this.
     static let maximumLength = 64

@@ -8,7 +8,7 @@ package enum RateLimitVerdict: Sendable, Equatable {
     case limited(retryAfter: UInt32)
 }
 
-/// Enforces ``NodeRateLimits`` (`specs/session.md` §9.5) for one node process: the server asks it about
+/// Enforces ``NodeRateLimits`` (`docs/protocol/session.md` §9.5) for one node process: the server asks it about
 /// client addresses, the step runners about principals, keys and device keys. Thread-safe; every call is
 /// a short critical section (no I/O), so the server's service thread may call it.
 ///

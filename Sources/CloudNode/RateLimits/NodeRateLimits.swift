@@ -1,6 +1,6 @@
 import Foundation
 
-/// The node's abuse limits (`specs/session.md` §9.5). A limit of 0 is off. The defaults are the spec's;
+/// The node's abuse limits (`docs/protocol/session.md` §9.5). A limit of 0 is off. The defaults are the spec's;
 /// ``off`` is for development, benchmarks and tests that make many keys from one principal.
 ///
 /// Counts are per node process (in memory): a cluster of N processes behind a load balancer admits up

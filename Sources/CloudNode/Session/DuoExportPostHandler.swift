@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// The duo export POST, `POST /v3/{ecdsa|eddsa}/export` (`specs/session.md` §2.2, §9.3), called by the
+/// The duo export POST, `POST /v3/{ecdsa|eddsa}/export` (`docs/protocol/session.md` §2.2, §9.3), called by the
 /// app's **backend** with its own bearer credential. Other POST routes go to `fallback`.
 ///
 /// * Body: exactly one SETUP frame (operation export, receiver 1, no session keys, `export_key`),

@@ -1,6 +1,6 @@
 import SilentShardCore
 
-/// The one authorization rule of `specs/session.md` §9.1–9.2 for every operation, whichever route or
+/// The one authorization rule of `docs/protocol/session.md` §9.1–9.2 for every operation, whichever route or
 /// transport carries it (duo and trio WebSocket steps, the duo export POST, the preSignFinal POST):
 ///
 /// 1. the token's scopes allow the operation (`export` only when granted explicitly, §9.3);

@@ -1,7 +1,7 @@
 import MPCProtocols
 import SilentShardCore
 
-/// `specs/session.md` §7.2 at a node, as a pure state machine: events in (frames, the store's results),
+/// `docs/protocol/session.md` §7.2 at a node, as a pure state machine: events in (frames, the store's results),
 /// actions out (prepare, send READY, wait, commit, drop, answer). ``NodeCommitExecutor`` performs them.
 ///
 /// Two policies. **Duo** commits directly: the app's COMMIT(D) must match this node's own result, then

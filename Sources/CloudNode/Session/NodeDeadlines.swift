@@ -1,4 +1,4 @@
-/// How a node waits out its per-frame deadlines (`specs/session.md` §5.4): the system clock in
+/// How a node waits out its per-frame deadlines (`docs/protocol/session.md` §5.4): the system clock in
 /// production; tests inject deadlines they control, so that "a peer slower than the deadline" does not
 /// depend on the machine's speed.
 package struct NodeDeadlines: Sendable {

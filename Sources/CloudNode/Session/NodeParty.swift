@@ -2,7 +2,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Who a node is in its sessions (`specs/session.md` §1.2–1.3): what differs between duo's node and
+/// Who a node is in its sessions (`docs/protocol/session.md` §1.2–1.3): what differs between duo's node and
 /// trio's nodes A and B at the wire — party index, signing key and certificate, the key frames from
 /// nodes are trusted under, the group, and which operations it serves. Everything else of a step is
 /// the same ``NodeStepRunner`` code.

@@ -1,7 +1,7 @@
 import MPCProtocols
 import SilentShardCore
 
-/// `specs/session.md` §7.3 at a node, as a pure state machine. After its ACCEPT (which carries the
+/// `docs/protocol/session.md` §7.3 at a node, as a pure state machine. After its ACCEPT (which carries the
 /// node's `key_status`) the node waits for the app's decision: DONE (nothing to do), ABORT(rollback g)
 /// — tombstone g, answered with how g was decided — or, in trio, COMMIT(g, D, context reconcile), which
 /// commits a PREPARED g without READY (the app saw every node's signed status). The store calls decide

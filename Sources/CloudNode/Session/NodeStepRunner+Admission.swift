@@ -4,7 +4,7 @@ import MPCProtocols
 import SilentShardCore
 
 /// Stage 2 at every node: `NodeAdmission` (durable replay, authorization, rate limits, the key's
-/// lease), then key state and bans (`specs/session.md` §4.3 steps 9–10, §9.1–9.4), then the run.
+/// lease), then key state and bans (`docs/protocol/session.md` §4.3 steps 9–10, §9.1–9.4), then the run.
 extension NodeStepRunner {
     /// The outcome of a node's authorization of one SETUP.
     struct Authorization: Sendable {

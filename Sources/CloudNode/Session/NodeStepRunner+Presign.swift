@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Presignatures at a trio node (`specs/session.md` §8): the half is stored sealed before STORED,
+/// Presignatures at a trio node (`docs/protocol/session.md` §8): the half is stored sealed before STORED,
 /// and a FINAL_REQUEST consumes it in the same store transaction that produces FINAL_RESPONSE.
 extension NodeStepRunner {
     /// The stored secret: `u8 version ‖ kf_{0→X} ‖ kf_{X→0} ‖ body`; version 1 (ECDSA): body =

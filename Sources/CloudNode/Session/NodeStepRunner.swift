@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// The node half of every session step (`specs/session.md` §4.3, §5.4, §6, §7.2), for duo's node and
+/// The node half of every session step (`docs/protocol/session.md` §4.3, §5.4, §6, §7.2), for duo's node and
 /// trio's nodes A and B alike; ``NodeParty`` says which. One step runs in one order at every node:
 ///
 /// 1. **validate** the SETUP (§4.3 steps 1–8, `SetupValidator`, with the in-memory replay window);

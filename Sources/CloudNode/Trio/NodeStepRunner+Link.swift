@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Node B: serves the sessions node A relays (`specs/session.md` §2.3, §6.1 rule 3).
+/// Node B: serves the sessions node A relays (`docs/protocol/session.md` §2.3, §6.1 rule 3).
 extension NodeStepRunner {
     /// Serves one inter-node link opened by A for an app session: LINK_OPEN, then the app's SETUP
     /// (validated entirely here, §4.3), then B's side of the session. Closes the link at the end.

@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Node A: the app's entry point and B's relay (`specs/session.md` §6.1).
+/// Node A: the app's entry point and B's relay (`docs/protocol/session.md` §6.1).
 extension NodeStepRunner {
     /// Stage 3 at node A, after the app's SETUP was admitted: when B participates, the link to B
     /// (LINK_OPEN, then the SETUP byte for byte, §2.3, §6.1 rule 3) and B's ACCEPT (or B's REJECT,

@@ -3,7 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Who a trio node is (`specs/session.md` §1.2–1.3): its role (A = party 1, the entry point and
+/// Who a trio node is (`docs/protocol/session.md` §1.2–1.3): its role (A = party 1, the entry point and
 /// relay; B = party 2), its Ed25519 node key, the certificate the offline cluster key issued for it,
 /// and the cluster key itself (= the app's `cloudVerifyingKey`, and what it checks its peer's
 /// certificate against).
@@ -38,7 +38,7 @@ package struct TrioNodeIdentity: Sendable {
     package var isEntry: Bool { certificate.role == .trioA }
 }
 
-/// How node A reaches node B: one call opens one link (`specs/session.md` §2.3: one per app
+/// How node A reaches node B: one call opens one link (`docs/protocol/session.md` §2.3: one per app
 /// session). In process, tests hand B's runner the other end of a pipe; over the network it is a
 /// WebSocket to B's `/v3/peer` (`WebSocketPeerConnector`).
 package protocol TrioPeerConnector: Sendable {

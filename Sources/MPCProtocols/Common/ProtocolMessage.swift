@@ -1,5 +1,5 @@
 /// One protocol message: who sent it, to whom (nil for a broadcast), which message it is (the
-/// session layer's protocol tag, `specs/session.md` §3.7) and its payload. Point-to-point messages must
+/// session layer's protocol tag, `docs/protocol/session.md` §3.7) and its payload. Point-to-point messages must
 /// travel end-to-end encrypted; broadcasts signed.
 public struct ProtocolMessage: Sendable, Equatable {
     public let tag: UInt16

@@ -1,4 +1,4 @@
-/// The session layer's protocol tags for DKLs23 messages (`specs/session.md` §3.7).
+/// The session layer's protocol tags for DKLs23 messages (`docs/protocol/session.md` §3.7).
 public enum DKLsTag {
     public static let dkgRound1Broadcast: UInt16 = 0x0101
     public static let dkgRound1Direct: UInt16 = 0x0102

@@ -1,6 +1,6 @@
 extension FROST {
     /// The session-layer protocol tags of FROST messages (docs/frost.md §13, refining
-    /// `specs/session.md` §3.7 without reusing a tag). The delivery is fixed per tag.
+    /// `docs/protocol/session.md` §3.7 without reusing a tag). The delivery is fixed per tag.
     public enum MessageTag: UInt16, Sendable, CaseIterable {
         /// DKG round 1 (keygen, refresh, import): commitments [‖ proof ‖ chain-code commitment]. BCAST.
         case dkgRound1 = 0x0101

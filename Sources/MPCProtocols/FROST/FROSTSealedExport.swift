@@ -3,7 +3,7 @@ import MPCCrypto
 extension FROST.Export {
     /// Export with the share encrypted to the receiver's one-time X25519 key, for exports whose
     /// message travels through a third party (the duo export POST goes through the app's backend,
-    /// `specs/session.md` §4.6/§9.3: "FROST: same shape"). The construction is dkls23.md §16 with
+    /// `docs/protocol/session.md` §4.6/§9.3: "FROST: same shape"). The construction is dkls23.md §16 with
     /// the FROST key id and generation:
     ///
     /// * ctx = H("export/ctx"; setup_hash, instance_id, key_id, gen, enc(E));

@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// A whole private key obtained by export (`specs/session.md` §9.3, dkls23.md §16): whoever holds it no
+/// A whole private key obtained by export (`docs/protocol/session.md` §9.3, dkls23.md §16): whoever holds it no
 /// longer needs the MPC. Treat it like any private key; `description`, `debugDescription` and
 /// reflection (`dump`, debuggers) never show `privateKey`.
 ///

@@ -11,7 +11,7 @@ import MPCProtocols
 ///
 /// Serialization (versioned): `"SSKS" ‖ u8 version (1) ‖ u8 algorithm ‖ u8 mode ‖ u32 len ‖ protocol
 /// keyshare bytes` (DKLs23: `DKLsKeyshare.serialized()`; FROST: `FROST.Keyshare.encoded`); a trio
-/// keyshare, which records its cluster's `group_id` (`specs/session.md` §1.3), is version 2:
+/// keyshare, which records its cluster's `group_id` (`docs/protocol/session.md` §1.3), is version 2:
 /// `"SSKS" ‖ 2 ‖ u8 algorithm ‖ u8 mode ‖ group_id (16) ‖ u32 len ‖ protocol keyshare bytes`. Treat the
 /// serialized bytes as secret.
 public struct Keyshare: Sendable, Equatable, SecretRedacting {

@@ -28,7 +28,7 @@ public enum SessionParty: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Every failure the SDK reports (`specs/session.md` §10): what went wrong and, where known, which
+/// Every failure the SDK reports (`docs/protocol/session.md` §10): what went wrong and, where known, which
 /// party is involved. Never carries secret values.
 ///
 /// Party semantics:

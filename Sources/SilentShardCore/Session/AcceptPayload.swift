@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// The ACCEPT payload (`specs/session.md` §4.4), TLV-encoded, signed by the node key (label `accept`).
+/// The ACCEPT payload (`docs/protocol/session.md` §4.4), TLV-encoded, signed by the node key (label `accept`).
 package struct AcceptPayload: Sendable, Equatable {
     package enum Tag {
         package static let setupHash: UInt8 = 0x01, nodeKey: UInt8 = 0x02, certificate: UInt8 = 0x03

@@ -1,6 +1,6 @@
 import MPCProtocols
 
-/// The signed control payloads of `specs/session.md` §4.6. Every decoder is strict: exact lengths,
+/// The signed control payloads of `docs/protocol/session.md` §4.6. Every decoder is strict: exact lengths,
 /// known enumerations, nothing left over; failures are MALFORMED.
 
 /// READY (node → other node): `key_id ‖ gen ‖ D`.

@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// One frame as it travels (`specs/session.md` §3.1): header, then
+/// One frame as it travels (`docs/protocol/session.md` §3.1): header, then
 /// * signed kinds: payload ‖ signature[64];
 /// * P2P: ciphertext[len] ‖ tag[16] (`body` = ciphertext ‖ tag);
 /// * FINAL kinds: nonce[24] ‖ ciphertext[len] ‖ tag[16] (`nonce`, `body` = ciphertext ‖ tag).

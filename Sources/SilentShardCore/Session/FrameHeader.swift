@@ -1,6 +1,6 @@
 import MPCProtocols
 
-/// The 48-byte frame header (`specs/session.md` §3.1).
+/// The 48-byte frame header (`docs/protocol/session.md` §3.1).
 package struct FrameHeader: Sendable, Equatable {
     package static let byteCount = 48
     /// The receiver value meaning "every participant of the session".

@@ -1,6 +1,6 @@
 import MPCProtocols
 
-/// Frame kinds of session version 1 (`specs/session.md` §3.2).
+/// Frame kinds of session version 1 (`docs/protocol/session.md` §3.2).
 package enum FrameKind: UInt8, Sendable, CaseIterable {
     case setup = 0x01
     case accept = 0x02

@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// The receive procedure of `specs/session.md` §3.5 for one party in one session, as a value: frames
+/// The receive procedure of `docs/protocol/session.md` §3.5 for one party in one session, as a value: frames
 /// in, authenticated payloads (or typed errors) out, no I/O, no clock. A failure in steps 1–5 changes
 /// no state and blames nobody; only a frame that passes all five is recorded (seq advanced, `T`
 /// extended) and handed on.

@@ -1,6 +1,6 @@
 import MPCProtocols
 
-/// LINK_OPEN (node → node, TLV, node key label `link`; `specs/session.md` §2.3, §4.7).
+/// LINK_OPEN (node → node, TLV, node key label `link`; `docs/protocol/session.md` §2.3, §4.7).
 package struct LinkOpenPayload: Sendable, Equatable {
     package enum Purpose: UInt8, Sendable { case session = 1, preSignFinal = 2, peerStatus = 3 }
     package enum Tag {

@@ -1,7 +1,7 @@
 import Foundation
 import MPCCrypto
 
-/// The app's long-term device key (`specs/session.md` §1.2): it signs SETUP frames (label `setup`)
+/// The app's long-term device key (`docs/protocol/session.md` §1.2): it signs SETUP frames (label `setup`)
 /// and nothing else. Apps may implement it over a Secure Enclave or HSM key; the SDK ships software
 /// signers (`SoftwareEd25519MessageSigner`, `SoftwareP256MessageSigner`).
 public protocol MessageSigner: Sendable {

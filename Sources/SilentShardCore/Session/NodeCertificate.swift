@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// A node certificate (`specs/session.md` §1.3): 142 bytes, signed by the cluster key (trio) or
+/// A node certificate (`docs/protocol/session.md` §1.3): 142 bytes, signed by the cluster key (trio) or
 /// `cloudVerifyingKey` (duo role 3) over `sigmsg("cert", bytes 0..77)`.
 package struct NodeCertificate: Sendable, Equatable {
     package static let byteCount = 142

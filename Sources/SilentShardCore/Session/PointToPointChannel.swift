@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// Point-to-point encryption between two participants of one session (`specs/session.md` §3.3):
+/// Point-to-point encryption between two participants of one session (`docs/protocol/session.md` §3.3):
 /// `k_{S→R} = Hs("p2p"; setup_hash, u8(S), u8(R), xpk_S, xpk_R, ss)`, ChaCha20-Poly1305 IETF with
 /// nonce `0x00^8 ‖ u32(seq)` and associated data `"SilentShard/v3/p2p" ‖ 0x00 ‖ header`.
 package struct PointToPointChannel: Sendable, SecretReflecting {

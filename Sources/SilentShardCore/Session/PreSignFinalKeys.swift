@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// The preSignFinal key pair of one presignature (`specs/session.md` §8.1, §8.4), derived during the
+/// The preSignFinal key pair of one presignature (`docs/protocol/session.md` §8.1, §8.4), derived during the
 /// preSign session from the session X25519 keys and kept inside both presignature halves:
 /// `kf_{0→X} = Hs("final"; setup_hash, u8(0), u8(X), xpk_0, xpk_X, ss)` and `kf_{X→0}` (arguments
 /// swapped). FINAL frames are `header ‖ nonce[24] ‖ XChaCha20-Poly1305(ciphertext ‖ tag)` with

@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// The REJECT payload (`specs/session.md` §4.5), frozen in every session version:
+/// The REJECT payload (`docs/protocol/session.md` §4.5), frozen in every session version:
 /// `u16 code ‖ u32 retry_after_s ‖ setup_hash (32) ‖ node_key (32) ‖ u8 has_cert ‖ [certificate] ‖
 /// u16 detail_len ‖ detail (≤ 512)`, signed by the node key (label `reject`).
 package struct RejectPayload: Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// The SETUP timestamp window and replay store (`specs/session.md` §9.6) as a pure value: the caller
+/// The SETUP timestamp window and replay store (`docs/protocol/session.md` §9.6) as a pure value: the caller
 /// passes the current time (ms since the Unix epoch) to every call; nothing reads a clock.
 ///
 /// A production node keeps the store in its database (a unique-key insert shared by the cluster); this

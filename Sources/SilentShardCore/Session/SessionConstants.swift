@@ -1,4 +1,4 @@
-/// Numeric constants of session version 1 (`specs/session.md` §3.6, §9.6, Appendix A).
+/// Numeric constants of session version 1 (`docs/protocol/session.md` §3.6, §9.6, Appendix A).
 package enum SessionConstants {
     /// The session version this implementation speaks (frame header byte 0).
     package static let sessionVersion: UInt8 = 1

@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// Every failure of the session layer (`specs/session.md` §10). Cases carry a wire code, the party to
+/// Every failure of the session layer (`docs/protocol/session.md` §10). Cases carry a wire code, the party to
 /// blame where one is known, and never secret values.
 ///
 /// * `detected`: this party found the problem (frame checks §3.5, SETUP validation §4.3, a protocol

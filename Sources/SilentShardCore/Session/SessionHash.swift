@@ -1,6 +1,6 @@
 import MPCCrypto
 
-/// The session layer's hashing and signing-input conventions (`specs/session.md` §0, §1.5).
+/// The session layer's hashing and signing-input conventions (`docs/protocol/session.md` §0, §1.5).
 package enum SessionHash {
     private static let domain = DomainHash(protocolLabel: "SilentShard-Session-v1")
 

@@ -1,6 +1,6 @@
 import MPCCrypto
 
-/// A fixed-size byte string with one meaning in a session (`specs/session.md` §1.4–1.5): an instance
+/// A fixed-size byte string with one meaning in a session (`docs/protocol/session.md` §1.4–1.5): an instance
 /// id, a setup hash, a key id, a generation, a chain code. Each is its own type, so two 32-byte values
 /// that travel together (an instance id and a setup hash in a REJECT; a key id and a generation in a
 /// COMMIT) cannot be swapped without the compiler noticing. None of them is secret.

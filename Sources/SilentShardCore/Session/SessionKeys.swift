@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// One participant's per-session keys (`specs/session.md` §1.4): an Ed25519 pair signing the session's
+/// One participant's per-session keys (`docs/protocol/session.md` §1.4): an Ed25519 pair signing the session's
 /// frames (label `frame`) and an X25519 pair for the point-to-point keys. Drawn fresh per session,
 /// erased with it (the value goes out of scope; Swift arrays cannot be reliably zeroed).
 package struct SessionKeyPair: Sendable, SecretReflecting {

@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// The SETUP payload (`specs/session.md` §4.2), TLV-encoded. Enumerated fields keep their raw wire
+/// The SETUP payload (`docs/protocol/session.md` §4.2), TLV-encoded. Enumerated fields keep their raw wire
 /// value so that an unknown value reaches the validation step that owns it (§4.3) instead of failing
 /// decoding; typed accessors return nil for unknown values.
 package struct SetupPayload: Sendable, Equatable {

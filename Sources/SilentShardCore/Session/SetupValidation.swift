@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// What the route and the node itself say about a SETUP (`specs/session.md` §2.1, §4.3).
+/// What the route and the node itself say about a SETUP (`docs/protocol/session.md` §2.1, §4.3).
 package struct SetupValidationContext: Sendable {
     /// Result of the token check (§4.3 step 1, §9.1), done by the node's verifier before this.
     package enum TokenVerdict: Sendable, Equatable {

@@ -1,4 +1,4 @@
-/// `app_state` (SETUP 0x13, reconcile; `specs/session.md` §4.7):
+/// `app_state` (SETUP 0x13, reconcile; `docs/protocol/session.md` §4.7):
 /// `u8 flags (bit 0 current present, bit 1 staged present) ‖ [current_gen] ‖ [staged_gen ‖ staged_D]`.
 package struct AppState: Sendable, Equatable {
     package var currentGen: Generation?

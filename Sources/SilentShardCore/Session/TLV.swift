@@ -1,4 +1,4 @@
-/// The TLV payload encoding of SETUP, ACCEPT and LINK_OPEN (`specs/session.md` §4.1):
+/// The TLV payload encoding of SETUP, ACCEPT and LINK_OPEN (`docs/protocol/session.md` §4.1):
 /// `u8 tag ‖ u16 length ‖ value`, tags strictly ascending, no duplicates, fixed-size fields exact,
 /// nothing left over. Tags 0x01–0x7F are defined by the session version (unknown → UNKNOWN_FIELD);
 /// 0x80–0xFF are optional extensions (unknown ones are kept, so signatures and hashes still cover

@@ -1,4 +1,4 @@
-/// A u16 error code as carried by REJECT and ABORT (`specs/session.md` §10). A struct, not an enum,
+/// A u16 error code as carried by REJECT and ABORT (`docs/protocol/session.md` §10). A struct, not an enum,
 /// because a peer of a later version may send codes this version does not know; those map to their
 /// class (high byte) and the class's default retry.
 package struct WireCode: RawRepresentable, Hashable, Sendable {

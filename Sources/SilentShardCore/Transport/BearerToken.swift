@@ -6,7 +6,7 @@
 /// write another into `Authorization: Bearer …` — so a CR, LF or NUL in a token can never add a header
 /// or smuggle a request into a verifier hook's call.
 package enum BearerToken {
-    /// The longest token accepted (the node's token message limit, `specs/session.md` §2.1).
+    /// The longest token accepted (the node's token message limit, `docs/protocol/session.md` §2.1).
     package static let maximumByteCount = 8192
 
     /// Whether `token` is a well-formed b64token of at most `maximumByteCount` bytes.

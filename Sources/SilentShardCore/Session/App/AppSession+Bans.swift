@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// The app's side of bans (`specs/session.md` §9.4). When the app's own checks raise AbortAndBan against
+/// The app's side of bans (`docs/protocol/session.md` §9.4). When the app's own checks raise AbortAndBan against
 /// a node (a failed OT or multiplication consistency check in signing or presigning), the app records a
 /// ban on that node's key — the key its ACCEPT carried (duo: normally the cloud key; trio: the certified
 /// node key) — through its `StorageClient` under `"~ss/ban/" + hex(node key)`, with the node's role and

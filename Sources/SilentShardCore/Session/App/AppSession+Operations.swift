@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// The operations every mode has (`specs/session.md` §5): one body each for duo and trio.
+/// The operations every mode has (`docs/protocol/session.md` §5): one body each for duo and trio.
 extension AppSession {
     /// Generates a new key with the nodes. The keyshare (trio: with the nodes' group id) is staged in
     /// storage, committed at the nodes, then promoted; it is returned only after every node confirmed.

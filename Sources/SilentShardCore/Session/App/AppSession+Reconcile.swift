@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// Reconcile (`specs/session.md` §7.3) and the automatic in-doubt handling of §5.3, for every mode.
+/// Reconcile (`docs/protocol/session.md` §7.3) and the automatic in-doubt handling of §5.3, for every mode.
 extension AppSession {
     /// Settles the app's record for `keyId` with the nodes, e.g. after `reconcileRequired` or at launch:
     /// a staged share the nodes committed (trio: or hold PREPARED under the same digest) is committed and

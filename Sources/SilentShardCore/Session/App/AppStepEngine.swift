@@ -15,7 +15,7 @@ package struct AppStepLink {
     package let read: SessionDriver.Read
 }
 
-/// The app's side of one step (`specs/session.md` §5.3), the same for every mode: configuration checks,
+/// The app's side of one step (`docs/protocol/session.md` §5.3), the same for every mode: configuration checks,
 /// the device-signed SETUP, the step's channel, one step at a time per session (the transport carries
 /// one connection), connect → body → disconnect, with §5.3 clock correction and §10 KEY_BUSY backoff
 /// (`StepRetryPolicy`). `DuoSession` and `TrioSession` are facades over it; what differs by mode is the

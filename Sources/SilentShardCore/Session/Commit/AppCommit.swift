@@ -1,6 +1,6 @@
 import MPCProtocols
 
-/// `specs/session.md` §7.2 at the app, as a pure state machine: the durability-critical decisions of
+/// `docs/protocol/session.md` §7.2 at the app, as a pure state machine: the durability-critical decisions of
 /// committing a new share, with no I/O. Events in (the storage's and the transport's results), actions
 /// out (stage, send COMMIT, wait for the nodes' answers, promote, discard, end). The executor
 /// (``AppCommitExecutor``) performs each action and reports its result as the next event; duo and trio

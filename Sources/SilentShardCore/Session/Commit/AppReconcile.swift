@@ -1,6 +1,6 @@
 import MPCProtocols
 
-/// `specs/session.md` §7.3 at the app, as a pure state machine: from the app's record (current
+/// `docs/protocol/session.md` §7.3 at the app, as a pure state machine: from the app's record (current
 /// generation, staged generation and digest) and every node's signed `key_status` (in its ACCEPT),
 /// decide how the record is settled, and check the nodes' answers. No I/O: actions out (send DONE,
 /// COMMIT(reconcile) or ABORT(rollback), collect one OUTCOME per node, promote, discard, end), events in.

@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import MPCProtocols
 
-/// One party's framing of a session in any mode (`specs/session.md` §3; duo is participants {0, 1}),
+/// One party's framing of a session in any mode (`docs/protocol/session.md` §3; duo is participants {0, 1}),
 /// with the trio relay of node A (§6.1): protocol messages to signed BCAST / encrypted P2P frames,
 /// control frames, and incoming bundles through `FrameReceiver` (§3.5) into a buffer of authenticated
 /// frames the protocol is not ready for yet (§3.4: ≤ 64 frames / 1 MiB).

@@ -5,7 +5,7 @@ import MPCProtocols
 /// One party's side of a protocol run in any mode (duo's two parties, trio's three-party DKG, or two
 /// signers out of three) as a round machine: `start()` gives the first messages; then, whenever every
 /// tag in `awaiting` has arrived from every party in `peers`, `advance` consumes them and gives the
-/// next messages; `outcome` is set after the last round (`specs/dkls23.md` §17: "every round is all
+/// next messages; `outcome` is set after the last round (`docs/protocol/dkls23.md` §17: "every round is all
 /// parties send, all parties receive").
 ///
 /// Constructors return a ``ProtocolRun`` typed by the operation's outcome. Randomness is the caller's
@@ -132,7 +132,7 @@ package struct SessionProtocolMachine: Sendable {
                                                   receivable: dklsDKGTags))
     }
 
-    /// FROST recovery (`specs/session.md` §6.4 with the SHOULD-refresh; `docs/frost.md` §12.1): the
+    /// FROST recovery (`docs/protocol/session.md` §6.4 with the SHOULD-refresh; `docs/frost.md` §12.1): the
     /// holders (`current` set, H = `helpers`) repair the share of the party without one (`current` =
     /// nil), then all `partyCount` parties refresh. Flow: R1 δ between the holders (0x4102, P2P); R2
     /// each holder sends the recipient σ ‖ PKI (0x4202, P2P) and its refresh round 1; the recipient
@@ -277,7 +277,7 @@ package struct SessionProtocolMachine: Sendable {
         }
     }
 
-    /// FROST presigning (`specs/session.md` §5.2 "FROST preSign"): round 1 only — fresh nonces, the
+    /// FROST presigning (`docs/protocol/session.md` §5.2 "FROST preSign"): round 1 only — fresh nonces, the
     /// commitments broadcast; ends with the presignature once the co-signer's commitments arrived.
     package static func frostPresign(keyshare: FROST.Keyshare, signers: [PartyIndex],
                                     using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<SessionPresignature> {
