@@ -14,8 +14,7 @@ extension TrioSession {
     public func preSignature(keyshare: Keyshare, chainPath: String = "m", signer: TrioSigner = .nodeA,
                              ttl: UInt32? = nil) async throws(SilentShardError) -> PreSignature {
         try check(keyshare)
-        let path: DerivationPath
-        do { path = try DerivationPath(chainPath) } catch { throw .invalidInput(reason: "invalid chain path") }
+        let path = try AppSession.softPath(chainPath)
         try await core.settleIfStaged(keyshare)
         let signers: [PartyIndex] = [0, signer.index]
         let presign = try await core.step(.preSign, action: actions.preSign, existing: keyshare,

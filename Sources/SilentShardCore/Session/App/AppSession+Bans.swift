@@ -38,10 +38,10 @@ extension AppSession {
     /// After every participating node's ACCEPT: `partyBanned` (with an ABORT to the nodes) when this app
     /// has banned one of them by the key its ACCEPT carries. Reconcile and export are never refused. A
     /// duo node whose key is the cloud key was checked before connecting and is not read again.
-    func refuseBannedNodes(_ nodes: [PartyIndex], operation: SessionOperation, channel: inout PartyFrameChannel,
-                           send: SessionDriver.Send) async throws(SilentShardError) {
+    func refuseBannedNodes(_ nodes: [PartyIndex], operation: SessionOperation, cloudKey: Ed25519.VerifyingKey,
+                           channel: inout PartyFrameChannel, send: SessionDriver.Send) async throws(SilentShardError) {
         guard operation != .reconcile, operation != .export else { return }
-        let checkedBeforeConnecting = mode == .duo ? try? CloudVerifyingKey.parse(engine.cloudVerifyingKey) : nil
+        let checkedBeforeConnecting = mode == .duo ? cloudKey : nil
         for node in nodes {
             guard let nodeKey = channel.receiver.accepts[node]?.nodeKey, nodeKey != checkedBeforeConnecting,
                   try await isBanned(nodeKey)

@@ -102,7 +102,8 @@ package final class AppSession: Sendable {
         try await link.send([link.setupFrame] + flight)
         try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
             for node in link.nodes { _ = try await SessionDriver.awaitControl(.accept, from: node, channel: &channel, read: link.read) }
-            try await refuseBannedNodes(link.nodes, operation: link.operation, channel: &channel, send: link.send)
+            try await refuseBannedNodes(link.nodes, operation: link.operation, cloudKey: link.cloudKey, channel: &channel,
+                                        send: link.send)
         }
     }
 

@@ -7,6 +7,8 @@ import MPCProtocols
 /// in trio all through node A).
 package struct AppStepLink {
     package let operation: SessionOperation
+    /// The cloud key the step's ACCEPTs are verified under (parsed once per step).
+    package let cloudKey: Ed25519.VerifyingKey
     package let setupFrame: Frame
     package let nodes: [PartyIndex]
     /// The group the app has recorded for the key (trio), known before any ACCEPT.
@@ -106,7 +108,7 @@ package struct AppStepEngine: Sendable {
         // Everything arrives from the participating nodes (trio: through node A, §3.5 step 2).
         let nodes = step.participants.filter { $0 != 0 }
         let from = Set(mode == .duo ? [1] : [1, 2] as [PartyIndex])
-        let link = AppStepLink(operation: step.operation, setupFrame: setupFrame, nodes: nodes,
+        let link = AppStepLink(operation: step.operation, cloudKey: cloudKey, setupFrame: setupFrame, nodes: nodes,
                                recordedGroup: step.recordedGroup, send: { (frames: [Frame]) throws(SilentShardError) in
             do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
         }, read: { () throws(SilentShardError) in
