@@ -17,7 +17,7 @@
 open class DuoNetworkClient: NetworkClient {
     /// The configuration this client was created with.
     public let websocketConfig: WebsocketConfig
-    private let engine: WebSocketClientEngine
+    let engine: WebSocketClientEngine
 
     /// Creates an idle client; nothing is opened until `connect`.
     public init(websocketConfig: WebsocketConfig) {
@@ -79,4 +79,9 @@ open class DuoNetworkClient: NetworkClient {
                                        params: params, websocket: false)
         return try await engine.post(url: url, body: body)
     }
+}
+
+extension DuoNetworkClient: TokenRefreshingClient {
+    package var canRefreshToken: Bool { engine.canRefreshToken }
+    package func tokenWasRefused() { engine.tokenWasRefused() }
 }

@@ -16,7 +16,7 @@
 open class TrioNetworkClient: NetworkClient {
     /// The configuration this client was created with.
     public let websocketConfig: WebsocketConfig
-    private let engine: WebSocketClientEngine
+    let engine: WebSocketClientEngine
 
     /// Creates an idle client; nothing is opened until `connect`.
     public init(websocketConfig: WebsocketConfig) {
@@ -66,4 +66,9 @@ open class TrioNetworkClient: NetworkClient {
                                        params: params, websocket: false)
         return try await engine.post(url: url, body: body)
     }
+}
+
+extension TrioNetworkClient: TokenRefreshingClient {
+    package var canRefreshToken: Bool { engine.canRefreshToken }
+    package func tokenWasRefused() { engine.tokenWasRefused() }
 }

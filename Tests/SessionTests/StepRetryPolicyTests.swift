@@ -48,3 +48,22 @@ struct StepRetryPolicyTests {
         }
     }
 }
+
+/// AUTH_INVALID is retried once, and only when the transport can replace the token.
+@Suite("StepRetryPolicy: token refresh")
+struct StepRetryPolicyTokenTests {
+    @Test func aRefusedTokenIsReplacedOnceWhenTheTransportCan() {
+        let refused = SilentShardError.authenticationFailed(reason: SilentShardError.invalidTokenReason)
+        var policy = StepRetryPolicy(canRefreshToken: true)
+        #expect(policy.decide(after: refused) == .refreshToken)
+        #expect(policy.decide(after: refused) == .fail)
+        var atTheDoor = StepRetryPolicy(canRefreshToken: true)
+        #expect(atTheDoor.decide(after: .authenticationFailed(reason: SilentShardError.tokenRefusedReason)) == .refreshToken)
+        var without = StepRetryPolicy()
+        #expect(without.decide(after: refused) == .fail)
+        // A missing token or a bad device signature is not a token to refresh.
+        var other = StepRetryPolicy(canRefreshToken: true)
+        #expect(other.decide(after: .authenticationFailed(reason: "missing token")) == .fail)
+        #expect(other.decide(after: .authenticationFailed(reason: "device signature")) == .fail)
+    }
+}

@@ -103,5 +103,11 @@ struct HandshakeAndRouteTests {
         var dumped = ""
         dump(config, to: &dumped)
         #expect(!dumped.contains("secret-token-123"))
+        // A provider is shown as set, never called by a description.
+        let provided = WebsocketConfig(url: "wss://x", tokenProvider: { _ in Issue.record("called"); return "secret-token-123" })
+        #expect(provided.description.contains("tokenProvider: set"))
+        var dumpedProvided = ""
+        dump(provided, to: &dumpedProvided)
+        #expect(!dumpedProvided.contains("secret-token-123"))
     }
 }

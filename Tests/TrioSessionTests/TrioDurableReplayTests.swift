@@ -69,6 +69,6 @@ struct TrioDurableReplayTests {
 
         // Node B restarted: A's LINK_OPEN and the SETUP replayed on a new link.
         let toB = try await ScriptedTrioConnection(messages: opening)
-        #expect(await try restartedB().serveLink(connection: toB) == .rejected(.replay))
+        #expect(try await restartedB().serveLink(connection: toB) == .rejected(.replay))
     }
 }

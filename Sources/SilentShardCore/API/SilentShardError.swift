@@ -134,6 +134,22 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
+    /// `authenticationFailed`'s reason for AUTH_INVALID (a token invalid or expired; §10: retry after a
+    /// new token).
+    package static let invalidTokenReason = "invalid token"
+    /// `authenticationFailed`'s reason when a node refused the token at the door: it closed the WebSocket
+    /// with 4401 before reading the SETUP (so without a frame), or answered a POST with HTTP 401.
+    package static let tokenRefusedReason = "token refused"
+
+    /// Whether this error says a node refused the app's token (invalid or expired), which a fresh
+    /// token may cure.
+    package var isRefusedToken: Bool {
+        if case .authenticationFailed(let reason) = self {
+            return reason == Self.invalidTokenReason || reason == Self.tokenRefusedReason
+        }
+        return false
+    }
+
     /// Maps a wire code (§10 table; unknown codes by class).
     static func map(code: WireCode, party: SessionParty?, detail: [UInt8]) -> SilentShardError {
         switch code {
@@ -146,7 +162,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .timeout: return .timeout
         case .peerUnavailable, .signerUnavailable: return .peerUnavailable(party: party)
         case .authRequired: return .authenticationFailed(reason: "missing token")
-        case .authInvalid: return .authenticationFailed(reason: "invalid token")
+        case .authInvalid: return .authenticationFailed(reason: SilentShardError.invalidTokenReason)
         case .deviceSignatureInvalid: return .authenticationFailed(reason: "device signature")
         case .forbidden: return .authorizationDenied
         case .deviceNotRegistered: return .deviceNotRegistered

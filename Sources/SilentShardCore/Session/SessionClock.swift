@@ -28,11 +28,13 @@ package final class SessionClock: Sendable {
 /// every mode: retry once with the node's time after an authenticated STALE_TIMESTAMP (nothing was stored;
 /// a fresh instance id), retry after a short backoff on KEY_BUSY (another share-changing session of the
 /// key — often this app's own previous step, whose lease a node releases a moment after its last frame),
-/// else give up with the error.
+/// retry once with a fresh token after AUTH_INVALID (or a 4401 close, or HTTP 401) when the transport can get one (a refused SETUP
+/// changed nothing at any node), else give up with the error.
 package struct StepRetryPolicy: Sendable {
     package enum Decision: Sendable, Equatable {
         case correctClock(toNodeTime: UInt64)
         case retry(after: Duration)
+        case refreshToken
         case fail
     }
 
@@ -40,8 +42,13 @@ package struct StepRetryPolicy: Sendable {
     package static let busyRetries = 5
     private var clockCorrected = false
     private var busyRetriesDone = 0
+    private let canRefreshToken: Bool
+    private var tokenRefreshed = false
 
-    package init() {}
+    /// `canRefreshToken`: the transport can replace a refused token (a configured token provider).
+    package init(canRefreshToken: Bool = false) {
+        self.canRefreshToken = canRefreshToken
+    }
 
     package mutating func decide(after error: SilentShardError) -> Decision {
         switch error {
@@ -51,15 +58,19 @@ package struct StepRetryPolicy: Sendable {
         case .keyBusy where busyRetriesDone < Self.busyRetries:
             defer { busyRetriesDone += 1 }
             return .retry(after: .milliseconds(25 << busyRetriesDone))
+        case _ where error.isRefusedToken && canRefreshToken && !tokenRefreshed:
+            tokenRefreshed = true
+            return .refreshToken
         default:
             return .fail
         }
     }
 
-    /// Runs `attempt` until it succeeds or the policy gives up; the clock is corrected in `clock`.
-    package static func run<T>(clock: SessionClock, _ attempt: () async throws(SilentShardError) -> T)
-        async throws(SilentShardError) -> T {
-        var policy = StepRetryPolicy()
+    /// Runs `attempt` until it succeeds or the policy gives up; the clock is corrected in `clock`, a
+    /// refused token replaced through `tokenRefresher` (nil: the transport cannot).
+    package static func run<T>(clock: SessionClock, tokenRefresher: (any TokenRefreshingClient)? = nil,
+                               _ attempt: () async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
+        var policy = StepRetryPolicy(canRefreshToken: tokenRefresher?.canRefreshToken ?? false)
         while true {
             do {
                 return try await attempt()
@@ -67,6 +78,7 @@ package struct StepRetryPolicy: Sendable {
                 switch policy.decide(after: error) {
                 case .correctClock(let nodeTime): clock.correct(toNodeTime: nodeTime)
                 case .retry(let delay): try? await Task.sleep(for: delay)
+                case .refreshToken: tokenRefresher?.tokenWasRefused()
                 case .fail: throw error
                 }
             }

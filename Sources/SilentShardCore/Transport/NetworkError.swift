@@ -33,4 +33,7 @@ public enum NetworkError: Error, Sendable, Equatable {
     case httpStatus(Int)
     /// This transport has no HTTP POST path.
     case postRequestUnsupported
+    /// The configured ``WebsocketConfig/tokenProvider`` threw; nothing was sent. `reason` is the
+    /// thrown error's type name (never its message, which might quote a token).
+    case tokenUnavailable(reason: String)
 }

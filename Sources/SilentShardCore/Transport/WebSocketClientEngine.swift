@@ -6,6 +6,8 @@ import Foundation
 package final class WebSocketClientEngine {
     package let config: WebsocketConfig
     private var connection: (any WebSocketConnection)?
+    /// The node refused the provider's last token: the next connection asks for a fresh one.
+    private var tokenRefused = false
 
     package init(config: WebsocketConfig) {
         self.config = config
@@ -26,8 +28,9 @@ package final class WebSocketClientEngine {
         await disconnect()
         var settings = WebSocketSettings(config)
         settings.headers = fields
+        let token = try await currentToken()
         let opened = try await WebSocketTransport.connect(url: url, subprotocol: subprotocol, settings: settings)
-        if let token = config.authenticationToken {
+        if let token {
             do {
                 try await opened.send(.text(token))
             } catch {
@@ -57,9 +60,35 @@ package final class WebSocketClientEngine {
         await current.close()
     }
 
-    /// POSTs `body` to `url` with the token as `Authorization: Bearer …`.
+    /// POSTs `body` to `url` with the token as `Authorization: Bearer …`. With a token provider, an HTTP
+    /// 401 is retried once with a fresh token (the node changed nothing for a refused POST).
     nonisolated(nonsending) package func post(url: URL, body: Data) async throws -> Data {
-        try await WebSocketTransport.post(url: url, body: body, bearerToken: config.authenticationToken,
-                                          settings: WebSocketSettings(config))
+        do {
+            return try await WebSocketTransport.post(url: url, body: body, bearerToken: try await currentToken(),
+                                                     settings: WebSocketSettings(config))
+        } catch NetworkError.httpStatus(401) where canRefreshToken {
+            tokenWasRefused()
+            return try await WebSocketTransport.post(url: url, body: body, bearerToken: try await currentToken(),
+                                                     settings: WebSocketSettings(config))
+        }
+    }
+
+    /// Whether a refused token can be replaced: a provider is configured.
+    package var canRefreshToken: Bool { config.tokenProvider != nil }
+
+    /// The next connection or POST asks the provider for `.afterRefusal`.
+    package func tokenWasRefused() { tokenRefused = true }
+
+    /// The token for the next connection or POST: the provider's (`.afterRefusal` once after a refusal),
+    /// else the configured one.
+    nonisolated(nonsending) private func currentToken() async throws -> String? {
+        guard let provider = config.tokenProvider else { return config.authenticationToken }
+        let request: TokenRequest = tokenRefused ? .afterRefusal : .beforeStep
+        tokenRefused = false
+        do {
+            return try await provider(request)
+        } catch {
+            throw NetworkError.tokenUnavailable(reason: String(describing: type(of: error)))
+        }
     }
 }

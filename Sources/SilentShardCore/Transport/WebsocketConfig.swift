@@ -10,8 +10,13 @@ public struct WebsocketConfig: Sendable {
     /// a path prefix is kept in front of `/v3/...`).
     public var url: String
     /// Sent as the first (text) message of every connection, and as `Authorization: Bearer …` on
-    /// HTTP POST, when set.
+    /// HTTP POST, when set and no `tokenProvider` is.
     public var authenticationToken: String?
+    /// Asked for the token before every connection and POST, instead of `authenticationToken`; asked
+    /// again with `.afterRefusal` (once) when a node refuses its token as invalid or expired, and the
+    /// step or POST is retried with the new token. A refused step changed nothing at any node, so the
+    /// retry is safe for every operation.
+    public var tokenProvider: TokenProvider?
     /// Limit for opening a connection: TCP, TLS and the WebSocket upgrade (or the POST's connect).
     public var connectTimeout: Duration
     /// How long `read()` waits for the next message, a POST for its response, and a send for the
@@ -45,12 +50,28 @@ public struct WebsocketConfig: Sendable {
         self.maximumMessageSize = maximumMessageSize
         self.trustedRootCertificates = trustedRootCertificates
     }
+
+    /// Creates a configuration whose token comes from `tokenProvider` before every step (see
+    /// ``tokenProvider``).
+    public init(
+        url: String,
+        tokenProvider: @escaping TokenProvider,
+        connectTimeout: Duration = .seconds(15),
+        readTimeout: Duration = .seconds(60),
+        maximumMessageSize: Int = WebsocketConfig.defaultMaximumMessageSize,
+        trustedRootCertificates: [Data] = []
+    ) {
+        self.init(url: url, authenticationToken: nil, connectTimeout: connectTimeout, readTimeout: readTimeout,
+                  maximumMessageSize: maximumMessageSize, trustedRootCertificates: trustedRootCertificates)
+        self.tokenProvider = tokenProvider
+    }
 }
 
 extension WebsocketConfig: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A description without the token.
     public var description: String {
         "WebsocketConfig(url: \(url), authenticationToken: \(authenticationToken == nil ? "nil" : "<redacted>"), "
+            + "tokenProvider: \(tokenProvider == nil ? "nil" : "set"), "
             + "connectTimeout: \(connectTimeout), readTimeout: \(readTimeout), "
             + "maximumMessageSize: \(maximumMessageSize), trustedRootCertificates: \(trustedRootCertificates.count))"
     }
@@ -63,6 +84,7 @@ extension WebsocketConfig: CustomStringConvertible, CustomDebugStringConvertible
         Mirror(self, children: [
             "url": url,
             "authenticationToken": authenticationToken == nil ? "nil" : "<redacted>",
+            "tokenProvider": tokenProvider == nil ? "nil" : "set",
             "connectTimeout": connectTimeout,
             "readTimeout": readTimeout,
             "maximumMessageSize": maximumMessageSize,

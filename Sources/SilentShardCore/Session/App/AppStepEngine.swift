@@ -66,7 +66,7 @@ package struct AppStepEngine: Sendable {
                               beforeConnect: (Ed25519.VerifyingKey) async throws(SilentShardError) -> Void = { _ throws(SilentShardError) in },
                               body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome)
         async throws(SilentShardError) -> Outcome {
-        try await StepRetryPolicy.run(clock: clock) { () throws(SilentShardError) in
+        try await StepRetryPolicy.run(clock: clock, tokenRefresher: client as? any TokenRefreshingClient) { () throws(SilentShardError) in
             try await attempt(step, client: client, fill: fill, beforeConnect: beforeConnect, body: body)
         }
     }
@@ -130,6 +130,12 @@ package struct AppStepEngine: Sendable {
     /// A transport's error as the SDK reports it.
     package static func networkError(_ error: any Error) -> SilentShardError {
         if let error = error as? SilentShardError { return error }
+        switch error as? NetworkError {
+        case .closedByPeer(code: 4401, _)?, .httpStatus(401)?:
+            // The node refused the token before reading anything (§2.1 close code 4401, §2.2).
+            return .authenticationFailed(reason: SilentShardError.tokenRefusedReason)
+        default: break
+        }
         if let error = error as? NetworkError { return .network(error) }
         if error is CancellationError { return .cancelled }
         return .network(.connectionFailed(reason: "transport error"))
