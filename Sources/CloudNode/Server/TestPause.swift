@@ -44,7 +44,7 @@ package enum TestPause {
         guard let configuration, configuration.point == point.rawValue,
               arrivals.withLock({ count in count += 1; return count == configuration.arrival })
         else { return }
-        FileManager.default.createFile(atPath: configuration.marker, contents: Data(point.rawValue.utf8))
+        _ = FileManager.default.createFile(atPath: configuration.marker, contents: Data(point.rawValue.utf8))
         // Until the test kills the process (a day is "forever" for a test; cancellation ends it too).
         try? await Task.sleep(for: .seconds(86_400))
         #endif

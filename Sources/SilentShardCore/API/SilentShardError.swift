@@ -73,6 +73,10 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case reconcileConflict(keyId: String)
     /// Reconcile rolled back the first generation of a key: there is no key.
     case abortedKeyshare(keyId: String)
+    /// A backup holds `generation` (32 bytes) of key `keyId`, which is no longer the key's current
+    /// generation (at this app, or at the nodes): its share cannot sign. Restore a newer backup, or
+    /// (trio) recover with the nodes.
+    case staleBackup(keyId: String, generation: Data)
     // Parameters and node
     case invalidInput(reason: String)
     case invalidKeyshare(reason: String)
@@ -242,6 +246,8 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .reconcileRequired(let keyId): return "reconcile required for key \(keyId)"
         case .reconcileConflict(let keyId): return "reconcile conflict for key \(keyId)"
         case .abortedKeyshare(let keyId): return "keyshare aborted for key \(keyId)"
+        case .staleBackup(let keyId, let generation):
+            return "backup of key \(keyId) holds generation \(Hex.encode([UInt8](generation.prefix(8))))…, which is no longer current"
         case .invalidInput(let reason): return "invalid input: \(reason)"
         case .invalidKeyshare(let reason): return "invalid keyshare: \(reason)"
         case .invalidConfiguration(let reason): return "invalid configuration: \(reason)"

@@ -1,8 +1,8 @@
 /// Validation and canonical form of the key ids a `StorageClient` accepts.
 ///
 /// Accepted: a hex string (the API's key ids are hex of 32-byte key ids; session.md §1.5), and the
-/// SDK's reserved ids `"~ss/presig/" + hex` (presignature tombstones, §8.2) and `"~ss/ban/" + hex`
-/// (bans, §9.4). Hex may be upper- or lowercase (spec §0: parsers accept both) and is canonicalized to
+/// SDK's reserved ids `"~ss/presig/" + hex` (presignature tombstones, §8.2), `"~ss/ban/" + hex`
+/// (bans, §9.4) and `"~ss/backup/" + hex` (the generation of the newest backup of a key). Hex may be upper- or lowercase (spec §0: parsers accept both) and is canonicalized to
 /// lowercase, so `AB…` and `ab…` name one record even on case-insensitive file systems. Anything else
 /// (empty, odd length, `/`, `..`, NUL, over 256 hex digits) is `StorageError.invalidKeyId`.
 public enum KeyId {
@@ -10,24 +10,27 @@ public enum KeyId {
     public static let presignaturePrefix = "~ss/presig/"
     /// Reserved prefix of ban records.
     public static let banPrefix = "~ss/ban/"
+    /// Reserved prefix of backup records (`BackupState`).
+    public static let backupPrefix = "~ss/backup/"
     /// Longest accepted hex part (a 65-byte SEC1 P-256 node key is 130 digits).
     public static let maximumHexDigits = 256
 
     /// The canonical form of `keyId`, or `invalidKeyId`.
     public static func canonical(_ keyId: String) throws(StorageError) -> String {
-        for prefix in [presignaturePrefix, banPrefix] where keyId.hasPrefix(prefix) {
+        for prefix in [presignaturePrefix, banPrefix, backupPrefix] where keyId.hasPrefix(prefix) {
             return prefix + (try canonicalHex(String(keyId.dropFirst(prefix.count))))
         }
         return try canonicalHex(keyId)
     }
 
     /// A name safe to use as a single path component: hex stays as is; reserved ids become
-    /// `presig-<hex>` / `ban-<hex>` (`-` is not a hex digit, so the forms cannot collide).
+    /// `presig-<hex>` / `ban-<hex>` / `backup-<hex>` (`-` is not a hex digit, so the forms cannot collide).
     static func fileStem(_ canonicalKeyId: String) -> String {
         if canonicalKeyId.hasPrefix(presignaturePrefix) {
             return "presig-" + canonicalKeyId.dropFirst(presignaturePrefix.count)
         }
         if canonicalKeyId.hasPrefix(banPrefix) { return "ban-" + canonicalKeyId.dropFirst(banPrefix.count) }
+        if canonicalKeyId.hasPrefix(backupPrefix) { return "backup-" + canonicalKeyId.dropFirst(backupPrefix.count) }
         return canonicalKeyId
     }
 

@@ -1,7 +1,7 @@
 /// Where the app keeps its keyshare records (DESIGN.md §6, session.md §7.1).
 ///
 /// Implementations MUST write a record atomically (all of it or nothing, durable when `write`
-/// returns), MUST accept the reserved key ids `~ss/presig/<hex>` and `~ss/ban/<hex>`, and SHOULD store
+/// returns), MUST accept the reserved key ids `~ss/presig/<hex>`, `~ss/ban/<hex>` and `~ss/backup/<hex>`, and SHOULD store
 /// records encrypted or in protected storage (they hold secret shares). The built-ins
 /// (`InMemoryStorageClient`, `FileStorageClient`, `SQLiteStorageClient`) throw `StorageError`;
 /// app-supplied implementations may throw their own errors.

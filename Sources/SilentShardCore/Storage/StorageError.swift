@@ -3,7 +3,7 @@
 /// Cases name the key id (public: the hex of a public-key hash) and what went wrong; they never carry
 /// keyshare bytes, passwords or derived keys, and neither do their descriptions.
 public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The key id is not a hex string or a reserved `~ss/presig/<hex>` / `~ss/ban/<hex>` id
+    /// The key id is not a hex string or a reserved `~ss/presig/<hex>` / `~ss/ban/<hex>` / `~ss/backup/<hex>` id
     /// (this rejects path separators, `..`, empty and over-long ids).
     case invalidKeyId
     /// `promote(keyId:)` found no record, or a record without a staged share.

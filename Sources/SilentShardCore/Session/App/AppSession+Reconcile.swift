@@ -31,9 +31,17 @@ extension AppSession {
                 try await AppReconcileExecutor.settle(storageKeyId: keyId, current: current?.keyshare,
                                                       staged: staged.map { ($0.keyshare, $0.digest) },
                                                       policy: mode == .duo ? .duo : .trio, nodes: link.nodes, channel: &channel,
-                                                      storageClient: storageClient, send: link.send, read: link.read)
+                                                      storage: reconcileStorage(keyId: keyId, staged: staged?.keyshare),
+                                                      send: link.send, read: link.read)
             }
         }
+    }
+
+    /// The record's storage operations for reconcile; promoting `staged` offers it to the backup sink first.
+    private func reconcileStorage(keyId: String, staged: Keyshare?) -> AppReconcileExecutor.Storage {
+        var storage = AppReconcileExecutor.Storage(storageClient, keyId: keyId)
+        if let staged { storage.promote = backingUp(staged, promote: storage.promote) }
+        return storage
     }
 
     /// §5.3: before an operation on a key whose record has a staged share, reconcile first.

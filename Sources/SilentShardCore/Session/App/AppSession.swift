@@ -37,6 +37,8 @@ package final class AppSession: Sendable {
     package let storageClient: any StorageClient
     package let actions: AppActions
     private let transport: Transport
+    /// The app's `BackupSink` (`AppSession+Backups.swift`).
+    let sinkBox = LockedValue<(any BackupSink)?>(nil)
 
     /// `NetworkClient` is not `Sendable` (seed contract); every use happens inside a step holding the
     /// engine's gate (or, for a POST, on its own request), so the client is never used from two tasks at once.
@@ -183,10 +185,12 @@ package final class AppSession: Sendable {
         let mode = mode
         return try await AppCommitExecutor.commit(keyshare, policy: mode == .duo ? .duo : .trio, nodes: link.nodes,
                                                   channel: &channel,
-                                                  storage: { [storageClient] digest in
-                                                      AppCommitExecutor.Storage(storageClient, keyId: keyshare.keyId,
-                                                                                staging: AppStoredShare.encode(keyshare, digest: digest,
-                                                                                                               mode: mode))
+                                                  storage: { [self] digest in
+                                                      var storage = AppCommitExecutor.Storage(
+                                                          storageClient, keyId: keyshare.keyId,
+                                                          staging: AppStoredShare.encode(keyshare, digest: digest, mode: mode))
+                                                      storage.promote = backingUp(keyshare, promote: storage.promote)
+                                                      return storage
                                                   }, send: link.send, read: link.read)
     }
 

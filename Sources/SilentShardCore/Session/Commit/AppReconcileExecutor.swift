@@ -24,17 +24,17 @@ package enum AppReconcileExecutor {
         }
     }
 
-    /// §7.3 for the record `storageKeyId` of `storageClient` (its `current` keyshare and its `staged` one
+    /// §7.3 for the record `storageKeyId` through `storage` (its `current` keyshare and its `staged` one
     /// with digest D) under `policy`, with `nodes` over `channel`: the keyshare that is current afterwards.
     package static func settle(storageKeyId: String, current: Keyshare?, staged: (keyshare: Keyshare, digest: [UInt8])?,
                                policy: AppReconcile.Policy, nodes: [PartyIndex], channel: inout PartyFrameChannel,
-                               storageClient: any StorageClient, send: SessionDriver.Send,
+                               storage: Storage, send: SessionDriver.Send,
                                read: SessionDriver.Read) async throws(SilentShardError) -> Keyshare {
         guard let reference = staged?.keyshare ?? current else { throw .keyNotFound(keyId: storageKeyId) }
         let reconcile = AppReconcile(policy: policy, storageKeyId: storageKeyId, keyID: reference.keyID,
                                      current: current?.gen,
                                      staged: staged.map { ($0.keyshare.gen, $0.digest) })
-        switch await run(reconcile, nodes: nodes, channel: &channel, storage: Storage(storageClient, keyId: storageKeyId),
+        switch await run(reconcile, nodes: nodes, channel: &channel, storage: storage,
                          send: send, read: read) {
         case .current:
             guard let current else { throw .abortedKeyshare(keyId: storageKeyId) }

@@ -1,0 +1,37 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+
+/// Backups that know their generation (`KeyshareBackup` version 2, `BackupState`, `BackupSink`).
+extension DuoSession {
+    /// Called with every new generation of a key (keygen, import, refresh, and a
+    /// reconcile that promotes) after the nodes committed it and before the previous generation is
+    /// discarded; nil (the default) for none. See `BackupSink`.
+    public var backupSink: (any BackupSink)? {
+        get { core.backupSink }
+        set { core.backupSink = newValue }
+    }
+
+    /// Whether the newest backup this app made of `keyId` holds the key's current generation.
+    /// Throws `keyNotFound` when the app holds no current share of the key.
+    public func backupState(keyId: String) async throws(SilentShardError) -> BackupState {
+        try await core.backupState(keyId: keyId)
+    }
+
+    /// Seals `keyshare` under `password` (`KeyshareBackup.seal(_:password:limits:)`, recording its key id
+    /// and generation) and records the backup, so `backupState` says `current` while it is the key's
+    /// current generation. Store the returned blob where the app keeps backups.
+    public func backup(keyshare: Keyshare, password: String,
+                       limits: Argon2id.Limits = .moderate) async throws(SilentShardError) -> Data {
+        try await core.backup(keyshare, password: password, limits: limits)
+    }
+
+    /// Restores a keyshare opened from a backup (`KeyshareBackup.openKeyshare(_:password:)`) as the app's
+    /// current share of its key, after checking that it still is the key's current generation: against
+    /// the app's record when it has one, otherwise with the node (one reconcile step, with this
+    /// session's device key). A backup of another generation is `staleBackup`, naming its generation,
+    /// and changes nothing. Returns the current keyshare.
+    public func restoreBackup(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
+        try await core.restore(keyshare)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import SilentShardTestSupport
+import Testing
+import duo
+
+/// Issue 22 item 2 in duo: the sink is offered every new generation after the node committed it and
+/// before the previous one is discarded; `backupState` follows; a stale backup is refused on restore.
+@Suite("Duo backups that know their generation")
+struct DuoBackupLifecycleTests {
+    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
+    func theSinkGetsEveryGenerationBeforeThePreviousIsDiscarded(algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm)
+        let sink = RecordingBackupSink(storage: fixture.storage)
+        fixture.session.backupSink = sink
+        let keyshare = try await fixture.session.keygen()
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+
+        #expect(sink.offers.map(\.keyshare.generation) == [keyshare.generation, refreshed.generation])
+        // Offered while the new generation was staged and the old one still current.
+        let offered = sink.offers[1]
+        let stagedAtOffer = try #require(offered.record?.staged), currentAtOffer = try #require(offered.record?.current)
+        #expect(try AppStoredShare.decode(stagedAtOffer, mode: .duo).keyshare.generation == refreshed.generation)
+        #expect(try AppStoredShare.decode(currentAtOffer, mode: .duo).keyshare.generation == keyshare.generation)
+        // The sink's blob restores the current share, and it signs.
+        let restored = try KeyshareBackup.openKeyshare(offered.blob, password: RecordingBackupSink.password)
+        #expect(restored == refreshed)
+        let message = algorithm == .ecdsa ? Data(SHA256.hash(Array("backed up".utf8))) : Data("backed up".utf8)
+        let signature = try await fixture.session.signature(keyshare: restored, message: message)
+        #expect(try verifies(signature, message: message, keyshare: refreshed))
+    }
+
+    @Test func aFailingSinkStillCommitsAndTheStateSaysStale() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .none)
+        let sink = RecordingBackupSink(storage: fixture.storage)
+        fixture.session.backupSink = sink
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+        sink.failing.withLock { $0 = true }
+        let again = try await fixture.session.keyRefresh(keyshare: refreshed)
+        // The refresh committed at the node and at the app; the state names the backup's generation.
+        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](again.generation))
+        let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
+        #expect(record.staged == nil)
+        #expect(try AppStoredShare.decode(try #require(record.current), mode: .duo).keyshare.generation == again.generation)
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .stale(since: refreshed.generation))
+        await #expect(throws: SilentShardError.keyNotFound(keyId: "00")) { _ = try await fixture.session.backupState(keyId: "00") }
+    }
+
+    @Test func aStaleBackupIsRefusedOnRestoreAndChangesNothing() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let keyshare = try await fixture.session.keygen()
+        let blob = try await fixture.session.backup(keyshare: keyshare, password: "pw", limits: RecordingBackupSink.limits)
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .stale(since: keyshare.generation))
+
+        let old = try KeyshareBackup.openKeyshare(blob, password: "pw")
+        let before = try await fixture.storage.read(keyId: keyshare.keyId)
+        await #expect(throws: SilentShardError.staleBackup(keyId: keyshare.keyId, generation: keyshare.generation)) {
+            _ = try await fixture.session.restoreBackup(old)
+        }
+        #expect(try await fixture.storage.read(keyId: keyshare.keyId) == before)
+
+        // The app's data is gone (same device key, e.g. kept in the keychain): the node decides.
+        let wiped = InMemoryStorageClient()
+        let fresh = fixture.session(.ecdsa, signer: fixture.signer, storage: wiped)
+        await #expect(throws: SilentShardError.staleBackup(keyId: keyshare.keyId, generation: keyshare.generation)) {
+            _ = try await fresh.restoreBackup(old)
+        }
+        #expect(try await wiped.read(keyId: keyshare.keyId) == nil, "a refused restore leaves no record behind")
+        let current = try await fresh.restoreBackup(refreshed)
+        #expect(current == refreshed)
+        #expect(try await fresh.backupState(keyId: keyshare.keyId) == .current)
+        let hash = Data(SHA256.hash(Array("restored".utf8)))
+        #expect(try verifies(try await fresh.signature(keyshare: current, message: hash), message: hash, keyshare: refreshed))
+        // Restoring what is already current is a no-op that returns it.
+        #expect(try await fixture.session.restoreBackup(refreshed) == refreshed)
+    }
+
+    @Test func aReconcileThatPromotesOffersTheStagedGeneration() async throws {
+        let fixture = try DuoFixture(algorithm: .eddsa)
+        let keyshare = try await fixture.session.keygen()
+        let sink = RecordingBackupSink(storage: fixture.storage)
+        fixture.session.backupSink = sink
+        // The app's promote write fails once: the refresh is in doubt, and the automatic reconcile promotes.
+        fixture.storage.failPromotes.withLock { $0 = 1 }
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        #expect(sink.offers.count == 2, "offered in the commit and again in the reconcile that promoted")
+        #expect(sink.offers.allSatisfy { $0.keyshare.generation == refreshed.generation })
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+    }
+
+    func verifies(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
+        switch keyshare.algorithm {
+        case .ecdsa: return try verifyECDSA(signature, hash: message, keyshare: keyshare)
+        case .eddsa:
+            let key = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
+            return key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message))
+        }
+    }
+}
