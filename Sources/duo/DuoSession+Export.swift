@@ -72,10 +72,20 @@ extension DuoSession {
     /// A failure thrown by `relay` is mapped like a transport failure (`network`, `cancelled`).
     public func export(keyshare: Keyshare, chainPath: String = "m",
                        via relay: (DuoExportRequest) async throws -> Data) async throws(SilentShardError) -> ExportedKey {
-        let request = try await exportRequest(keyshare: keyshare, chainPath: chainPath)
-        let response: Data
-        do { response = try await relay(request) } catch { throw Self.networkError(error) }
-        return try exportCombine(request: request, response: response)
+        try await core.observed("export", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            let request = try await exportRequest(keyshare: keyshare, chainPath: chainPath)
+            let response: Data
+            let start = ContinuousClock.now
+            do { response = try await relay(request) } catch {
+                let failure = Self.networkError(error)
+                core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: 0,
+                                duration: ContinuousClock.now - start, error: failure)
+                throw failure
+            }
+            core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: response.count,
+                            duration: ContinuousClock.now - start, error: nil)
+            return try exportCombine(request: request, response: response)
+        }
     }
 
     // MARK: - Steps

@@ -38,6 +38,8 @@ enum NetworkedDemo {
         var path = "m"
         var message: Data?
         var json = false
+        /// Every operation and step event to standard error (`SilentShardLoggers.standardError`).
+        var log = false
     }
 
     /// Prints the table (or, with `json`, only the JSON document) and returns whether all verified.
@@ -100,6 +102,7 @@ enum NetworkedDemo {
                                              storageClient: storage)
             : SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
                                              storageClient: storage)
+        session.logger = options.log ? SilentShardLoggers.standardError : SilentShardLoggers.none
         let text = Data("Hello from SilentShard".utf8)
         let message = options.message ?? (algorithm == .ecdsa ? Data(SHA256.hash(Array(text))) : text)
         var rows: [Row] = []

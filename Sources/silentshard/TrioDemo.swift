@@ -78,11 +78,13 @@ enum TrioDemo {
         let signer = SoftwareEd25519MessageSigner()
         let name = algorithm == .ecdsa ? "ECDSA" : "EdDSA"
         func makeSession(_ storage: any StorageClient) -> TrioSession {
-            algorithm == .ecdsa
+            let session = algorithm == .ecdsa
                 ? SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
                                                   storageClient: storage)
                 : SilentShard.EdDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
                                                   storageClient: storage)
+            session.logger = options.log ? SilentShardLoggers.standardError : SilentShardLoggers.none
+            return session
         }
         let session = makeSession(storage)
         let text = Data("Hello from SilentShard".utf8)

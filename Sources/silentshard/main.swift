@@ -13,7 +13,8 @@ let usage = """
       demo        duo keygen, sign, refresh, sign (ECDSA and EdDSA) over WebSocket against an
                   embedded node, then in-process protocol runs (trio presign/finish, derived keys)
                   [--json] machine-readable runs only; [--path m/…] soft path to sign under;
-                  [--message HEX] the 32-byte hash (ECDSA) / the message (EdDSA)
+                  [--message HEX] the 32-byte hash (ECDSA) / the message (EdDSA);
+                  [--log] every SDK operation and step event (bytes, ms, error kind) to stderr
       node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
       load        load driver for a node or cluster: concurrent duo keygen + sign sessions with
                   retries, sessions/s, post-run checks (silentshard load --help)
@@ -36,6 +37,7 @@ case "demo":
     while let argument = arguments.next() {
         switch argument {
         case "--json": options.json = true
+        case "--log": options.log = true
         case "--path":
             guard let path = arguments.next() else { FileHandle.standardError.write(Data("--path needs a value\n".utf8)); exit(2) }
             options.path = path

@@ -12,6 +12,13 @@ extension TrioSession {
         set { core.backupSink = newValue }
     }
 
+    /// Receives this session's operation and step events (`SilentShardEvent`: names, key ids, bytes,
+    /// durations, error kinds — never secrets or tokens); `SilentShardLoggers.none` by default.
+    public var logger: any SilentShardLogger {
+        get { core.logger }
+        set { core.logger = newValue }
+    }
+
     /// Whether the newest backup this app made of `keyId` holds the key's current generation.
     /// Throws `keyNotFound` when the app holds no current share of the key.
     public func backupState(keyId: String) async throws(SilentShardError) -> BackupState {
@@ -23,7 +30,9 @@ extension TrioSession {
     /// current generation. Store the returned blob where the app keeps backups.
     public func backup(keyshare: Keyshare, password: String,
                        limits: Argon2id.Limits = .moderate) async throws(SilentShardError) -> Data {
-        try await core.backup(keyshare, password: password, limits: limits)
+        try await core.observed("backup", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await core.backup(keyshare, password: password, limits: limits)
+        }
     }
 
     /// Restores a keyshare opened from a backup (`KeyshareBackup.openKeyshare(_:password:)`) as the app's
@@ -32,6 +41,8 @@ extension TrioSession {
     /// session's device key). A backup of another generation is `staleBackup`, naming its generation,
     /// and changes nothing. Returns the current keyshare.
     public func restoreBackup(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
-        try await core.restore(keyshare)
+        try await core.observed("restoreBackup", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await core.restore(keyshare)
+        }
     }
 }

@@ -12,6 +12,12 @@ extension TrioSession {
     /// (each validates the device-signed SETUP and its own policy). The result is checked
     /// (`privateKey`·G = `publicKey` = the keyshare's public key) before it is returned.
     public func export(keyshare: Keyshare) async throws(SilentShardError) -> ExportedKey {
+        try await core.observed("export", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await exportKey(keyshare: keyshare)
+        }
+    }
+
+    private func exportKey(keyshare: Keyshare) async throws(SilentShardError) -> ExportedKey {
         try check(keyshare)
         try await core.settleIfStaged(keyshare)
         let oneTimeKey = X25519.PrivateKey()

@@ -13,6 +13,12 @@ extension TrioSession {
     /// - Note: not BIP32 hardened derivation: every participant learns the tweak between parent and
     ///   child, so exporting the child is equivalent to exporting the parent.
     public func hardDerivation(keyshare: Keyshare, path: String) async throws(SilentShardError) -> Keyshare {
+        try await core.observed("hardDerivation", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await deriveHardChild(keyshare: keyshare, path: path)
+        }
+    }
+
+    private func deriveHardChild(keyshare: Keyshare, path: String) async throws(SilentShardError) -> Keyshare {
         try check(keyshare)
         guard keyshare.algorithm == .ecdsa else { throw .unsupportedOperation }
         let derivationPath: DerivationPath

@@ -13,6 +13,13 @@ extension TrioSession {
     /// - Parameter ttl: requested lifetime in seconds (the node caps it; default 24 h).
     public func preSignature(keyshare: Keyshare, chainPath: String = "m", signer: TrioSigner = .nodeA,
                              ttl: UInt32? = nil) async throws(SilentShardError) -> PreSignature {
+        try await core.observed("preSign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await makePreSignature(keyshare: keyshare, chainPath: chainPath, signer: signer, ttl: ttl)
+        }
+    }
+
+    private func makePreSignature(keyshare: Keyshare, chainPath: String, signer: TrioSigner,
+                             ttl: UInt32?) async throws(SilentShardError) -> PreSignature {
         try check(keyshare)
         let path = try AppSession.softPath(chainPath)
         try await core.settleIfStaged(keyshare)
@@ -69,6 +76,12 @@ extension TrioSession {
     /// (`NetworkClient.sendPostRequest`; through A when the signer is B) and returns the signature,
     /// verified under the derived key. Consumes the presignature on the first call, even if it fails.
     public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
+        try await core.observed("preSignFinal", keyId: preSignature.keyId) { () throws(SilentShardError) in
+            try await finishPreSignature(preSignature: preSignature, message: message)
+        }
+    }
+
+    private func finishPreSignature(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
         let messageBytes = [UInt8](message)
         let sent: PreSignature.Pending
         switch preSignature.use(for: messageBytes) {
@@ -77,12 +90,18 @@ extension TrioSession {
         case .fresh(let secrets): sent = try await firstRequest(preSignature, secrets: secrets, message: messageBytes)
         }
         let responseBytes: [UInt8]
+        let start = ContinuousClock.now
         do {
             responseBytes = [UInt8](try await core.client.sendPostRequest(
                 action: actions.preSignFinal, params: preSignature.keyId, body: Data(sent.request)))
         } catch {
-            throw Self.networkError(error)
+            let failure = Self.networkError(error)
+            core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: 0,
+                            duration: ContinuousClock.now - start, error: failure)
+            throw failure
         }
+        core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: responseBytes.count,
+                        duration: ContinuousClock.now - start, error: nil)
         let signer = preSignature.signer.index
         let response: Frame
         do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }

@@ -47,13 +47,15 @@ public final class TrioSession: Sendable {
     /// is staged in storage, committed at both nodes, then promoted, and returned only after both
     /// nodes confirmed.
     public func keygen() async throws(SilentShardError) -> Keyshare {
-        try await core.keygen()
+        try await core.observed("keygen", keyId: nil) { () throws(SilentShardError) in try await core.keygen() }
     }
 
     /// Refreshes the shares of `keyshare`'s key at all three parties (same public key, new shares and
     /// generation). Staged, committed at both nodes, then promoted; the old share stays current until then.
     public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
-        try await core.refresh(keyshare)
+        try await core.observed("refresh", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await core.refresh(keyshare)
+        }
     }
 
     /// Signs `message` with node A (S = {0, 1}); if A answers SIGNER_UNAVAILABLE (its share missing
@@ -63,13 +65,20 @@ public final class TrioSession: Sendable {
     /// soft BIP32 path ("m" or "m/1/2"). The signature is verified under the derived public key
     /// before it is returned.
     public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m") async throws(SilentShardError) -> Signature {
+        try await core.observed("sign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await signWithFallback(keyshare, message: message, chainPath: chainPath)
+        }
+    }
+
+    private func signWithFallback(_ keyshare: Keyshare, message: Data,
+                                  chainPath: String) async throws(SilentShardError) -> Signature {
         do {
-            return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeA)
+            return try await sign(keyshare, message: message, chainPath: chainPath, signer: .nodeA)
         } catch .peerUnavailable(party: .node(1)?) {
-            return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeB)
+            return try await sign(keyshare, message: message, chainPath: chainPath, signer: .nodeB)
         } catch .partyBanned(party: .node(1)?) {
             // §9.4: this app banned A; B signs (A relays ciphertext only).
-            return try await signature(keyshare: keyshare, message: message, chainPath: chainPath, signer: .nodeB)
+            return try await sign(keyshare, message: message, chainPath: chainPath, signer: .nodeB)
         }
     }
 
@@ -77,6 +86,13 @@ public final class TrioSession: Sendable {
     /// prefers B). Otherwise as `signature(keyshare:message:chainPath:)`, without fallback.
     public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m",
                           signer: TrioSigner) async throws(SilentShardError) -> Signature {
+        try await core.observed("sign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await sign(keyshare, message: message, chainPath: chainPath, signer: signer)
+        }
+    }
+
+    private func sign(_ keyshare: Keyshare, message: Data, chainPath: String,
+                      signer: TrioSigner) async throws(SilentShardError) -> Signature {
         try await core.signature(keyshare: keyshare, message: message, chainPath: chainPath, signers: [0, signer.index])
     }
 
@@ -86,7 +102,9 @@ public final class TrioSession: Sendable {
     /// bytes. Staged, committed at both nodes (which refuse a key id they hold: `keyAlreadyExists`),
     /// then promoted. The caller should erase its copy of the private key afterwards.
     public func `import`(privateKey: Data, rootChainCode: Data) async throws(SilentShardError) -> Keyshare {
-        try await core.importKey(privateKey: privateKey, rootChainCode: rootChainCode)
+        try await core.observed("import", keyId: nil) { () throws(SilentShardError) in
+            try await core.importKey(privateKey: privateKey, rootChainCode: rootChainCode)
+        }
     }
 
     /// Settles the app's record for `keyId` with nodes A and B, e.g. after `reconcileRequired` or at
@@ -99,7 +117,9 @@ public final class TrioSession: Sendable {
     /// key was rolled back, `staleKeyshare` when the nodes hold another generation than the app's
     /// current one, `reconcileConflict` for any other mix (an operator case).
     public func reconcileKeyshare(keyId: String) async throws(SilentShardError) -> Keyshare {
-        try await core.reconcile(keyId: keyId)
+        try await core.observed("reconcile", keyId: keyId) { () throws(SilentShardError) in
+            try await core.reconcile(keyId: keyId)
+        }
     }
 
     func check(_ keyshare: Keyshare) throws(SilentShardError) { try core.check(keyshare) }

@@ -181,11 +181,11 @@ struct DuoExportTests {
         await #expect(throws: SilentShardError.authorizationDenied) {
             _ = try await session.export(keyshare: keyshare) { try await fixture.post($0, token: "app") }
         }
-        // No credential, a wrong one: 401 before any frame work.
-        await #expect(throws: SilentShardError.network(.httpStatus(401))) {
+        // No credential, a wrong one: 401 before any frame work (reported as a refused token).
+        await #expect(throws: SilentShardError.authenticationFailed(reason: "token refused")) {
             _ = try await session.export(keyshare: keyshare) { try await fixture.post($0, token: nil) }
         }
-        await #expect(throws: SilentShardError.network(.httpStatus(401))) {
+        await #expect(throws: SilentShardError.authenticationFailed(reason: "token refused")) {
             _ = try await session.export(keyshare: keyshare) { try await fixture.post($0, token: "nope") }
         }
         // Another device key signing for this key: DEVICE_NOT_REGISTERED.

@@ -39,6 +39,8 @@ package final class AppSession: Sendable {
     private let transport: Transport
     /// The app's `BackupSink` (`AppSession+Backups.swift`).
     let sinkBox = LockedValue<(any BackupSink)?>(nil)
+    /// The app's logger and the operation tally (`AppSession+Events.swift`).
+    package let events: AppEvents
 
     /// `NetworkClient` is not `Sendable` (seed contract); every use happens inside a step holding the
     /// engine's gate (or, for a POST, on its own request), so the client is never used from two tasks at once.
@@ -50,8 +52,10 @@ package final class AppSession: Sendable {
     package init(mode: SessionMode, algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
                  storageClient: any StorageClient, networkClient: any NetworkClient, actions: AppActions,
                  deviceClock: @escaping MillisecondClock) {
+        let events = AppEvents()
+        self.events = events
         engine = AppStepEngine(mode: mode, algorithm: algorithm, messageSigner: messageSigner,
-                               cloudVerifyingKey: cloudVerifyingKey, clock: SessionClock(device: deviceClock))
+                               cloudVerifyingKey: cloudVerifyingKey, clock: SessionClock(device: deviceClock), events: events)
         self.storageClient = storageClient
         self.actions = actions
         transport = Transport(networkClient)

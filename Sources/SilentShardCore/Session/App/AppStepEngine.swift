@@ -29,10 +29,13 @@ package struct AppStepEngine: Sendable {
     package let cloudVerifyingKey: String
     /// The device's wall clock corrected from a node's time in an authenticated STALE_TIMESTAMP (§5.3, §9.6).
     package let clock: SessionClock
+    /// Where each step's `stepFinished` event goes.
+    package let events: AppEvents
     private let gate = StepGate()
 
     package init(mode: SessionMode, algorithm: SessionAlgorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
-                 clock: SessionClock) {
+                 clock: SessionClock, events: AppEvents = AppEvents()) {
+        self.events = events
         self.mode = mode
         self.algorithm = algorithm
         self.messageSigner = messageSigner
@@ -99,20 +102,34 @@ package struct AppStepEngine: Sendable {
         try await beforeConnect(cloudKey)
 
         await gate.acquire()
+        let tally = StepTally(), start = ContinuousClock.now
+        func finished(_ error: SilentShardError?) {
+            events.emit(SilentShardEvent(phase: .stepFinished, operation: step.operation.eventName, mode: mode, algorithm: algorithm,
+                                         keyId: step.params, bytesSent: tally.sent, bytesReceived: tally.received,
+                                         duration: ContinuousClock.now - start, errorKind: error?.kind))
+        }
         do {
             try await client.connect(action: step.action, params: step.params)
         } catch {
             await gate.release()
-            throw Self.networkError(error)
+            let failure = Self.networkError(error)
+            finished(failure)
+            throw failure
         }
         // Everything arrives from the participating nodes (trio: through node A, §3.5 step 2).
         let nodes = step.participants.filter { $0 != 0 }
         let from = Set(mode == .duo ? [1] : [1, 2] as [PartyIndex])
         let link = AppStepLink(operation: step.operation, cloudKey: cloudKey, setupFrame: setupFrame, nodes: nodes,
                                recordedGroup: step.recordedGroup, send: { (frames: [Frame]) throws(SilentShardError) in
-            do { try await client.send(bytes: Data(Frame.bundle(frames))) } catch { throw Self.networkError(error) }
+            let bundle = Frame.bundle(frames)
+            do { try await client.send(bytes: Data(bundle)) } catch { throw Self.networkError(error) }
+            tally.add(sent: bundle.count)
         }, read: { () throws(SilentShardError) in
-            do { return SessionDriver.Incoming(bytes: [UInt8](try await client.read()), link: from) } catch {
+            do {
+                let bytes = [UInt8](try await client.read())
+                tally.add(received: bytes.count)
+                return SessionDriver.Incoming(bytes: bytes, link: from)
+            } catch {
                 throw Self.networkError(error)
             }
         })
@@ -124,6 +141,7 @@ package struct AppStepEngine: Sendable {
         }
         try? await client.disconnect()
         await gate.release()
+        finished(outcome.failureKindError)
         return try outcome.get()
     }
 
