@@ -103,15 +103,25 @@ final class InMemoryMailbox: @unchecked Sendable {
         reader?.resume(returning: message)
     }
 
+    /// The next message; a cancelled task's wait ends with `CancellationError` (like a socket read).
     func next() async throws -> InMemoryNetworkClient.Message {
-        try await withCheckedThrowingContinuation { continuation in
-            let outcome: Result<InMemoryNetworkClient.Message, any Error>? = lock.withLock {
-                if !queue.isEmpty { return .success(queue.removeFirst()) }
-                guard isOpen, waiter == nil else { return .failure(NetworkError.notConnected) }
-                waiter = continuation
-                return nil
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let outcome: Result<InMemoryNetworkClient.Message, any Error>? = lock.withLock {
+                    if !queue.isEmpty { return .success(queue.removeFirst()) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    guard isOpen, waiter == nil else { return .failure(NetworkError.notConnected) }
+                    waiter = continuation
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
             }
-            if let outcome { continuation.resume(with: outcome) }
+        } onCancel: {
+            let reader: CheckedContinuation<InMemoryNetworkClient.Message, any Error>? = lock.withLock {
+                defer { waiter = nil }
+                return waiter
+            }
+            reader?.resume(throwing: CancellationError())
         }
     }
 

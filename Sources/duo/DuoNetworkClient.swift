@@ -85,3 +85,7 @@ extension DuoNetworkClient: TokenRefreshingClient {
     package var canRefreshToken: Bool { engine.canRefreshToken }
     package func tokenWasRefused() { engine.tokenWasRefused() }
 }
+
+extension DuoNetworkClient: StepTimeoutConfigured {
+    package var stepTimeout: Duration? { websocketConfig.stepTimeout }
+}

@@ -17,14 +17,14 @@ public final class DuoSession: Sendable {
 
     package init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
                  storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any DuoNetworkActionProvider,
-                 deviceClock: @escaping MillisecondClock = WallClock.milliseconds) {
+                 deviceClock: @escaping MillisecondClock = WallClock.milliseconds, deadlines: AppDeadlines = .system) {
         self.algorithm = algorithm
         core = AppSession(mode: .duo, algorithm: algorithm, messageSigner: messageSigner, cloudVerifyingKey: cloudVerifyingKey,
                           storageClient: storageClient, networkClient: networkClient,
                           actions: AppActions(keygen: { actionProvider.keygen }, refresh: { actionProvider.refresh },
                                               sign: { actionProvider.sign }, importKey: { actionProvider.import },
                                               reconcile: { actionProvider.reconcile }),
-                          deviceClock: deviceClock)
+                          deviceClock: deviceClock, deadlines: deadlines)
     }
 
     // MARK: - Operations

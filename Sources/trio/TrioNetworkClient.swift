@@ -72,3 +72,7 @@ extension TrioNetworkClient: TokenRefreshingClient {
     package var canRefreshToken: Bool { engine.canRefreshToken }
     package func tokenWasRefused() { engine.tokenWasRefused() }
 }
+
+extension TrioNetworkClient: StepTimeoutConfigured {
+    package var stepTimeout: Duration? { websocketConfig.stepTimeout }
+}

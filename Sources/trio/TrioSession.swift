@@ -30,7 +30,7 @@ public final class TrioSession: Sendable {
 
     package init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
                  storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any TrioNetworkActionProvider,
-                 deviceClock: @escaping MillisecondClock = WallClock.milliseconds) {
+                 deviceClock: @escaping MillisecondClock = WallClock.milliseconds, deadlines: AppDeadlines = .system) {
         self.algorithm = algorithm
         actions = actionProvider
         core = AppSession(mode: .trio, algorithm: algorithm, messageSigner: messageSigner, cloudVerifyingKey: cloudVerifyingKey,
@@ -38,7 +38,7 @@ public final class TrioSession: Sendable {
                           actions: AppActions(keygen: { actionProvider.keygen }, refresh: { actionProvider.refresh },
                                               sign: { actionProvider.sign }, importKey: { actionProvider.import },
                                               reconcile: { actionProvider.reconcile }),
-                          deviceClock: deviceClock)
+                          deviceClock: deviceClock, deadlines: deadlines)
     }
 
     // MARK: - Operations

@@ -37,6 +37,10 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     /// or read with this per-connection index, when `rule` returns true. nil disarms.
     func armCut(_ rule: (@Sendable (CutPoint) -> Bool)?) { cutRule.withLock { $0 = rule } }
     private func cut(_ point: CutPoint) -> Bool { cutRule.withLock { $0 }?(point) ?? false }
+    private let hookBox = LockedValue<(@Sendable (CutPoint) async throws -> Void)?>(nil)
+    /// Runs `hook` before the app's send or read at each point (e.g. cancels the operation's task, or
+    /// holds the read until the step's deadline cancels it). nil disarms.
+    func armHook(_ hook: (@Sendable (CutPoint) async throws -> Void)?) { hookBox.withLock { $0 = hook } }
     private let sends = LockedValue(0)
     private let sentLog = LockedValue<[Data]>([])
     /// Every message the app sent, oldest first.
@@ -77,6 +81,9 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
             defer { n += 1 }
             return n
         }
+        try await hookBox.withLock { $0 }?(.send(index))
+        // Like the socket clients: a cancelled task's send fails.
+        try Task.checkCancellation()
         if cut(.send(index)) { try await cutConnection() }
         sentLog.withLock { $0.append(bytes) }
         try await app.send(bytes: tamperSend(index, bytes))
@@ -90,6 +97,7 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     func read() async throws -> Data {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
         let upcoming = state.withLock { $0.reads }
+        try await hookBox.withLock { $0 }?(.read(upcoming))
         if cut(.read(upcoming)) { try await cutConnection() }
         guard case .binary(let data) = try await app.readMessage() else { throw NetworkError.closedByPeer(code: 1000, reason: "") }
         let index = state.withLock { s in
@@ -162,14 +170,17 @@ struct DuoFixture {
     let session: DuoSession
     let signer = SoftwareEd25519MessageSigner()
     let clock: ManualClock
+    /// How the app's step deadline waits.
+    let deadlines: AppDeadlines
     /// The node store's SQLite file (tests that tamper with the database).
     let storePath: String
 
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
          tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }, rateLimiter: NodeRateLimiter? = nil,
-         clock: ManualClock = ManualClock()) throws {
+         clock: ManualClock = ManualClock(), deadlines: AppDeadlines = .system) throws {
         self.clock = clock
+        self.deadlines = deadlines
         nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-duo-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -179,22 +190,24 @@ struct DuoFixture {
                                rateLimiter: rateLimiter)
         client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)
         let cloudKey = cloudKeyOverride ?? Hex.encode(nodeKey.verifyingKey.bytes)
-        session = Self.session(algorithm, signer: signer, cloudKey: cloudKey, storage: storage, client: client, clock: clock)
+        session = Self.session(algorithm, signer: signer, cloudKey: cloudKey, storage: storage, client: client, clock: clock,
+                               deadlines: deadlines)
     }
 
     /// Another app session on this fixture's clock: another device (`signer`), storage or client.
     func session(_ algorithm: Keyshare.Algorithm, signer: any MessageSigner = SoftwareEd25519MessageSigner(),
                  storage: any StorageClient = InMemoryStorageClient(), client: (any NetworkClient)? = nil) -> DuoSession {
         Self.session(algorithm, signer: signer, cloudKey: Hex.encode(nodeKey.verifyingKey.bytes), storage: storage,
-                     client: client ?? self.client, clock: clock)
+                     client: client ?? self.client, clock: clock, deadlines: deadlines)
     }
 
     private static func session(_ algorithm: Keyshare.Algorithm, signer: any MessageSigner, cloudKey: String,
-                                storage: any StorageClient, client: any NetworkClient, clock: ManualClock) -> DuoSession {
+                                storage: any StorageClient, client: any NetworkClient, clock: ManualClock,
+                                deadlines: AppDeadlines) -> DuoSession {
         DuoSession(algorithm: algorithm, messageSigner: signer, cloudVerifyingKey: cloudKey, storageClient: storage,
                    networkClient: client,
                    actionProvider: algorithm == .ecdsa ? DuoECDSANetworkActions() as any DuoNetworkActionProvider
                                                        : DuoEdDSANetworkActions(),
-                   deviceClock: clock.read)
+                   deviceClock: clock.read, deadlines: deadlines)
     }
 }

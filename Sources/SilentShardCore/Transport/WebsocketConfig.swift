@@ -26,9 +26,18 @@ public struct WebsocketConfig: Sendable {
     /// Largest message accepted or sent, in bytes; larger incoming messages close the connection
     /// with code 1009 and fail with ``NetworkError/messageTooLarge(limit:)``.
     public var maximumMessageSize: Int
+    /// How long one protocol step (connect → SETUP → … → disconnect) may take at the app before it ends
+    /// with `SilentShardError.timeout`, aborting as the commit protocol allows; nil for no limit.
+    /// Sessions over an app's own `NetworkClient` use the default. Cancelling the operation's task ends
+    /// the step the same way with `cancelled`.
+    public var stepTimeout: Duration? = WebsocketConfig.defaultStepTimeout
     /// DER-encoded root certificates to trust for `wss`/`https`. Empty (the default): the system's
     /// trust store. Non-empty: only these roots (the host name is verified either way).
     public var trustedRootCertificates: [Data]
+
+    /// The default step deadline: 120 s (a trio ECDSA keygen takes a fraction of a second; this bounds a
+    /// step whose node went silent without closing).
+    public static let defaultStepTimeout: Duration? = .seconds(120)
 
     /// The default maximum message size: 16 MiB (MPC bundles are at most 1 MiB; Apple's and Python
     /// `websockets`' defaults of 1 MiB are too tight).
@@ -73,7 +82,8 @@ extension WebsocketConfig: CustomStringConvertible, CustomDebugStringConvertible
         "WebsocketConfig(url: \(url), authenticationToken: \(authenticationToken == nil ? "nil" : "<redacted>"), "
             + "tokenProvider: \(tokenProvider == nil ? "nil" : "set"), "
             + "connectTimeout: \(connectTimeout), readTimeout: \(readTimeout), "
-            + "maximumMessageSize: \(maximumMessageSize), trustedRootCertificates: \(trustedRootCertificates.count))"
+            + "maximumMessageSize: \(maximumMessageSize), stepTimeout: \(stepTimeout.map { "\($0)" } ?? "nil"), "
+            + "trustedRootCertificates: \(trustedRootCertificates.count))"
     }
 
     /// Same as ``description``.

@@ -51,11 +51,12 @@ package final class AppSession: Sendable {
 
     package init(mode: SessionMode, algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
                  storageClient: any StorageClient, networkClient: any NetworkClient, actions: AppActions,
-                 deviceClock: @escaping MillisecondClock) {
+                 deviceClock: @escaping MillisecondClock, deadlines: AppDeadlines = .system) {
         let events = AppEvents()
         self.events = events
         engine = AppStepEngine(mode: mode, algorithm: algorithm, messageSigner: messageSigner,
-                               cloudVerifyingKey: cloudVerifyingKey, clock: SessionClock(device: deviceClock), events: events)
+                               cloudVerifyingKey: cloudVerifyingKey, clock: SessionClock(device: deviceClock), events: events,
+                               deadlines: deadlines)
         self.storageClient = storageClient
         self.actions = actions
         transport = Transport(networkClient)

@@ -31,11 +31,14 @@ package struct AppStepEngine: Sendable {
     package let clock: SessionClock
     /// Where each step's `stepFinished` event goes.
     package let events: AppEvents
+    /// How the step deadline waits (tests inject theirs).
+    package let deadlines: AppDeadlines
     private let gate = StepGate()
 
     package init(mode: SessionMode, algorithm: SessionAlgorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
-                 clock: SessionClock, events: AppEvents = AppEvents()) {
+                 clock: SessionClock, events: AppEvents = AppEvents(), deadlines: AppDeadlines = .system) {
         self.events = events
+        self.deadlines = deadlines
         self.mode = mode
         self.algorithm = algorithm
         self.messageSigner = messageSigner
@@ -101,15 +104,22 @@ package struct AppStepEngine: Sendable {
             protocolTags: SessionProtocolMachine.receivableTags(operation: step.operation, algorithm: algorithm))
         try await beforeConnect(cloudKey)
 
+        if Task.isCancelled { throw .cancelled }
         await gate.acquire()
         let tally = StepTally(), start = ContinuousClock.now
+        // §5.3 / issue 22: the step ends with `timeout` at its deadline (WebsocketConfig.stepTimeout).
+        let timeout = (client as? any StepTimeoutConfigured).map { $0.stepTimeout } ?? WebsocketConfig.defaultStepTimeout
+        let deadline = timeout.map { start + $0 }
+        let transport = StepTransport(client)
+        let deadlines = deadlines
         func finished(_ error: SilentShardError?) {
             events.emit(SilentShardEvent(phase: .stepFinished, operation: step.operation.eventName, mode: mode, algorithm: algorithm,
                                          keyId: step.params, bytesSent: tally.sent, bytesReceived: tally.received,
                                          duration: ContinuousClock.now - start, errorKind: error?.kind))
         }
         do {
-            try await client.connect(action: step.action, params: step.params)
+            let action = UncheckedAction(step.action), params = step.params
+            try await deadlines.run(until: deadline) { try await transport.client.connect(action: action.value, params: params) }
         } catch {
             await gate.release()
             let failure = Self.networkError(error)
@@ -122,11 +132,19 @@ package struct AppStepEngine: Sendable {
         let link = AppStepLink(operation: step.operation, cloudKey: cloudKey, setupFrame: setupFrame, nodes: nodes,
                                recordedGroup: step.recordedGroup, send: { (frames: [Frame]) throws(SilentShardError) in
             let bundle = Frame.bundle(frames)
-            do { try await client.send(bytes: Data(bundle)) } catch { throw Self.networkError(error) }
+            do {
+                if Task.isCancelled, frames.allSatisfy({ $0.header.kind == .abort }) {
+                    // A cancelled step still tells the nodes it aborts (§0): the ABORT goes out on a task
+                    // that is not cancelled (the step waits for it, so the client is not shared).
+                    try await Task { try await transport.client.send(bytes: Data(bundle)) }.value
+                } else {
+                    try await client.send(bytes: Data(bundle))
+                }
+            } catch { throw Self.networkError(error) }
             tally.add(sent: bundle.count)
         }, read: { () throws(SilentShardError) in
             do {
-                let bytes = [UInt8](try await client.read())
+                let bytes = [UInt8](try await deadlines.run(until: deadline) { try await transport.client.read() })
                 tally.add(received: bytes.count)
                 return SessionDriver.Incoming(bytes: bytes, link: from)
             } catch {
@@ -148,6 +166,7 @@ package struct AppStepEngine: Sendable {
     /// A transport's error as the SDK reports it.
     package static func networkError(_ error: any Error) -> SilentShardError {
         if let error = error as? SilentShardError { return error }
+        if error is StepDeadlineExceeded { return .timeout }
         switch error as? NetworkError {
         case .closedByPeer(code: 4401, _)?, .httpStatus(401)?:
             // The node refused the token before reading anything (§2.1 close code 4401, §2.2).
@@ -178,4 +197,11 @@ package actor StepGate {
     package func release() {
         if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
     }
+}
+
+/// A step's route, handed to the child task that races the step's deadline (`NetworkAction` is not
+/// `Sendable`: it is the app's value, read once by `connect`).
+struct UncheckedAction: @unchecked Sendable {
+    let value: any NetworkAction
+    init(_ value: any NetworkAction) { self.value = value }
 }

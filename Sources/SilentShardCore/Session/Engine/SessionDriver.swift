@@ -70,9 +70,12 @@ package enum SessionDriver {
             if current.isFinished { return try run.outcome(of: current) }
             var inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
             while inputs == nil {
+                // A cancelled task stops between messages and rounds, not only in its transport calls.
+                if Task.isCancelled { throw .cancelled }
                 try await receive(channel: &channel, read: read, relay: relay)
                 inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
             }
+            if Task.isCancelled { throw .cancelled }
             let messages = inputs ?? []
             try await gate { () async throws(SilentShardError) in
                 (current, out) = try await step(current, randomness: randomness) {

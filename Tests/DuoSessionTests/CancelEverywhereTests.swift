@@ -1,0 +1,163 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import SilentShardTestSupport
+import SilentShardTestTraits
+import Testing
+import duo
+
+/// Issue 22 item 5 in duo: cancelling the Swift task of a running operation before every message the
+/// app sends or reads, and a step that reaches its deadline. Afterwards:
+/// * the operation ended with `cancelled` (before COMMIT: the node heard the app's ABORT), with
+///   `reconcileRequired` (after COMMIT: in doubt, as §7.2 says), or it had already finished;
+/// * after `reconcileKeyshare`, the app's current generation is the node's, nothing is staged, and the
+///   settled share signs.
+@Suite("Duo: cancellation before every message, and the step deadline", .heavy)
+struct CancelEverywhereTests {
+    enum Operation: String, CaseIterable, Sendable { case keygen, refresh, sign }
+
+    static let points: [CutPoint] = (0..<5).map { .send($0) } + (0..<4).map { .read($0) }
+    static let cases: [(Keyshare.Algorithm, Operation, CutPoint)] =
+        [Keyshare.Algorithm.ecdsa, .eddsa].flatMap { a in Operation.allCases.flatMap { o in points.map { (a, o, $0) } } }
+
+    @Test(arguments: cases)
+    func cancelThenSettle(algorithm: Keyshare.Algorithm, operation: Operation, point: CutPoint) async throws {
+        let fixture = try DuoFixture(algorithm: algorithm)
+        let session = fixture.session
+        let before: Keyshare? = operation == .keygen ? nil : try await session.keygen()
+        let message = algorithm == .ecdsa ? Data(repeating: 0x6A, count: 32) : Data("cancel".utf8)
+        let writesBefore = fixture.storage.writes.count
+        let sentBefore = fixture.client.sentMessages.count
+
+        // The operation runs on its own task, which the hook cancels at `point` (once).
+        let running = LockedValue<Task<Void, any Error>?>(nil)
+        let fired = LockedValue(false)
+        fixture.client.armHook { candidate in
+            guard candidate == point, fired.withLock({ done in defer { done = true }; return !done }) else { return }
+            running.withLock { $0 }?.cancel()
+        }
+        let (gate, opened) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            for await _ in gate { break }
+            try await Self.run(operation, session: session, before: before, message: message)
+        }
+        running.withLock { $0 = task }
+        opened.yield()
+        opened.finish()
+        let result = await task.result
+        fixture.client.armHook(nil)
+        let didFire = fired.withLock { $0 }
+
+        var failure: SilentShardError?
+        if case .failure(let error) = result { failure = try #require(error as? SilentShardError, "\(error)") }
+        if !didFire { #expect(failure == nil, "not cancelled, yet \(String(describing: failure))") }
+        switch failure {
+        case nil: break
+        case .cancelled?:
+            // Before COMMIT: the app's last message was its ABORT (the node may have failed on the closed
+            // connection first: in this harness a node busy with a round finds the pipe closed).
+            try expectEndsWithAbort(fixture, after: sentBefore, "\(point)")
+        case .reconcileRequired?:
+            #expect(operation != .sign)
+        default:
+            Issue.record("\(point): \(String(describing: failure))")
+        }
+
+        // Settle, as an app does at its next launch.
+        let keyId = before?.keyId ?? fixture.storage.writes.dropFirst(writesBefore).first?.keyId
+        guard let keyId else {
+            #expect(try fixture.store.keyCount() == 0, "\(point): the node holds a key the app never staged")
+            return
+        }
+        var settled: Keyshare?
+        do {
+            settled = try await session.reconcileKeyshare(keyId: keyId)
+        } catch {
+            switch error {
+            case .abortedKeyshare, .keyNotFound: settled = nil
+            default: throw error
+            }
+        }
+        #expect(try await fixture.storage.read(keyId: keyId)?.staged == nil, "\(point): still staged")
+        #expect(try fixture.store.share(keyId: keyId)?.gen == settled.map { [UInt8]($0.generation) }, "\(point): app and node disagree")
+        if let settled {
+            let signature = try await session.signature(keyshare: settled, message: message)
+            #expect(try verifies(signature, message, settled))
+        }
+    }
+
+    /// A node that stops answering mid-step: at the step's deadline the read is cancelled and the
+    /// operation ends with `timeout` after the app's ABORT (before COMMIT: the key is unchanged), or
+    /// with `reconcileRequired` (after COMMIT: in doubt, as §7.2 says); either way reconcile settles
+    /// the app and the node on one generation and the next refresh works.
+    @Test(arguments: [CutPoint.read(0), .read(1), .read(2)])
+    func theStepDeadlineEndsAStalledRefresh(point: CutPoint) async throws {
+        let deadline = AppDeadlineSwitch()
+        let fixture = try DuoFixture(algorithm: .eddsa, deadlines: deadline.deadlines)
+        let keyshare = try await fixture.session.keygen()
+        let sentBefore = fixture.client.sentMessages.count
+        fixture.client.armHook { candidate in
+            guard candidate == point else { return }
+            deadline.expire()
+            try await Task.sleep(for: .seconds(3600))   // a silent node: only the deadline's cancellation ends it
+        }
+        do {
+            _ = try await fixture.session.keyRefresh(keyshare: keyshare)
+            Issue.record("\(point): the refresh finished past its deadline")
+        } catch .timeout {
+            try expectEndsWithAbort(fixture, after: sentBefore, "\(point)")
+            #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
+        } catch .reconcileRequired {
+            #expect(point == .read(2), "only after COMMIT is the outcome in doubt")
+        }
+        fixture.client.armHook(nil)
+        deadline.reset()
+        let settled = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
+        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](settled.generation))
+        let refreshed = try await fixture.session.keyRefresh(keyshare: settled)
+        #expect(refreshed.generation != settled.generation)
+    }
+
+    /// The app's last message since `index` (if it sent any) ends with an ABORT frame.
+    func expectEndsWithAbort(_ fixture: DuoFixture, after index: Int, _ context: String) throws {
+        guard let last = fixture.client.sentMessages.dropFirst(index).last else { return }
+        let frames = try Frame.parseBundle([UInt8](last))
+        #expect(frames.last?.header.kind == .abort, "\(context): the app's last message is \(frames.map(\.header.kind))")
+    }
+
+    static func run(_ operation: Operation, session: DuoSession, before: Keyshare?, message: Data) async throws {
+        switch operation {
+        case .keygen: _ = try await session.keygen()
+        case .refresh: _ = try await session.keyRefresh(keyshare: try #require(before))
+        case .sign:
+            let keyshare = try #require(before)
+            let signature = try await session.signature(keyshare: keyshare, message: message)
+            #expect(try verifyECDSAOrEdDSA(signature, message, keyshare))
+        }
+    }
+
+    func verifies(_ signature: Signature, _ message: Data, _ keyshare: Keyshare) throws -> Bool {
+        try verifyECDSAOrEdDSA(signature, message, keyshare)
+    }
+}
+
+func verifyECDSAOrEdDSA(_ signature: Signature, _ message: Data, _ keyshare: Keyshare) throws -> Bool {
+    keyshare.algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
+                                 : try verifyEdDSA(signature, message: message, keyshare: keyshare)
+}
+
+/// The app's step deadline in a test: never passes until `expire()`, then every pending and new wait
+/// ends at once, until `reset()` — no race against the machine's speed.
+final class AppDeadlineSwitch: Sendable {
+    private let expired = LockedValue(false)
+
+    var deadlines: AppDeadlines {
+        AppDeadlines(sleep: { [self] _ in
+            while !expired.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        })
+    }
+
+    func expire() { expired.withLock { $0 = true } }
+    func reset() { expired.withLock { $0 = false } }
+}
