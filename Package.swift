@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .library(name: "duo", targets: ["duo"]),
         .library(name: "trio", targets: ["trio"]),
+        // Optional chain helpers (Ethereum, Bitcoin, Solana) over the SDK's public API.
+        .library(name: "chains", targets: ["SilentShardChains"]),
         .library(name: "MPCCrypto", targets: ["MPCCrypto"]),
         .library(name: "MPCProtocols", targets: ["MPCProtocols"]),
         .executable(name: "silentshard", targets: ["silentshard"]),
@@ -75,6 +77,8 @@ let package = Package(
         .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "MPCCrypto", "COpenSSL", "CSocketShims", "CSQLite"]),
         .target(name: "duo", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
         .target(name: "trio", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
+        // Chain helpers over the SDK's public API only (issue 21).
+        .target(name: "SilentShardChains", dependencies: ["SilentShardCore", "MPCCrypto"]),
 
         // MARK: Cloud node (server side): share store and the HTTP + WebSocket server.
         .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
@@ -94,7 +98,7 @@ let package = Package(
                                                              "InMemoryTransport", "CSocketShims", "ChildProcesses"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
-        .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore"]),
+        .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "SilentShardChains"]),
         // libFuzzer targets for every decoder of outside bytes (Fuzz/README.md). Built for fuzzing by
         // scripts/fuzz with -D FUZZING and sanitizers; the normal build offers list/write-seeds/replay.
         .executableTarget(
@@ -133,6 +137,7 @@ let package = Package(
         ),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
+        .testTarget(name: "ChainsTests", dependencies: ["SilentShardChains", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TrioEndToEndTests", dependencies: ["SilentShardTestTraits", "trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
                                                             "SilentShardTestSupport", "ChildProcesses"]),
         .testTarget(name: "DuoEndToEndTests", dependencies: ["SilentShardTestTraits", "duo", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",

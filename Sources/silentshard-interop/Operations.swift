@@ -34,6 +34,7 @@ enum Operations {
         "frost-derive": FROSTOperations.derive,
         "session-setup": SessionOperations.setup,
         "session-p2p": SessionOperations.pointToPoint,
+        "eth-personal-sign": ChainOperations.ethereumPersonalSign,
     ]
 
     /// Runs every case of a request through the named operation.
