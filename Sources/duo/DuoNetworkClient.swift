@@ -86,6 +86,7 @@ extension DuoNetworkClient: TokenRefreshingClient {
     package func tokenWasRefused() { engine.tokenWasRefused() }
 }
 
-extension DuoNetworkClient: StepTimeoutConfigured {
-    package var stepTimeout: Duration? { websocketConfig.stepTimeout }
+extension DuoNetworkClient: StepTimeoutConfigurable {
+    /// `websocketConfig.stepTimeout`.
+    public var stepTimeout: Duration? { websocketConfig.stepTimeout }
 }

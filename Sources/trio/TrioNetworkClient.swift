@@ -73,6 +73,7 @@ extension TrioNetworkClient: TokenRefreshingClient {
     package func tokenWasRefused() { engine.tokenWasRefused() }
 }
 
-extension TrioNetworkClient: StepTimeoutConfigured {
-    package var stepTimeout: Duration? { websocketConfig.stepTimeout }
+extension TrioNetworkClient: StepTimeoutConfigurable {
+    /// `websocketConfig.stepTimeout`.
+    public var stepTimeout: Duration? { websocketConfig.stepTimeout }
 }

@@ -25,21 +25,24 @@ extension TrioSession {
         try await core.backupState(keyId: keyId)
     }
 
-    /// Seals `keyshare` under `password` (`KeyshareBackup.seal(_:password:limits:)`, recording its key id
-    /// and generation) and records the backup, so `backupState` says `current` while it is the key's
-    /// current generation. Store the returned blob where the app keeps backups.
-    public func backup(keyshare: Keyshare, password: String,
-                       limits: Argon2id.Limits = .moderate) async throws(SilentShardError) -> Data {
+    /// Seals `keyshare` (the app's current share of its key) under `password`
+    /// (`KeyshareBackup.seal(_:password:limits:)`, recording its key id and generation), hands the blob
+    /// to `store` — where the app keeps backups — and, once `store` returned, records the backup, so
+    /// `backupState` says `current` while it is the key's current generation. A share that is not the
+    /// current one is `staleKeyshare`; an error thrown by `store` is `storage` and records nothing.
+    public func backup(keyshare: Keyshare, password: String, limits: Argon2id.Limits = .moderate,
+                       store: (Data) async throws -> Void) async throws(SilentShardError) {
         try await core.observed("backup", keyId: keyshare.keyId) { () throws(SilentShardError) in
-            try await core.backup(keyshare, password: password, limits: limits)
+            try await core.backup(keyshare, password: password, limits: limits, store: store)
         }
     }
 
     /// Restores a keyshare opened from a backup (`KeyshareBackup.openKeyshare(_:password:)`) as the app's
-    /// current share of its key, after checking that it still is the key's current generation: against
-    /// the app's record when it has one, otherwise with the nodes (one reconcile step, with this
-    /// session's device key). A backup of another generation is `staleBackup`, naming its generation,
-    /// and changes nothing. Returns the current keyshare.
+    /// current share of its key once the nodes confirm it is the key's current generation (one reconcile
+    /// step, with this session's device key; the app's record, if any, is settled first, and replaced
+    /// when it is the one that is behind). A backup of another generation is `staleBackup`, naming its
+    /// generation, and the app's record is left as it was. Returns the current keyshare. Run it before
+    /// other operations on the key (it is not serialized with them).
     public func restoreBackup(_ keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
         try await core.observed("restoreBackup", keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await core.restore(keyshare)

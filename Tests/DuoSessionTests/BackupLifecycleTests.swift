@@ -55,7 +55,11 @@ struct DuoBackupLifecycleTests {
     @Test func aStaleBackupIsRefusedOnRestoreAndChangesNothing() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa)
         let keyshare = try await fixture.session.keygen()
-        let blob = try await fixture.session.backup(keyshare: keyshare, password: "pw", limits: RecordingBackupSink.limits)
+        let stored = LockedValue<Data?>(nil)
+        try await fixture.session.backup(keyshare: keyshare, password: "pw", limits: RecordingBackupSink.limits) { blob in
+            stored.withLock { $0 = blob }
+        }
+        let blob = try #require(stored.withLock { $0 })
         #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
         let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
         #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .stale(since: keyshare.generation))
@@ -81,6 +85,48 @@ struct DuoBackupLifecycleTests {
         #expect(try verifies(try await fresh.signature(keyshare: current, message: hash), message: hash, keyshare: refreshed))
         // Restoring what is already current is a no-op that returns it.
         #expect(try await fixture.session.restoreBackup(refreshed) == refreshed)
+    }
+
+    /// Review finding: the app's record, not the backup, may be the stale one (storage restored from an
+    /// older device backup). The nodes decide: the current backup replaces the stale record; a stale
+    /// backup is refused and the record is left as it was.
+    @Test func theNodesDecideWhetherTheRecordOrTheBackupIsStale() async throws {
+        let fixture = try DuoFixture(algorithm: .eddsa)
+        let first = try await fixture.session.keygen()
+        let olderRecord = try #require(try await fixture.storage.read(keyId: first.keyId))
+        let current = try await fixture.session.keyRefresh(keyshare: first)
+        try await fixture.storage.write(olderRecord)   // the device's storage went back in time
+
+        await #expect(throws: SilentShardError.staleBackup(keyId: first.keyId, generation: first.generation)) {
+            _ = try await fixture.session.restoreBackup(first)
+        }
+        #expect(try await fixture.storage.read(keyId: first.keyId) == olderRecord, "a refused restore leaves the record")
+
+        #expect(try await fixture.session.restoreBackup(current) == current)
+        let record = try #require(try await fixture.storage.read(keyId: first.keyId))
+        #expect(try AppStoredShare.decode(try #require(record.current), mode: .duo).keyshare.generation == current.generation)
+        #expect(try await fixture.session.backupState(keyId: first.keyId) == .current)
+    }
+
+    @Test func aBackupIsRecordedOnlyOnceStoredAndOnlyOfTheCurrentShare() async throws {
+        let fixture = try DuoFixture(algorithm: .eddsa)
+        let keyshare = try await fixture.session.keygen()
+        struct Offline: Error {}
+        await #expect(throws: SilentShardError.self) {
+            try await fixture.session.backup(keyshare: keyshare, password: "pw", limits: RecordingBackupSink.limits) { _ in throw Offline() }
+        }
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .none)
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        await #expect(throws: SilentShardError.staleKeyshare) {
+            try await fixture.session.backup(keyshare: keyshare, password: "pw", limits: RecordingBackupSink.limits) { _ in }
+        }
+        try await fixture.session.backup(keyshare: refreshed, password: "pw", limits: RecordingBackupSink.limits) { _ in }
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+        // While a share is staged (in doubt), the state is not known to be current.
+        var record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
+        record.staged = record.current
+        try await fixture.storage.write(record)
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .stale(since: refreshed.generation))
     }
 
     @Test func aReconcileThatPromotesOffersTheStagedGeneration() async throws {

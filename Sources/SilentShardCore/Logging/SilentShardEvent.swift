@@ -49,14 +49,17 @@ public struct SilentShardEvent: Sendable, Equatable {
 
 extension SilentShardEvent: CustomStringConvertible {
     /// One line: `<mode> <algorithm> <operation> <phase> key=… sent=… received=… ms=… error=…`.
-    public var description: String {
+    public var description: String { line(includingKey: true) }
+
+    /// The one-line form, with or without the key id (the unified log records it apart, hashed).
+    func line(includingKey: Bool) -> String {
         var line = "\(mode) \(algorithm) \(operation) "
         switch phase {
         case .operationStarted: line += "started"
         case .stepFinished: line += "step"
         case .operationFinished: line += errorKind == nil ? "finished" : "failed"
         }
-        if let keyId { line += " key=\(keyId.prefix(16))…" }
+        if includingKey, let keyId { line += " key=\(keyId.prefix(16))…" }
         if phase != .operationStarted { line += " sent=\(bytesSent) received=\(bytesReceived)" }
         if let duration {
             let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15

@@ -3,8 +3,9 @@ import Foundation
 /// Whether the app's newest backup of a key still holds the key's current generation (as far as this
 /// app knows: it records each backup it makes through a session or a `BackupSink`).
 ///
-/// A refresh, recover or import gives the app's share a new generation; a backup of an older one no
-/// longer combines with the nodes' shares, so restoring it cannot sign. Make a new backup whenever the
+/// A refresh or recover gives the app's share of a key a new generation; a backup of an older one no
+/// longer combines with the nodes' shares, so restoring it cannot sign. (Keygen, import and hard
+/// derivation make a new key, whose first generation has no backup yet.) Make a new backup whenever the
 /// state is not `current`.
 public enum BackupState: Sendable, Equatable {
     /// No backup of this key was made through this app's session.

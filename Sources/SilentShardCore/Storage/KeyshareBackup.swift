@@ -55,6 +55,9 @@ public enum KeyshareBackup {
                             limits: Argon2id.Limits = .moderate) throws(StorageError) -> Data {
         var plaintext = [UInt8](keyshare.serialized())
         defer { wipe(&plaintext) }
+        guard keyshare.keyIdBytes.count == 32, keyshare.generation.count == 32 else {
+            throw .unsupportedBackup(reason: "keyshare without a 32-byte key id and generation")
+        }
         return try seal(plaintext, version: keyshareVersion, provenance: keyshare.keyIdBytes + [UInt8](keyshare.generation),
                         password: password, limits: limits)
     }
@@ -113,7 +116,10 @@ public enum KeyshareBackup {
         var opened = try openBlob([UInt8](blob), password: password)
         defer { wipe(&opened.plaintext) }
         guard opened.header.version == keyshareVersion else { throw .unsupportedBackup(reason: "version 1 holds no keyshare record") }
-        guard let keyshare = try? Keyshare(serialized: Data(opened.plaintext)) else { throw .backupTampered }
+        // Authentic but not a keyshare this SDK decodes (a newer keyshare format).
+        guard let keyshare = try? Keyshare(serialized: Data(opened.plaintext)) else {
+            throw .unsupportedBackup(reason: "keyshare format not supported")
+        }
         guard keyshare.keyIdBytes + [UInt8](keyshare.generation) == opened.header.provenance else { throw .backupTampered }
         return keyshare
     }

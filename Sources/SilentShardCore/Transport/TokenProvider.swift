@@ -3,8 +3,8 @@ public enum TokenRequest: Sendable, Equatable {
     /// Before a step's connection or a POST: return a token that is valid now (a cached one is fine
     /// while it has not expired).
     case beforeStep
-    /// The node refused the token the provider gave last as invalid or expired (`AUTH_INVALID`, or HTTP
-    /// 401 on a POST): return a freshly issued one. The SDK asks this at most once per step or POST and
+    /// The node refused the token the provider gave last as missing, invalid or expired (`AUTH_INVALID`,
+    /// a WebSocket closed with 4401 before the SETUP, or HTTP 401 on a POST): return a freshly issued one. The SDK asks this at most once per step or POST and
     /// retries with the new token.
     case afterRefusal
 }
@@ -15,7 +15,7 @@ public enum TokenRequest: Sendable, Equatable {
 public typealias TokenProvider = @Sendable (TokenRequest) async throws -> String?
 
 /// A network client whose token can be refreshed: the SDK's default clients (and their subclasses)
-/// when their configuration has a `tokenProvider`. After a step was refused with `AUTH_INVALID` the
+/// when their configuration has a `tokenProvider`. After a step was refused with `AUTH_INVALID` or 4401 the
 /// app's step engine marks the token refused and retries the step once; the next connection asks the
 /// provider for `.afterRefusal`.
 package protocol TokenRefreshingClient: AnyObject {

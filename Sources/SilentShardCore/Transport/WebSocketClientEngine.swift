@@ -1,4 +1,5 @@
 import Foundation
+import MPCCrypto
 
 /// The shared body of `DuoNetworkClient` and `TrioNetworkClient`: holds at most one connection,
 /// sends the token first, and releases everything on disconnect. Used by one step at a time (its
@@ -6,8 +7,9 @@ import Foundation
 package final class WebSocketClientEngine {
     package let config: WebsocketConfig
     private var connection: (any WebSocketConnection)?
-    /// The node refused the provider's last token: the next connection asks for a fresh one.
-    private var tokenRefused = false
+    /// The node refused the provider's last token: the next connection asks for a fresh one. Locked: a
+    /// POST (outside the session's step gate) and a step may use the client at the same time.
+    private let tokenRefused = LockedValue(false)
 
     package init(config: WebsocketConfig) {
         self.config = config
@@ -77,16 +79,20 @@ package final class WebSocketClientEngine {
     package var canRefreshToken: Bool { config.tokenProvider != nil }
 
     /// The next connection or POST asks the provider for `.afterRefusal`.
-    package func tokenWasRefused() { tokenRefused = true }
+    package func tokenWasRefused() { tokenRefused.withLock { $0 = true } }
 
     /// The token for the next connection or POST: the provider's (`.afterRefusal` once after a refusal),
     /// else the configured one.
     nonisolated(nonsending) private func currentToken() async throws -> String? {
         guard let provider = config.tokenProvider else { return config.authenticationToken }
-        let request: TokenRequest = tokenRefused ? .afterRefusal : .beforeStep
-        tokenRefused = false
+        let refused = tokenRefused.withLock { value in
+            defer { value = false }
+            return value
+        }
         do {
-            return try await provider(request)
+            return try await provider(refused ? .afterRefusal : .beforeStep)
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             throw NetworkError.tokenUnavailable(reason: String(describing: type(of: error)))
         }

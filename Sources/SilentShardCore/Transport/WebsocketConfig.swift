@@ -26,10 +26,14 @@ public struct WebsocketConfig: Sendable {
     /// Largest message accepted or sent, in bytes; larger incoming messages close the connection
     /// with code 1009 and fail with ``NetworkError/messageTooLarge(limit:)``.
     public var maximumMessageSize: Int
-    /// How long one protocol step (connect → SETUP → … → disconnect) may take at the app before it ends
-    /// with `SilentShardError.timeout`, aborting as the commit protocol allows; nil for no limit.
-    /// Sessions over an app's own `NetworkClient` use the default. Cancelling the operation's task ends
-    /// the step the same way with `cancelled`.
+    /// How long one protocol step may wait for the nodes at the app: once `stepTimeout` has passed since
+    /// the step began, its pending connect or read is cancelled and the step ends with
+    /// `SilentShardError.timeout`, aborting as the commit protocol allows (ABORT before COMMIT; in doubt
+    /// after it). nil for no limit. Sends, storage writes and a `BackupSink` are not interrupted, and a
+    /// custom `NetworkClient` whose `read` ignores task cancellation delays the timeout until it returns.
+    /// Sessions over an app's own `NetworkClient` use the default unless it conforms to
+    /// ``StepTimeoutConfigurable``. Cancelling the operation's task ends the step the same way with
+    /// `cancelled`.
     public var stepTimeout: Duration? = WebsocketConfig.defaultStepTimeout
     /// DER-encoded root certificates to trust for `wss`/`https`. Empty (the default): the system's
     /// trust store. Non-empty: only these roots (the host name is verified either way).
@@ -98,6 +102,7 @@ extension WebsocketConfig: CustomStringConvertible, CustomDebugStringConvertible
             "connectTimeout": connectTimeout,
             "readTimeout": readTimeout,
             "maximumMessageSize": maximumMessageSize,
+            "stepTimeout": stepTimeout.map { "\($0)" } ?? "nil",
             "trustedRootCertificates": trustedRootCertificates.count,
         ])
     }

@@ -16,9 +16,11 @@ package struct AppDeadlines: Sendable {
     package static let system = AppDeadlines(sleep: { try await Task.sleep(for: $0) })
 }
 
-/// A client whose configuration names the step deadline: the default WebSocket clients
-/// (`WebsocketConfig.stepTimeout`).
-package protocol StepTimeoutConfigured: AnyObject {
+/// A `NetworkClient` that names the app's per-step deadline (`WebsocketConfig.stepTimeout`): the default
+/// WebSocket clients do, from their configuration; an app's own client may conform to choose one (else
+/// `WebsocketConfig.defaultStepTimeout`).
+public protocol StepTimeoutConfigurable: AnyObject {
+    /// How long a step may wait for the nodes; nil for no limit.
     var stepTimeout: Duration? { get }
 }
 

@@ -108,7 +108,7 @@ package struct AppStepEngine: Sendable {
         await gate.acquire()
         let tally = StepTally(), start = ContinuousClock.now
         // §5.3 / issue 22: the step ends with `timeout` at its deadline (WebsocketConfig.stepTimeout).
-        let timeout = (client as? any StepTimeoutConfigured).map { $0.stepTimeout } ?? WebsocketConfig.defaultStepTimeout
+        let timeout = (client as? any StepTimeoutConfigurable).map { $0.stepTimeout } ?? WebsocketConfig.defaultStepTimeout
         let deadline = timeout.map { start + $0 }
         let transport = StepTransport(client)
         let deadlines = deadlines
