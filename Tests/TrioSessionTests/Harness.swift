@@ -227,6 +227,14 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
 
     /// Node A's reports, one per finished step.
     var reports: [NodeStepReport] { state.withLock { $0.reports } }
+    private let hookBox = LockedValue<(@Sendable (CutPoint) async throws -> Void)?>(nil)
+    private let sendsOnConnection = LockedValue(0)
+    private let sentLog = LockedValue<[Data]>([])
+    /// Every message the app sent, oldest first.
+    var sentMessages: [Data] { sentLog.withLock { $0 } }
+    /// Runs `hook` before the app's send or read at each point of a connection (e.g. cancels the
+    /// operation's task). nil disarms.
+    func armHook(_ hook: (@Sendable (CutPoint) async throws -> Void)?) { hookBox.withLock { $0 = hook } }
 
     func connect(action: NetworkAction, params: String?) async throws {
         let (app, node) = InMemoryNetworkClient.pair()
@@ -239,10 +247,19 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
         let nodeSide = PipeConnection(end: node, other: app, cutter: cutter, direction: .aToApp)
         let task = Task { await runner.run(connection: nodeSide, route: route) }
         state.withLock { $0 = (app, node, task, 0, $0.reports) }
+        sendsOnConnection.withLock { $0 = 0 }
     }
 
     func send(bytes: Data) async throws {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        let index = sendsOnConnection.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+        try await hookBox.withLock { $0 }?(.send(index))
+        // Like the socket clients: a cancelled task's send fails.
+        try Task.checkCancellation()
+        sentLog.withLock { $0.append(bytes) }
         if cutter.shouldCut(.appToA) {
             await LinkCutter.cut(app, state.withLock { $0.nodeEnd })
             throw NetworkError.connectionLost
@@ -260,6 +277,7 @@ final class LoopbackTrioClient: NetworkClient, @unchecked Sendable {
 
     func read() async throws -> Data {
         guard let app = state.withLock({ $0.app }) else { throw NetworkError.notConnected }
+        try await hookBox.withLock { $0 }?(.read(state.withLock { $0.reads }))
         guard case .binary(let data) = try await app.readMessage() else { throw NetworkError.closedByPeer(code: 1000, reason: "") }
         let index = state.withLock { s in
             defer { s.reads += 1 }
@@ -427,4 +445,10 @@ func verify(_ signature: Signature, message: Data, keyshare: Keyshare) throws ->
 
 func testMessage(_ algorithm: Keyshare.Algorithm, _ text: String) -> Data {
     algorithm == .ecdsa ? Data(SHA256.hash(Array(text.utf8))) : Data(text.utf8)
+}
+
+/// Where a test interrupts the app's connection: before its n-th send or read on one connection.
+enum CutPoint: Sendable, Equatable {
+    case send(Int)
+    case read(Int)
 }
