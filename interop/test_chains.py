@@ -34,3 +34,74 @@ def test_personal_sign_recovers_to_the_address_with_eth_keys(interop, path_kind)
         recovered = signature.recover_public_key_from_msg_hash(personal_hash(message))
         assert recovered.to_checksum_address() == result["address"]
         assert signature.verify_msg_hash(personal_hash(message), public_key)
+
+
+def address_hex(address) -> str:
+    """eth-account's decoded address (bytes or text) as lowercase 0x-hex."""
+    return address.lower() if isinstance(address, str) else "0x" + bytes(address).hex()
+
+
+def storage_key_hex(key) -> str:
+    """eth-account's decoded storage key (int, bytes or hex text) as 64 hex digits."""
+    if isinstance(key, int):
+        return key.to_bytes(32, "big").hex()
+    if isinstance(key, str):
+        return key.removeprefix("0x").rjust(64, "0")
+    return bytes(key).hex()
+
+
+def random_address() -> str:
+    return "0x" + secrets.token_bytes(20).hex()
+
+
+def random_transaction(kind: int) -> dict:
+    tx = {"type": kind, "chainId": secrets.choice([1, 5, 10, 137, 42161, 11155111]), "nonce": secrets.randbelow(1000),
+          "gas": 21000 + secrets.randbelow(200000), "to": secrets.choice([random_address(), ""]),
+          "value": str(secrets.randbelow(10**24)), "data": secrets.token_bytes(secrets.randbelow(80)).hex()}
+    if kind == 2:
+        tip = secrets.randbelow(5 * 10**9)
+        tx.update(maxPriorityFeePerGas=str(tip), maxFeePerGas=str(tip + secrets.randbelow(100 * 10**9)))
+    else:
+        tx["gasPrice"] = str(secrets.randbelow(100 * 10**9))
+    if kind >= 1:
+        tx["accessList"] = [{"address": random_address(),
+                             "storageKeys": [secrets.token_bytes(32).hex() for _ in range(secrets.randbelow(3))]}
+                            for _ in range(secrets.randbelow(3))]
+    return tx
+
+
+def test_transactions_recover_to_the_sender_with_eth_account(interop):
+    """Legacy (EIP-155), EIP-2930 and EIP-1559 transactions with random fields, signed by a threshold key at
+    a random soft path: eth-account recovers the sender (= the SDK's address) and decodes the fields back."""
+    from eth_account import Account
+    from eth_account.typed_transactions import TypedTransaction
+    from hexbytes import HexBytes
+    import rlp
+
+    transactions = [random_transaction(kind) for kind in (0, 1, 2) for _ in range(3)]
+    [result] = interop.call("eth-transactions", [{"seed": secrets.randbelow(2**31), "path": random_soft_path(),
+                                                  "transactions": transactions}])
+    assert "error" not in result, result
+    for tx, raw_hex in zip(transactions, result["raws"]):
+        raw = bytes.fromhex(raw_hex)
+        assert Account.recover_transaction(raw) == result["address"]
+        if tx["type"] == 0:
+            nonce, gas_price, gas, to, value, data, v, _r, _s = rlp.decode(raw)
+            assert int.from_bytes(nonce, "big") == tx["nonce"] and int.from_bytes(gas_price, "big") == int(tx["gasPrice"])
+            assert (int.from_bytes(v, "big") - 35) // 2 == tx["chainId"]
+            decoded = {"gas": int.from_bytes(gas, "big"), "to": "0x" + to.hex() if to else "",
+                       "value": int.from_bytes(value, "big"), "data": data.hex()}
+        else:
+            fields = TypedTransaction.from_bytes(HexBytes(raw)).as_dict()
+            assert fields["chainId"] == tx["chainId"] and fields["nonce"] == tx["nonce"]
+            if tx["type"] == 2:
+                assert fields["maxFeePerGas"] == int(tx["maxFeePerGas"])
+                assert fields["maxPriorityFeePerGas"] == int(tx["maxPriorityFeePerGas"])
+            else:
+                assert fields["gasPrice"] == int(tx["gasPrice"])
+            assert [(address_hex(e["address"]), [storage_key_hex(k) for k in e["storageKeys"]])
+                    for e in fields["accessList"]] == [(e["address"], e["storageKeys"]) for e in tx["accessList"]]
+            to = fields.get("to") or b""
+            decoded = {"gas": fields["gas"], "to": ("0x" + bytes(to).hex()) if to else "",
+                       "value": fields["value"], "data": bytes(fields["data"]).hex()}
+        assert decoded == {"gas": tx["gas"], "to": tx["to"], "value": int(tx["value"]), "data": tx["data"]}

@@ -9,6 +9,8 @@ public enum ChainError: Error, Sendable, Equatable, CustomStringConvertible {
     case checksumMismatch
     /// The signature is malformed or not of this chain's scheme (`reason` says why).
     case invalidSignature(reason: String)
+    /// Bytes or text from outside that are not a valid encoding (RLP, a transaction, a quantity).
+    case invalidEncoding(reason: String)
     /// The signature does not verify for the expected key: the signing closure signed with another key,
     /// another path, or another message.
     case signatureMismatch
@@ -19,6 +21,7 @@ public enum ChainError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidAddress(let reason): "invalid address: \(reason)"
         case .checksumMismatch: "address checksum (EIP-55) mismatch"
         case .invalidSignature(let reason): "invalid signature: \(reason)"
+        case .invalidEncoding(let reason): "invalid encoding: \(reason)"
         case .signatureMismatch: "the signature does not verify for the expected key"
         }
     }

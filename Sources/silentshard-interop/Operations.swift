@@ -35,6 +35,7 @@ enum Operations {
         "session-setup": SessionOperations.setup,
         "session-p2p": SessionOperations.pointToPoint,
         "eth-personal-sign": ChainOperations.ethereumPersonalSign,
+        "eth-transactions": ChainOperations.ethereumTransactions,
     ]
 
     /// Runs every case of a request through the named operation.

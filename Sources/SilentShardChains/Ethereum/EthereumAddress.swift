@@ -48,4 +48,13 @@ public struct EthereumAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The checksummed address.
     public var description: String { checksummed }
+
+    /// The address with these 20 bytes (`bytes.count` must be 20: checked by the callers).
+    init(uncheckedBytes bytes: Data) { self.bytes = bytes }
+
+    /// The address with these 20 bytes; another length is `invalidAddress`.
+    public init(bytes: Data) throws(ChainError) {
+        guard bytes.count == 20 else { throw .invalidAddress(reason: "not 20 bytes") }
+        self.bytes = bytes
+    }
 }
