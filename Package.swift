@@ -102,7 +102,7 @@ let package = Package(
         // libFuzzer targets for every decoder of outside bytes (Fuzz/README.md). Built for fuzzing by
         // scripts/fuzz with -D FUZZING and sanitizers; the normal build offers list/write-seeds/replay.
         .executableTarget(
-            name: "silentshard-fuzz", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode"],
+            name: "silentshard-fuzz", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "SilentShardChains"],
             path: "Fuzz/Harness"
         ),
 

@@ -32,6 +32,7 @@ enum FuzzTargets {
         FROSTTargets.messages,
         KeyshareTargets.keyshares,
         NodeTargets.auth,
+        ChainTargets.ethereum,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

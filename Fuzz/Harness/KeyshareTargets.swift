@@ -9,7 +9,7 @@ import SilentShardCore
 /// 3 `Keyshare(algorithm:mode:protocolBytes:)` (selector bits 3–4 pick algorithm and mode),
 /// 4 `KeyshareRecordCodec.decode` (selector bit 3: the SHA-256 trailer is recomputed first, so
 /// mutations reach the record parser), 5 `NodeShareBlob(bytes:)`, 6 `DKLsPresignature.deserialize`,
-/// 7 `KeyshareBackup.open` (Argon2id costs within the accepted bounds are lowered to the minimum
+/// 7 `KeyshareBackup.open`, `info` and `openKeyshare` (versions 1 and 2; Argon2id costs within the accepted bounds are lowered to the minimum
 /// first, so each input stays fast; out-of-bounds costs are left for the decoder to refuse).
 enum KeyshareTargets {
     static let keyID = "fuzz-key"
@@ -46,10 +46,12 @@ enum KeyshareTargets {
             let backup = fixture("backup") {
                 try KeyshareBackup.seal(frostKeyshare.serialized(), password: password, limits: minimumLimits)
             }
+            let backupVersion2 = fixture("backup v2") { try KeyshareBackup.seal(frostKeyshare, password: password, limits: minimumLimits) }
             return [
                 [0] + material.dkls, [1] + material.frost, [2] + [UInt8](sdkKeyshare.serialized()),
                 [2] + [UInt8](frostKeyshare.serialized()), [3] + material.dkls, [3 | 1 << 3 | 1 << 4] + material.frost,
                 [4] + record, [4 | 1 << 3] + record, [5] + blob.encoded, [6] + material.presignature, [7] + [UInt8](backup),
+                [7] + [UInt8](backupVersion2),
             ]
         },
         prepare: { _ = material },
@@ -108,6 +110,10 @@ enum KeyshareTargets {
                     if (8...(1 << 20)).contains(memKiB) { blob.replaceSubrange(11..<15, with: [0, 0, 0, 8]) }
                 }
                 if (try? KeyshareBackup.open(Data(blob), password: password)) != nil { accepted() }
+                _ = try? KeyshareBackup.info(Data(blob))
+                if let keyshare = try? KeyshareBackup.openKeyshare(Data(blob), password: password) {
+                    expect((try? KeyshareBackup.info(Data(blob)))?.generation == keyshare.generation, "backup header and keyshare disagree")
+                }
             }
         })
 }
