@@ -105,3 +105,19 @@ def test_transactions_recover_to_the_sender_with_eth_account(interop):
             decoded = {"gas": fields["gas"], "to": ("0x" + bytes(to).hex()) if to else "",
                        "value": fields["value"], "data": bytes(fields["data"]).hex()}
         assert decoded == {"gas": tx["gas"], "to": tx["to"], "value": int(tx["value"]), "data": tx["data"]}
+
+
+def test_bitcoin_addresses_match_bip_utils(interop):
+    """P2WPKH (bech32) and P2PKH (Base58Check) addresses of random keys on every network are bip-utils'."""
+    import coincurve
+    from bip_utils import P2PKHAddrEncoder, P2WPKHAddrEncoder
+
+    networks = {"mainnet": ("bc", b"\x00"), "testnet": ("tb", b"\x6f"), "regtest": ("bcrt", b"\x6f")}
+    keys = [coincurve.PrivateKey().public_key.format(compressed=True) for _ in range(8)]
+    cases = [{"publicKey": key.hex(), "network": network} for key in keys for network in networks]
+    results = interop.call("btc-addresses", cases)
+    for case, result in zip(cases, results):
+        hrp, version = networks[case["network"]]
+        key = bytes.fromhex(case["publicKey"])
+        assert result["p2wpkh"] == P2WPKHAddrEncoder.EncodeKey(key, hrp=hrp, wit_ver=0), case
+        assert result["p2pkh"] == P2PKHAddrEncoder.EncodeKey(key, net_ver=version), case

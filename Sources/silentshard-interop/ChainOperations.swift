@@ -85,4 +85,16 @@ enum ChainOperations {
         }
         return .object(["address": .string(address.checksummed), "raws": .array(raws)])
     }
+
+    /// `{publicKey (hex), network}` → `{p2wpkh, p2pkh}`.
+    static func bitcoinAddresses(_ input: CaseInput) throws -> JSONValue {
+        guard let network = BitcoinNetwork(rawValue: try input.string("network")) else {
+            throw InteropError.wrongType(field: "network", expected: "mainnet, testnet or regtest")
+        }
+        let key = Data(try input.bytes("publicKey"))
+        return .object([
+            "p2wpkh": .string(try BitcoinAddress.p2wpkh(publicKey: key, network: network)),
+            "p2pkh": .string(try BitcoinAddress.p2pkh(publicKey: key, network: network)),
+        ])
+    }
 }

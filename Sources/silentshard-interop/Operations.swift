@@ -36,6 +36,7 @@ enum Operations {
         "session-p2p": SessionOperations.pointToPoint,
         "eth-personal-sign": ChainOperations.ethereumPersonalSign,
         "eth-transactions": ChainOperations.ethereumTransactions,
+        "btc-addresses": ChainOperations.bitcoinAddresses,
     ]
 
     /// Runs every case of a request through the named operation.
