@@ -12,11 +12,7 @@ enum ChainOperations {
     /// each checked by the SDK (it recovers to the address) before it is returned.
     static func ethereumPersonalSign(_ input: CaseInput) throws -> JSONValue {
         var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))
-        let shares = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)
-        let keyshare = try Keyshare(dkls: shares[0], mode: .duo)
-        let path = try input.optionalString("path") ?? "m"
-        let child = try keyshare.childPublicKey(path: path)
-        let derivation = try DerivationPath(path)
+        let (shares, child, derivation) = try thresholdChild(input, rng: &rng)
         var signatures: [JSONValue] = []
         let address = try EthereumAddress(publicKey: child)
         for message in try input.byteArrays("messages") {
@@ -41,11 +37,7 @@ enum ChainOperations {
     /// by the SDK (it parses back, recovers to the address) before it is returned.
     static func ethereumTransactions(_ input: CaseInput) throws -> JSONValue {
         var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))
-        let shares = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)
-        let keyshare = try Keyshare(dkls: shares[0], mode: .duo)
-        let path = try input.optionalString("path") ?? "m"
-        let child = try keyshare.childPublicKey(path: path)
-        let derivation = try DerivationPath(path)
+        let (shares, child, derivation) = try thresholdChild(input, rng: &rng)
         let address = try EthereumAddress(publicKey: child)
         guard case .array(let requests)? = input.value["transactions"] else { throw InteropError.missingField("transactions") }
         var raws: [JSONValue] = []
@@ -84,6 +76,14 @@ enum ChainOperations {
             raws.append(.hex([UInt8](signed.raw)))
         }
         return .object(["address": .string(address.checksummed), "raws": .array(raws)])
+    }
+
+    /// A 2-of-2 DKLs23 key (from `rng`) and its soft child at the case's `path` (default "m").
+    private static func thresholdChild(_ input: CaseInput, rng: inout DeterministicRandom)
+        throws -> (shares: [DKLsKeyshare], child: Data, path: DerivationPath) {
+        let shares = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)
+        let path = try input.optionalString("path") ?? "m"
+        return (shares, try Keyshare(dkls: shares[0], mode: .duo).childPublicKey(path: path), try DerivationPath(path))
     }
 
     /// `{publicKey (hex), network}` → `{p2wpkh, p2pkh}`.

@@ -16,13 +16,17 @@ package final class AppEvents: Sendable {
     package func emit(_ event: SilentShardEvent) { logger.record(event) }
 }
 
-/// Bytes of the operation running on this task (its steps add to it).
-package final class OperationTally: Sendable {
-    @TaskLocal package static var current: OperationTally?
+/// Bytes sent and received: of one step, or of the operation running on this task (`current`), to which
+/// every step's tally also adds.
+package final class ByteTally: Sendable {
+    /// The tally of the operation running on this task (set by `AppSession.observed`).
+    @TaskLocal package static var current: ByteTally?
 
     private let bytes = LockedValue<(sent: Int, received: Int)>((0, 0))
+    private let operation: ByteTally?
 
-    package init() {}
+    /// A tally that also adds to `operation` (a step's, inside an operation).
+    package init(addingTo operation: ByteTally? = nil) { self.operation = operation }
 
     package var sent: Int { bytes.withLock { $0.sent } }
     package var received: Int { bytes.withLock { $0.received } }
@@ -32,23 +36,6 @@ package final class OperationTally: Sendable {
             $0.sent += sent
             $0.received += received
         }
-    }
-}
-
-/// One step's byte counts, kept by the step's send and read closures.
-package final class StepTally: Sendable {
-    private let bytes = LockedValue<(sent: Int, received: Int)>((0, 0))
-
-    package init() {}
-
-    package var sent: Int { bytes.withLock { $0.sent } }
-    package var received: Int { bytes.withLock { $0.received } }
-
-    package func add(sent: Int = 0, received: Int = 0) {
-        bytes.withLock {
-            $0.sent += sent
-            $0.received += received
-        }
-        OperationTally.current?.add(sent: sent, received: received)
+        operation?.add(sent: sent, received: received)
     }
 }

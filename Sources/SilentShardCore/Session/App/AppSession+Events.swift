@@ -12,12 +12,12 @@ extension AppSession {
     /// starts and how it ended: duration, the bytes of all its steps, the error's kind.
     package func observed<T>(_ operation: String, keyId: String?,
                              _ body: () async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
-        let tally = OperationTally()
+        let tally = ByteTally()
         events.emit(SilentShardEvent(phase: .operationStarted, operation: operation, mode: mode, algorithm: algorithm, keyId: keyId))
         let start = ContinuousClock.now
         let result: Result<T, SilentShardError>
         do {
-            result = .success(try await OperationTally.$current.withValue(tally) { () async throws -> T in try await body() })
+            result = .success(try await ByteTally.$current.withValue(tally) { () async throws -> T in try await body() })
         } catch let error as SilentShardError {
             result = .failure(error)
         } catch {
@@ -36,7 +36,7 @@ extension AppSession {
     /// Tells the logger about a step that was one HTTP POST (trio's preSignFinal, duo's export).
     package func recordPost(_ operation: SessionOperation, keyId: String?, sent: Int, received: Int, duration: Duration,
                             error: SilentShardError?) {
-        OperationTally.current?.add(sent: sent, received: received)
+        ByteTally.current?.add(sent: sent, received: received)
         events.emit(SilentShardEvent(phase: .stepFinished, operation: operation.eventName, mode: mode, algorithm: algorithm,
                                      keyId: keyId, bytesSent: sent, bytesReceived: received, duration: duration,
                                      errorKind: error?.kind))

@@ -106,7 +106,7 @@ package struct AppStepEngine: Sendable {
 
         if Task.isCancelled { throw .cancelled }
         await gate.acquire()
-        let tally = StepTally(), start = ContinuousClock.now
+        let tally = ByteTally(addingTo: ByteTally.current), start = ContinuousClock.now
         // §5.3 / issue 22: the step ends with `timeout` at its deadline (WebsocketConfig.stepTimeout).
         let timeout = (client as? any StepTimeoutConfigurable).map { $0.stepTimeout } ?? WebsocketConfig.defaultStepTimeout
         let deadline = timeout.map { start + $0 }
