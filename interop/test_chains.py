@@ -121,3 +121,43 @@ def test_bitcoin_addresses_match_bip_utils(interop):
         key = bytes.fromhex(case["publicKey"])
         assert result["p2wpkh"] == P2WPKHAddrEncoder.EncodeKey(key, hrp=hrp, wit_ver=0), case
         assert result["p2pkh"] == P2PKHAddrEncoder.EncodeKey(key, net_ver=version), case
+
+
+@pytest.mark.parametrize("version", ["legacy", "v0"])
+def test_solana_transactions_verify_with_solders(interop, version):
+    """solders builds transfer messages paid by a threshold EdDSA key's soft child (legacy and v0); the
+    SDK signs them; solders parses the wire transactions, the payer is the SDK's base58 address, and the
+    signature verifies over the message bytes (cryptography's Ed25519)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from solders.hash import Hash
+    from solders.message import Message, MessageV0, to_bytes_versioned
+    from solders.pubkey import Pubkey
+    from solders.system_program import TransferParams, transfer
+    from solders.transaction import Transaction, VersionedTransaction
+
+    seed, path = secrets.token_bytes(32).hex(), random_soft_path()
+    [key] = interop.call("sol-sign", [{"seed": seed, "path": path}])
+    assert "error" not in key, key
+    payer = Pubkey.from_string(key["address"])
+    assert bytes(payer) == bytes.fromhex(key["publicKey"])
+    messages = []
+    for _ in range(3):
+        ix = transfer(TransferParams(from_pubkey=payer, to_pubkey=Pubkey(secrets.token_bytes(32)),
+                                     lamports=secrets.randbelow(10**12) + 1))
+        blockhash = Hash(secrets.token_bytes(32))
+        message = (Message.new_with_blockhash([ix], payer, blockhash) if version == "legacy"
+                   else MessageV0.try_compile(payer, [ix], [], blockhash))
+        messages.append(bytes(message) if version == "legacy" else to_bytes_versioned(message))
+    [result] = interop.call("sol-sign", [{"seed": seed, "path": path, "messages": [m.hex() for m in messages]}])
+    assert "error" not in result, result
+    verifier = Ed25519PublicKey.from_public_bytes(bytes(payer))
+    for message, wire_hex in zip(messages, result["transactions"]):
+        wire = bytes.fromhex(wire_hex)
+        tx = VersionedTransaction.from_bytes(wire)
+        assert tx.message.account_keys[0] == payer
+        assert len(tx.signatures) == 1
+        verifier.verify(bytes(tx.signatures[0]), message)
+        assert wire.endswith(message)
+        if version == "legacy":
+            legacy = Transaction.from_bytes(wire)
+            legacy.verify()

@@ -97,4 +97,28 @@ enum ChainOperations {
             "p2pkh": .string(try BitcoinAddress.p2pkh(publicKey: key, network: network)),
         ])
     }
+
+    /// `{seed (hex, 32 bytes), path, messages?: [hex]}` → a 2-of-2 FROST key's child at `path` (its
+    /// public key and base58 address) and, for each serialized message, the wire transaction it signs
+    /// (hex), checked by the SDK (`isFullySigned`) before it is returned.
+    static func solanaSign(_ input: CaseInput) throws -> JSONValue {
+        var rng = try DeterministicRandom(seed: input.bytes("seed"))
+        let shares = try FROST.LocalRun.keygen(threshold: 2, parties: 2, using: &rng)
+        let path = try input.optionalString("path") ?? "m"
+        let child = try Keyshare(frost: shares[0], mode: .duo).childPublicKey(path: path)
+        let indices = try FROST.Derivation.parse(path)
+        var transactions: [JSONValue] = []
+        if case .array? = input.value["messages"] {
+            for message in try input.byteArrays("messages") {
+                var transaction = SolanaTransaction(message: try SolanaMessage(serialized: Data(message)))
+                let signature = try Signature(eddsa: Data(try FROST.LocalRun.sign(shares, signers: [0, 1], message: message,
+                                                                                  path: indices, using: &rng)))
+                try transaction.add(signature, publicKey: child)
+                guard transaction.isFullySigned else { throw ChainError.signatureMismatch }
+                transactions.append(.hex([UInt8](transaction.serialized)))
+            }
+        }
+        return .object(["publicKey": .hex([UInt8](child)), "address": .string(try SolanaAddress(publicKey: child).base58),
+                        "transactions": .array(transactions)])
+    }
 }

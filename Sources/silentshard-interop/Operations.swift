@@ -37,6 +37,7 @@ enum Operations {
         "eth-personal-sign": ChainOperations.ethereumPersonalSign,
         "eth-transactions": ChainOperations.ethereumTransactions,
         "btc-addresses": ChainOperations.bitcoinAddresses,
+        "sol-sign": ChainOperations.solanaSign,
     ]
 
     /// Runs every case of a request through the named operation.
