@@ -31,23 +31,12 @@ struct CancelEverywhereTests {
         let sentBefore = fixture.client.sentMessages.count
 
         // The operation runs on its own task, which the hook cancels at `point` (once).
-        let running = LockedValue<Task<Void, any Error>?>(nil)
-        let fired = LockedValue(false)
-        fixture.client.armHook { candidate in
-            guard candidate == point, fired.withLock({ done in defer { done = true }; return !done }) else { return }
-            running.withLock { $0 }?.cancel()
-        }
-        let (gate, opened) = AsyncStream<Void>.makeStream()
-        let task = Task {
-            for await _ in gate { break }
+        let (result, didFire) = await CancellableRun.run(arm: { cancel in
+            fixture.client.armHook { candidate in if candidate == point { _ = cancel() } }
+        }) {
             try await Self.run(operation, session: session, before: before, message: message)
         }
-        running.withLock { $0 = task }
-        opened.yield()
-        opened.finish()
-        let result = await task.result
         fixture.client.armHook(nil)
-        let didFire = fired.withLock { $0 }
 
         var failure: SilentShardError?
         if case .failure(let error) = result { failure = try #require(error as? SilentShardError, "\(error)") }

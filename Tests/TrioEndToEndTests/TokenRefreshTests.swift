@@ -61,9 +61,14 @@ struct TokenRefreshTests {
                                         storageClient: InMemoryStorageClient())
     }
 
+    /// Nodes A and B whose HS256 JWT verifiers read `clock`.
+    static func cluster(clock: ManualClock) throws -> TrioOverWebSocketTests.Cluster {
+        try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: secret, now: clock.date))
+    }
+
     @Test func anExpiredTokenIsReplacedForAStepAndForAPresignatureFinish() async throws {
         let clock = ManualClock()
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: Self.secret, now: clock.date))
+        let cluster = try Self.cluster(clock: clock)
         defer { Task { await cluster.stop() } }
         let provider = CachingProvider(clock: clock)
         let session = Self.session(cluster, provider: { await provider.token($0) })
@@ -93,7 +98,7 @@ struct TokenRefreshTests {
 
     @Test func aProviderThatCannotHelpEndsTheStepAfterOneRetry() async throws {
         let clock = ManualClock()
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: Self.secret, now: clock.date))
+        let cluster = try Self.cluster(clock: clock)
         defer { Task { await cluster.stop() } }
         let provider = CachingProvider(clock: clock)
         let session = Self.session(cluster, provider: { await provider.token($0) })

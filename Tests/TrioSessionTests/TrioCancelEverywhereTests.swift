@@ -27,29 +27,19 @@ struct TrioCancelEverywhereTests {
         let message = testMessage(algorithm, "cancel")
         let sentBefore = fixture.client.sentMessages.count
 
-        let running = LockedValue<Task<Void, any Error>?>(nil)
-        let fired = LockedValue(false)
-        fixture.client.armHook { candidate in
-            guard candidate == point, fired.withLock({ done in defer { done = true }; return !done }) else { return }
-            running.withLock { $0 }?.cancel()
-        }
-        let (gate, opened) = AsyncStream<Void>.makeStream()
-        let task = Task {
-            for await _ in gate { break }
+        let (result, didFire) = await CancellableRun.run(arm: { cancel in
+            fixture.client.armHook { candidate in if candidate == point { _ = cancel() } }
+        }) {
             switch operation {
             case .refresh: _ = try await session.keyRefresh(keyshare: keyshare)
             case .sign: _ = try await session.signature(keyshare: keyshare, message: message, signer: .nodeA)
             }
         }
-        running.withLock { $0 = task }
-        opened.yield()
-        opened.finish()
-        let result = await task.result
         fixture.client.armHook(nil)
 
         var failure: SilentShardError?
         if case .failure(let error) = result { failure = try #require(error as? SilentShardError, "\(error)") }
-        if !fired.withLock({ $0 }) { #expect(failure == nil) }
+        if !didFire { #expect(failure == nil) }
         switch failure {
         case nil: break
         case .cancelled?:

@@ -66,13 +66,15 @@ package final class WebSocketClientEngine {
     /// 401 is retried once with a fresh token (the node changed nothing for a refused POST).
     nonisolated(nonsending) package func post(url: URL, body: Data) async throws -> Data {
         do {
-            return try await WebSocketTransport.post(url: url, body: body, bearerToken: try await currentToken(),
-                                                     settings: WebSocketSettings(config))
+            return try await postOnce(url: url, body: body)
         } catch NetworkError.httpStatus(401) where canRefreshToken {
             tokenWasRefused()
-            return try await WebSocketTransport.post(url: url, body: body, bearerToken: try await currentToken(),
-                                                     settings: WebSocketSettings(config))
+            return try await postOnce(url: url, body: body)
         }
+    }
+
+    nonisolated(nonsending) private func postOnce(url: URL, body: Data) async throws -> Data {
+        try await WebSocketTransport.post(url: url, body: body, bearerToken: try await currentToken(), settings: WebSocketSettings(config))
     }
 
     /// Whether a refused token can be replaced: a provider is configured.

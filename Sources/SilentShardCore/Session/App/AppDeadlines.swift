@@ -27,9 +27,11 @@ public protocol StepTimeoutConfigurable: AnyObject {
 /// Reached a step's deadline.
 struct StepDeadlineExceeded: Error {}
 
-/// A `NetworkClient` handed to a child task that races the step's deadline. The step's transport is
-/// used by one task at a time: the step awaits that child before it touches the client again.
-final class StepTransport: @unchecked Sendable {
+/// A `NetworkClient` (not `Sendable`: seed contract) held where `Sendable` is required: by the session,
+/// and by the child task that races a step's deadline. It is used by one task at a time: every use happens
+/// inside a step holding the engine's gate (or, for a POST, on its own request), and a step awaits the
+/// deadline's child before it touches the client again.
+final class UncheckedTransport: @unchecked Sendable {
     let client: any NetworkClient
     init(_ client: any NetworkClient) { self.client = client }
 }

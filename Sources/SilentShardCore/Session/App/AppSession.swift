@@ -36,18 +36,11 @@ package final class AppSession: Sendable {
     package let engine: AppStepEngine
     package let storageClient: any StorageClient
     package let actions: AppActions
-    private let transport: Transport
+    private let transport: UncheckedTransport
     /// The app's `BackupSink` (`AppSession+Backups.swift`).
     let sinkBox = LockedValue<(any BackupSink)?>(nil)
     /// The app's logger and the operation tally (`AppSession+Events.swift`).
     package let events: AppEvents
-
-    /// `NetworkClient` is not `Sendable` (seed contract); every use happens inside a step holding the
-    /// engine's gate (or, for a POST, on its own request), so the client is never used from two tasks at once.
-    private final class Transport: @unchecked Sendable {
-        let client: any NetworkClient
-        init(_ client: any NetworkClient) { self.client = client }
-    }
 
     package init(mode: SessionMode, algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
                  storageClient: any StorageClient, networkClient: any NetworkClient, actions: AppActions,
@@ -59,7 +52,7 @@ package final class AppSession: Sendable {
                                deadlines: deadlines)
         self.storageClient = storageClient
         self.actions = actions
-        transport = Transport(networkClient)
+        transport = UncheckedTransport(networkClient)
     }
 
     package var mode: SessionMode { engine.mode }

@@ -110,7 +110,7 @@ package struct AppStepEngine: Sendable {
         // §5.3 / issue 22: the step ends with `timeout` at its deadline (WebsocketConfig.stepTimeout).
         let timeout = (client as? any StepTimeoutConfigurable).map { $0.stepTimeout } ?? WebsocketConfig.defaultStepTimeout
         let deadline = timeout.map { start + $0 }
-        let transport = StepTransport(client)
+        let transport = UncheckedTransport(client)
         let deadlines = deadlines
         func finished(_ error: SilentShardError?) {
             events.emit(SilentShardEvent(phase: .stepFinished, operation: step.operation.eventName, mode: mode, algorithm: algorithm,
