@@ -5,13 +5,16 @@ import SilentShardCore
 
 /// The app's half of a trio presignature (`docs/protocol/session.md` §8): made by
 /// `TrioSession.preSignature(keyshare:chainPath:)` with one node X (ECDSA: DKLs23 rounds 1–2; EdDSA:
-/// FROST round 1), finished once by
-/// `TrioSession.preSignatureFinal(preSignature:message:)` over HTTP POST to X (through A when X = B).
+/// FROST round 1), finished once by `TrioSession.preSignatureFinal(preSignature:message:)` over HTTP POST
+/// to X (through A when X = B).
 ///
-/// Strictly single use: the first `preSignatureFinal` takes the secrets out (even if that call then
-/// fails), so every later use is `presignatureConsumed` — a second finish with another message would
-/// reveal the key. A reference type with the secrets behind a lock, deliberately not `Codable`, so a
-/// copy cannot silently duplicate them. Its description shows no secrets.
+/// It survives an app restart: the SDK keeps it sealed in the session's `StorageClient`
+/// (`docs/presignature-lifecycle.md`), and `TrioSession.preSignatures(keyshare:)` gives back the usable ones.
+/// Strictly single use, across restarts: the first `preSignatureFinal` durably records its message and
+/// request (a tombstone) before anything is sent, so every later use with another message is
+/// `presignatureConsumed` — a second finish with another message would reveal the key — and a retry with
+/// the same message resends the same bytes. A reference type, deliberately not `Codable`, so a copy
+/// cannot silently duplicate the secrets. Its description shows no secrets.
 public final class PreSignature: Sendable {
     /// The presignature id (the preSign session's instance id), 32 bytes.
     public let id: Data
@@ -27,6 +30,9 @@ public final class PreSignature: Sendable {
     public let derivedPublicKey: Data
     /// After this instant the node refuses the presignature (the app refuses 60 s earlier).
     public let expiresAt: Date
+    /// The message a `preSignatureFinal` of an earlier run (interrupted, e.g. by the app being killed)
+    /// recorded for this presignature: it can be finished on this message only. Nil when unused.
+    public var pendingMessage: Data? { state.withLock { $0.pendingMessage } }
     let algorithm: Keyshare.Algorithm
 
     struct Secrets: Sendable {
@@ -38,8 +44,8 @@ public final class PreSignature: Sendable {
         var peerRound1: [UInt8] = []
     }
 
-    /// The request sent by the first `preSignatureFinal` (§8.5: a retry with the same message resends
-    /// these exact bytes; the node answers from its finish record).
+    /// The request of a finish, with what combines X's answer into the signature (§8.5: a retry with the
+    /// same message resends these exact bytes; the node answers from its finish record).
     struct Pending: Sendable {
         let message: [UInt8]
         let request: [UInt8]
@@ -49,17 +55,16 @@ public final class PreSignature: Sendable {
         let keys: PreSignFinalKeys
     }
 
-    enum Use: Sendable {
-        case fresh(Secrets)
-        case resend(Pending)
-        case consumed
+    private struct State: Sendable {
+        var secrets: Secrets?
+        var consumed = false
+        var pendingMessage: Data?
     }
 
-    private let secrets: LockedValue<Secrets?>
-    private let pending = LockedValue<Pending?>(nil)
+    private let state: LockedValue<State>
 
     init(id: [UInt8], keyId: String, generation: [UInt8], signer: TrioSigner, chainPath: String, derivedPublicKey: [UInt8],
-         expiresAt: Date, algorithm: Keyshare.Algorithm, secrets: Secrets) {
+         expiresAt: Date, algorithm: Keyshare.Algorithm, secrets: Secrets, pendingMessage: [UInt8]? = nil) {
         self.id = Data(id)
         self.keyId = keyId
         self.generation = Data(generation)
@@ -68,29 +73,40 @@ public final class PreSignature: Sendable {
         self.derivedPublicKey = Data(derivedPublicKey)
         self.expiresAt = expiresAt
         self.algorithm = algorithm
-        self.secrets = LockedValue(secrets)
+        state = LockedValue(State(secrets: secrets, consumed: pendingMessage != nil, pendingMessage: pendingMessage.map { Data($0) }))
     }
 
-    /// Whether it was used (or handed to a `preSignatureFinal` call).
-    public var isConsumed: Bool { secrets.withLock { $0 == nil } }
+    /// Whether a finish of it was recorded (its message is then fixed), here or in an earlier run.
+    public var isConsumed: Bool { state.withLock { $0.consumed } }
 
-    /// The first call takes the secrets; later calls get the pending request if it was for `message`.
-    func use(for message: [UInt8]) -> Use {
-        if let secrets = take() { return .fresh(secrets) }
-        if let sent = pending.withLock({ $0 }), sent.message == message { return .resend(sent) }
-        return .consumed
+    /// The secrets, while the presignature still has them (they are erased once it is finished).
+    var secrets: Secrets? { state.withLock { $0.secrets } }
+
+    /// A finish on `message` was recorded: every other message is refused from now on.
+    func recordFinishing(_ message: [UInt8]) {
+        state.withLock {
+            $0.consumed = true
+            $0.pendingMessage = Data(message)
+        }
     }
 
-    func recordSent(_ sent: Pending) { pending.withLock { $0 = sent } }
+    /// Finished or gone: no secrets are kept.
+    func markUsedUp() {
+        state.withLock {
+            $0.consumed = true
+            $0.secrets = nil
+        }
+    }
 
-    /// The app's tombstone key id in `StorageClient` (§8.2).
-    var tombstoneKeyId: String { "~ss/presig/" + Hex.encode([UInt8](id)) }
+    /// The record id of this presignature in `StorageClient` (§8.2).
+    var recordKeyId: String { "~ss/presig/" + Hex.encode([UInt8](id)) }
 
-    /// Takes the secrets out, once.
+    /// Takes the secrets out, once (tests build their own requests with them).
     func take() -> Secrets? {
-        secrets.withLock { value in
-            let taken = value
-            value = nil
+        state.withLock { value in
+            let taken = value.secrets
+            value.secrets = nil
+            value.consumed = true
             return taken
         }
     }

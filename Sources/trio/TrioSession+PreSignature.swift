@@ -50,7 +50,18 @@ extension TrioSession {
             }
         }
         let (stored, keys) = (presign.stored, presign.keys)
-        switch presign.presignature {
+        let presignature = try Self.preSignature(of: presign.presignature, stored: stored, keys: keys, keyshare: keyshare,
+                                                 path: path, chainPath: chainPath, signer: signer)
+        // Kept sealed in storage before it is handed out, so it survives a restart (a failure here leaves
+        // only X's half, which expires).
+        try await core.presignatures.add(try presignature.readyRecord(keyshare: keyshare))
+        return presignature
+    }
+
+    private static func preSignature(of result: SessionPresignature, stored: StoredPayload, keys: PreSignFinalKeys,
+                                     keyshare: Keyshare, path: DerivationPath, chainPath: String,
+                                     signer: TrioSigner) throws(SilentShardError) -> PreSignature {
+        switch result {
         case .eddsa(let frost):
             guard let share = try? keyshare.frostKeyshare(), let bytes = try? frost.presignature.serialized(),
                   let derivation = try? FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode,
@@ -70,138 +81,6 @@ extension TrioSession {
                                 expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
                                 algorithm: .ecdsa, secrets: .init(presignature: bytes, finalKeys: keys))
         }
-    }
-
-    /// Finishes `preSignature` on `message` (ECDSA: the 32-byte hash) with one HTTP POST to its node
-    /// (`NetworkClient.sendPostRequest`; through A when the signer is B) and returns the signature,
-    /// verified under the derived key. Consumes the presignature on the first call, even if it fails.
-    public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
-        try await core.observed("preSignFinal", keyId: preSignature.keyId) { () throws(SilentShardError) in
-            try await finishPreSignature(preSignature: preSignature, message: message)
-        }
-    }
-
-    private func finishPreSignature(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
-        let messageBytes = [UInt8](message)
-        let sent: PreSignature.Pending
-        switch preSignature.use(for: messageBytes) {
-        case .consumed: throw .presignatureConsumed
-        case .resend(let pending): sent = pending
-        case .fresh(let secrets): sent = try await firstRequest(preSignature, secrets: secrets, message: messageBytes)
-        }
-        let responseBytes: [UInt8]
-        let start = ContinuousClock.now
-        do {
-            responseBytes = [UInt8](try await core.client.sendPostRequest(
-                action: actions.preSignFinal, params: preSignature.keyId, body: Data(sent.request)))
-        } catch {
-            let failure = Self.networkError(error)
-            core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: 0,
-                            duration: ContinuousClock.now - start, error: failure)
-            throw failure
-        }
-        core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: responseBytes.count,
-                        duration: ContinuousClock.now - start, error: nil)
-        let signer = preSignature.signer.index
-        let response: Frame
-        do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }
-        if response.header.kind == .reject { throw rejection(response) }
-        let nodeFinish: [UInt8]
-        do { nodeFinish = try sent.keys.openResponse(response) } catch {
-            throw .messageAuthenticationFailed(party: .node(signer))
-        }
-        guard response.header.instanceID.bytes == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
-        do {
-            if var session = sent.frostSession {
-                try session.receiveRound2(nodeFinish, from: signer)
-                return try Signature(eddsa: Data(try session.signature()))
-            }
-            guard let finishState = sent.finishState else { throw ProtocolError.invalidInput(.invalidParameters) }
-            let signature = try finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
-                                                                     payload: nodeFinish)])
-            return Signature(ecdsa: signature)
-        } catch let error as SilentShardError {
-            throw error
-        } catch let error as ProtocolError {
-            throw SilentShardError(error)
-        } catch {
-            throw .signatureFailed(party: nil)
-        }
-    }
-
-    /// §8.5 for a fresh presignature: check it, compute the app's finish and the FINAL_REQUEST, write
-    /// the tombstone durably (staged = the request bytes), remember the request for a same-message retry.
-    private func firstRequest(_ preSignature: PreSignature, secrets: PreSignature.Secrets,
-                              message: [UInt8]) async throws(SilentShardError) -> PreSignature.Pending {
-        guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
-        try AppSession.checkMessage(message, algorithm: algorithm)
-        // §8.2: the app refuses with a 60 s margin.
-        let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
-        let now = Date(timeIntervalSince1970: TimeInterval(core.clock.milliseconds) / 1000)
-        guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
-        guard let presigID = InstanceID([UInt8](preSignature.id)) else { throw .invalidInput(reason: "presignature id") }
-        let pending: PreSignature.Pending
-        do {
-            if let share = secrets.frostKeyshare {
-                // FROST: the final is round 2 (transcript ‖ z) with the nonces and X's commitments of preSign.
-                let nonces = try FROST.Presignature.deserialize(secrets.presignature, keyshare: share)
-                let path = try DerivationPath(preSignature.chainPath)
-                var session = try FROST.SigningSession(keyshare: share, signers: [0, preSignature.signer.index],
-                                                       message: message, path: path.indices, presignature: nonces)
-                try session.receiveRound1(secrets.peerRound1, from: preSignature.signer.index)
-                let ownShare = try session.round2()
-                let request = try secrets.finalKeys.request(presigID: presigID, message: message,
-                                                            finish: ownShare)
-                pending = PreSignature.Pending(message: message, request: request.encoded(), finishState: nil,
-                                               frostSession: session, keys: secrets.finalKeys)
-            } else {
-            let presignature = try DKLsPresignature.deserialize(secrets.presignature)
-            guard Hex.encode(presignature.keyId) == preSignature.keyId,
-                  presignature.generation == [UInt8](preSignature.generation)
-            else { throw SilentShardError.invalidInput(reason: "presignature binding") }
-            let (state, ownFinish) = try presignature.finish(messageHash: message)
-            let request = try secrets.finalKeys.request(presigID: presigID, message: message,
-                                                        finish: ownFinish.payload)
-            pending = PreSignature.Pending(message: message, request: request.encoded(), finishState: state,
-                                           frostSession: nil, keys: secrets.finalKeys)
-            }
-        } catch let error as SilentShardError {
-            throw error
-        } catch let error as SessionError {
-            throw SilentShardError(error)
-        } catch let error as ProtocolError {
-            throw SilentShardError(error)
-        } catch {
-            throw .invalidInput(reason: "presignature")
-        }
-        do {
-            try await core.storageClient.stage(keyId: preSignature.tombstoneKeyId,
-                                          StoredShare(kind: .sdkRecord, bytes: Array("SPT1".utf8) + message + pending.request))
-        } catch {
-            throw SilentShardError(storage: error)
-        }
-        preSignature.recordSent(pending)
-        return pending
-    }
-
-    /// A REJECT answering a FINAL_REQUEST: authenticated when its certificate verifies under the
-    /// cluster key and its signature under the certified node key.
-    private func rejection(_ frame: Frame) -> SilentShardError {
-        let sender = frame.header.sender
-        guard (sender == 1 || sender == 2), let payload = try? RejectPayload(bytes: frame.body) else {
-            return .malformedMessage(party: nil)
-        }
-        var authenticated = false
-        if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(core.engine.cloudVerifyingKey) {
-            let now = core.clock.milliseconds / 1000
-            authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
-                && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
-        }
-        if payload.retryAfterSeconds > 0 {
-            return SilentShardError(SessionError.retryLater(payload.code, afterSeconds: payload.retryAfterSeconds, by: sender,
-                                                            authenticated: authenticated))
-        }
-        return SilentShardError(SessionError.reported(payload.code, by: sender, blamed: nil, authenticated: authenticated))
     }
 
     /// After the presignature: X's STORED (presig_id = this session's instance id, the key id and

@@ -69,7 +69,9 @@ struct TrioPresignatureTests {
         // §8.5: the tombstone holds the exact request; a retry with the same message resends it and the
         // node answers from its finish record (same signature); another message fails locally.
         let tombstone = try #require(try await storage.read(keyId: "~ss/presig/" + Hex.encode([UInt8](presignature.id))))
-        #expect(tombstone.staged?.kind == .sdkRecord)
+        let record = try PresignatureRecord(bytes: [UInt8](try #require(tombstone.current).bytes),
+                                            storageKeyId: "~ss/presig/" + Hex.encode([UInt8](presignature.id)))
+        #expect(record.state == .finished(message: [UInt8](message), signature: signature.recordBytes) && record.sealedSecrets.isEmpty)
         let again = try await session.preSignatureFinal(preSignature: presignature, message: message)
         #expect(again.r == signature.r && again.s == signature.s)
         await #expect(throws: SilentShardError.presignatureConsumed) {

@@ -40,7 +40,7 @@ extension AppSession {
     /// The record's storage operations for reconcile; promoting `staged` offers it to the backup sink first.
     private func reconcileStorage(keyId: String, staged: Keyshare?) -> AppReconcileExecutor.Storage {
         var storage = AppReconcileExecutor.Storage(storageClient, keyId: keyId)
-        if let staged { storage.promote = backingUp(staged, promote: storage.promote) }
+        if let staged { storage.promote = promoting(staged, promote: storage.promote) }
         return storage
     }
 

@@ -187,7 +187,7 @@ package final class AppSession: Sendable {
                                                       var storage = AppCommitExecutor.Storage(
                                                           storageClient, keyId: keyshare.keyId,
                                                           staging: AppStoredShare.encode(keyshare, digest: digest, mode: mode))
-                                                      storage.promote = backingUp(keyshare, promote: storage.promote)
+                                                      storage.promote = promoting(keyshare, promote: storage.promote)
                                                       return storage
                                                   }, send: link.send, read: link.read)
     }

@@ -1,0 +1,199 @@
+import Foundation
+import MPCCrypto
+import MPCProtocols
+import SilentShardCore
+
+/// preSignFinal (`docs/protocol/session.md` §8.4–8.5): one HTTP POST (FINAL_REQUEST → FINAL_RESPONSE,
+/// end-to-end encrypted between the app and X), single use at the app through the presignature's durable
+/// record — ready → finishing (the tombstone: message and request, written before anything is sent) →
+/// finished (the signature; the secrets erased).
+extension TrioSession {
+    /// Finishes `preSignature` on `message` (ECDSA: the 32-byte hash) with one HTTP POST to its node
+    /// (`NetworkClient.sendPostRequest`; through A when the signer is B) and returns the signature,
+    /// verified under the derived key.
+    ///
+    /// The presignature is consumed once its finish is durably recorded, before the POST: from then on
+    /// only `message` can finish it — a retry (also after an app restart, see `preSignatures(keyshare:)`
+    /// and `PreSignature.pendingMessage`) resends the same request and gets the same signature; any other
+    /// message is `presignatureConsumed`. A failure before that (an invalid message, an expired
+    /// presignature, a storage error) leaves it unused.
+    public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
+        try await core.observed("preSignFinal", keyId: preSignature.keyId) { () throws(SilentShardError) in
+            try await finishPreSignature(preSignature: preSignature, message: message)
+        }
+    }
+
+    private func finishPreSignature(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
+        let messageBytes = [UInt8](message)
+        // One finish of this presignature at a time in this process; its record decides.
+        return try await PresignatureShelf.locks.locked("presig/" + Hex.encode([UInt8](preSignature.id))) {
+            () throws(SilentShardError) -> Signature in
+            let shelf = core.presignatures
+            guard var record = try await shelf.record(id: [UInt8](preSignature.id)),
+                  record.header == preSignature.recordHeader
+            else {
+                // Gone: expired (and its tombstone aged out), or of a generation that is no longer current
+                // (dropped at the refresh, like X's half), or its record failed its integrity check.
+                preSignature.markUsedUp()
+                let now = Date(timeIntervalSince1970: TimeInterval(core.clock.milliseconds) / 1000)
+                let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
+                throw now.addingTimeInterval(margin) < preSignature.expiresAt
+                    ? SilentShardError.presignatureNotFound : SilentShardError.presignatureExpired
+            }
+            let sent: PreSignature.Pending
+            switch record.state {
+            case .finished(let finishedMessage, let signatureBytes):
+                preSignature.markUsedUp()
+                guard finishedMessage == messageBytes else { throw SilentShardError.presignatureConsumed }
+                guard let signature = Signature.fromRecord(signatureBytes, algorithm: algorithm,
+                                                           key: [UInt8](preSignature.derivedPublicKey), message: messageBytes)
+                else { throw SilentShardError.storage(reason: "a finished presignature record holds no valid signature") }
+                return signature
+            case .finishing(let recordedMessage, let request):
+                preSignature.recordFinishing(recordedMessage)
+                guard recordedMessage == messageBytes, let secrets = preSignature.secrets else {
+                    throw SilentShardError.presignatureConsumed
+                }
+                sent = try finishing(preSignature, secrets: secrets, message: messageBytes, request: request)
+            case .ready:
+                guard !preSignature.isConsumed, let secrets = preSignature.secrets else { throw SilentShardError.presignatureConsumed }
+                sent = try firstRequest(preSignature, secrets: secrets, message: messageBytes)
+                // §8.5: the tombstone, durably, before anything is sent.
+                record.state = .finishing(message: messageBytes, request: sent.request)
+                try await shelf.write(record)
+                preSignature.recordFinishing(messageBytes)
+            }
+            let signature = try await exchange(sent, preSignature: preSignature)
+            record.state = .finished(message: messageBytes, signature: signature.recordBytes)
+            record.sealedSecrets = []
+            // Not fatal: the record stays finishing, and a retry with this message resends the request.
+            try? await shelf.write(record)
+            preSignature.markUsedUp()
+            return signature
+        }
+    }
+
+    /// The POST and the signature: X's FINAL_RESPONSE (or REJECT) combined with the app's finish.
+    private func exchange(_ sent: PreSignature.Pending, preSignature: PreSignature) async throws(SilentShardError) -> Signature {
+        let responseBytes: [UInt8]
+        let start = ContinuousClock.now
+        do {
+            responseBytes = [UInt8](try await core.client.sendPostRequest(
+                action: actions.preSignFinal, params: preSignature.keyId, body: Data(sent.request)))
+        } catch {
+            let failure = Self.networkError(error)
+            core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: 0,
+                            duration: ContinuousClock.now - start, error: failure)
+            throw failure
+        }
+        core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: responseBytes.count,
+                        duration: ContinuousClock.now - start, error: nil)
+        let signer = preSignature.signer.index
+        let response: Frame
+        do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }
+        if response.header.kind == .reject { throw rejection(response) }
+        let nodeFinish: [UInt8]
+        do { nodeFinish = try sent.keys.openResponse(response) } catch {
+            throw .messageAuthenticationFailed(party: .node(signer))
+        }
+        guard response.header.instanceID.bytes == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
+        do {
+            if var session = sent.frostSession {
+                try session.receiveRound2(nodeFinish, from: signer)
+                return try Signature(eddsa: Data(try session.signature()))
+            }
+            guard let finishState = sent.finishState else { throw ProtocolError.invalidInput(.invalidParameters) }
+            let signature = try finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
+                                                                     payload: nodeFinish)])
+            return Signature(ecdsa: signature)
+        } catch let error as SilentShardError {
+            throw error
+        } catch let error as ProtocolError {
+            throw SilentShardError(error)
+        } catch {
+            throw .signatureFailed(party: nil)
+        }
+    }
+
+    /// §8.5 for an unused presignature: check it and the message, compute the app's finish and a new
+    /// FINAL_REQUEST.
+    private func firstRequest(_ preSignature: PreSignature, secrets: PreSignature.Secrets,
+                              message: [UInt8]) throws(SilentShardError) -> PreSignature.Pending {
+        guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
+        try AppSession.checkMessage(message, algorithm: algorithm)
+        // §8.2: the app refuses with a 60 s margin.
+        let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
+        let now = Date(timeIntervalSince1970: TimeInterval(core.clock.milliseconds) / 1000)
+        guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
+        guard let presigID = InstanceID([UInt8](preSignature.id)) else { throw .invalidInput(reason: "presignature id") }
+        let finish = try appFinish(preSignature, secrets: secrets, message: message)
+        let request: [UInt8]
+        do { request = try secrets.finalKeys.request(presigID: presigID, message: message, finish: finish.payload).encoded() } catch {
+            throw SilentShardError(error)
+        }
+        return PreSignature.Pending(message: message, request: request, finishState: finish.state,
+                                    frostSession: finish.session, keys: secrets.finalKeys)
+    }
+
+    /// §8.5 for a presignature whose finish on `message` was recorded (here or before a restart): the same
+    /// finish again (it is deterministic in the presignature and the message) with the recorded request.
+    private func finishing(_ preSignature: PreSignature, secrets: PreSignature.Secrets, message: [UInt8],
+                           request: [UInt8]) throws(SilentShardError) -> PreSignature.Pending {
+        guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
+        let finish = try appFinish(preSignature, secrets: secrets, message: message)
+        return PreSignature.Pending(message: message, request: request, finishState: finish.state,
+                                    frostSession: finish.session, keys: secrets.finalKeys)
+    }
+
+    /// The app's finish on `message`: ECDSA the DKLs23 round-3 message and its state; EdDSA the FROST
+    /// signature share (round 2) and the session that combines X's.
+    private func appFinish(_ preSignature: PreSignature, secrets: PreSignature.Secrets, message: [UInt8])
+        throws(SilentShardError) -> (payload: [UInt8], state: DKLsSign.FinishState?, session: FROST.SigningSession?) {
+        do {
+            if let share = secrets.frostKeyshare {
+                // FROST: the final is round 2 (transcript ‖ z) with the nonces and X's commitments of preSign.
+                let nonces = try FROST.Presignature.deserialize(secrets.presignature, keyshare: share)
+                let path = try DerivationPath(preSignature.chainPath)
+                var session = try FROST.SigningSession(keyshare: share, signers: [0, preSignature.signer.index],
+                                                       message: message, path: path.indices, presignature: nonces)
+                try session.receiveRound1(secrets.peerRound1, from: preSignature.signer.index)
+                let ownShare = try session.round2()
+                return (ownShare, nil, session)
+            }
+            let presignature = try DKLsPresignature.deserialize(secrets.presignature)
+            guard Hex.encode(presignature.keyId) == preSignature.keyId,
+                  presignature.generation == [UInt8](preSignature.generation)
+            else { throw SilentShardError.invalidInput(reason: "presignature binding") }
+            let (state, ownFinish) = try presignature.finish(messageHash: message)
+            return (ownFinish.payload, state, nil)
+        } catch let error as SilentShardError {
+            throw error
+        } catch let error as SessionError {
+            throw SilentShardError(error)
+        } catch let error as ProtocolError {
+            throw SilentShardError(error)
+        } catch {
+            throw .invalidInput(reason: "presignature")
+        }
+    }
+
+    /// A REJECT answering a FINAL_REQUEST: authenticated when its certificate verifies under the
+    /// cluster key and its signature under the certified node key.
+    private func rejection(_ frame: Frame) -> SilentShardError {
+        let sender = frame.header.sender
+        guard (sender == 1 || sender == 2), let payload = try? RejectPayload(bytes: frame.body) else {
+            return .malformedMessage(party: nil)
+        }
+        var authenticated = false
+        if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(core.engine.cloudVerifyingKey) {
+            let now = core.clock.milliseconds / 1000
+            authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
+                && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
+        }
+        if payload.retryAfterSeconds > 0 {
+            return SilentShardError(SessionError.retryLater(payload.code, afterSeconds: payload.retryAfterSeconds, by: sender,
+                                                            authenticated: authenticated))
+        }
+        return SilentShardError(SessionError.reported(payload.code, by: sender, blamed: nil, authenticated: authenticated))
+    }
+}
