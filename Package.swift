@@ -99,6 +99,10 @@ let package = Package(
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "SilentShardChains"]),
+        // The app side of a trio presign/finish as its own process, pausing at numbered points so that
+        // a test can SIGKILL it between any two steps (TrioPresignatureRestartTests). Test-only.
+        .executableTarget(name: "silentshard-test-app", dependencies: ["trio", "SilentShardCore", "MPCCrypto"],
+                          path: "Tests/CrashApp"),
         // libFuzzer targets for every decoder of outside bytes (Fuzz/README.md). Built for fuzzing by
         // scripts/fuzz with -D FUZZING and sanitizers; the normal build offers list/write-seeds/replay.
         .executableTarget(

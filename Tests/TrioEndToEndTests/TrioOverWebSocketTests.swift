@@ -49,15 +49,17 @@ struct TrioOverWebSocketTests {
     /// `scopes`: granted by both nodes' static token verifiers (nil: the default, all but export);
     /// `verifier`: used by both nodes instead (e.g. a JWT verifier). B verifies the forwarded token with
     /// its own verifier and authorizes with its principal, independently of A.
-    /// `databases`: the stores of A and B (default: a fresh SQLite file each).
+    /// `databases`: the stores of A and B (default: a fresh SQLite file each), opened with `masterKey`
+    /// (default: a random one each).
     static func startCluster(token: String, tokenAtB: String? = nil, scopes: Set<String>? = nil,
                              verifier: (any TokenVerifier)? = nil, verifierB: (any TokenVerifier)? = nil,
-                             databases: (a: NodeStoreLocation, b: NodeStoreLocation)? = nil) throws -> Cluster {
+                             databases: (a: NodeStoreLocation, b: NodeStoreLocation)? = nil,
+                             masterKey: NodeMasterKey? = nil) throws -> Cluster {
         let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
         let identityA = try identity(.trioA, group: group, clusterKey: clusterKey)
         let identityB = try identity(.trioB, group: group, clusterKey: clusterKey)
-        let storeA = try databases.map { try NodeShareStore(location: $0.a, masterKey: .random()) } ?? store()
-        let storeB = try databases.map { try NodeShareStore(location: $0.b, masterKey: .random()) } ?? store()
+        let storeA = try databases.map { try NodeShareStore(location: $0.a, masterKey: masterKey ?? .random()) } ?? store()
+        let storeB = try databases.map { try NodeShareStore(location: $0.b, masterKey: masterKey ?? .random()) } ?? store()
         let verifierB = try verifierB ?? verifier ?? StaticTokenVerifier(token: tokenAtB ?? token, scopes: scopes)
         let runnerB = NodeStepRunner(identity: identityB, store: storeB, peer: nil, replayWindow: try ReplayWindow(),
                                      tokenVerifier: verifierB)
