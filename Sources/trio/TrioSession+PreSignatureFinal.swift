@@ -179,7 +179,7 @@ extension TrioSession {
 
     /// A REJECT answering a FINAL_REQUEST: authenticated when its certificate verifies under the
     /// cluster key and its signature under the certified node key.
-    private func rejection(_ frame: Frame) -> SilentShardError {
+    func rejection(_ frame: Frame) -> SilentShardError {
         let sender = frame.header.sender
         guard (sender == 1 || sender == 2), let payload = try? RejectPayload(bytes: frame.body) else {
             return .malformedMessage(party: nil)

@@ -24,7 +24,7 @@ extension TrioSession {
         }
     }
 
-    private func storedPreSignatures(keyshare: Keyshare) async throws(SilentShardError) -> [PreSignature] {
+    func storedPreSignatures(keyshare: Keyshare) async throws(SilentShardError) -> [PreSignature] {
         try check(keyshare)
         let stored: KeyshareRecord?
         do { stored = try await core.storageClient.read(keyId: keyshare.keyId) } catch { throw SilentShardError(storage: error) }

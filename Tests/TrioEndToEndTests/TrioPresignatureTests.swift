@@ -237,6 +237,29 @@ struct TrioPresignatureTests {
         await cluster.stop()
     }
 
+    /// §8.6 over sockets: PRESIG_QUERY through A (relayed to B over a purpose-2 link, B authorizing the
+    /// forwarded token itself), PRESIG_STATUS signed by each node. B drops its halves (a ban, lifted): the
+    /// app drops its records of them; A's stay.
+    @Test func nodesReportWhatTheyHoldThroughA() async throws {
+        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let signer = SoftwareEd25519MessageSigner()
+        let session = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cluster.cloudVerifyingKey,
+                                                      websocketConfig: WebsocketConfig(url: cluster.url, authenticationToken: "t"),
+                                                      storageClient: InMemoryStorageClient())
+        let keyshare = try await session.keygen()
+        let atA = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
+        let atB = try await session.preSignature(keyshare: keyshare, signer: .nodeB)
+        #expect(Set(try await session.reconcilePreSignatures(keyshare: keyshare).map(\.id)) == [atA.id, atB.id])
+        let device = [signer.keyType.rawValue] + [UInt8](signer.verifyingKey)
+        #expect(try cluster.storeB.ban(deviceKey: device, reason: "test", instanceId: SecureRandom.bytes(count: 32), party: "node 2") == 1)
+        #expect(try cluster.storeB.liftBan(deviceKey: device, operator: "test"))
+        #expect(try await session.reconcilePreSignatures(keyshare: keyshare).map(\.id) == [atA.id])
+        let message = Self.hash("still held at A")
+        let signature = try await session.preSignatureFinal(preSignature: atA, message: message)
+        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+        await cluster.stop()
+    }
+
     /// EdDSA (FROST): preSign = round 1 (nonces stored at X, STORED), the final carries the app's
     /// signature share and returns X's; verified with libsodium under the key (path m) and under the
     /// derived key (m/7/1). 50 concurrent finals with 50 messages: exactly one signature.

@@ -62,7 +62,7 @@ extension NodeStepRunner {
         return .presignatureStored(keyId: keyID.hex)
     }
 
-    /// The answer to a preSignFinal POST body (§8.3–8.4): FINAL_RESPONSE or a REJECT frame; nil when
+    /// The answer to a preSignFinal POST body (§8.3–8.4; a PRESIG_QUERY, §8.6: PRESIG_STATUS): FINAL_RESPONSE or a REJECT frame; nil when
     /// the body is not a frame (HTTP 400). Node A forwards a request for B over a purpose-2 link with
     /// the app's `token` and returns B's answer unchanged. `principal`: what the server's verifier made
     /// of the token; a request for this node is authorized with it (`KeyAuthorization`: scope
@@ -71,7 +71,7 @@ extension NodeStepRunner {
                              algorithm: SessionAlgorithm = .ecdsa) async -> [UInt8]? {
         guard let frame = try? Frame.parseSingle(body) else { return nil }
         let header = frame.header
-        guard header.kind == .finalRequest, header.sender == 0 else {
+        guard header.kind == .finalRequest || header.kind == .presigQuery, header.sender == 0 else {
             return rejectFrame(SetupRejection(.malformed), instanceID: header.instanceID, setupHash: nil).encoded()
         }
         if header.receiver == party.index { return await preSignFinalLocally(body, principal: principal) }
@@ -115,6 +115,10 @@ extension NodeStepRunner {
     /// that transaction before anything is computed (session.md §9.1–9.2; FORBIDDEN rolls back, so the
     /// presignature stays for its owner).
     func preSignFinalLocally(_ body: [UInt8], principal: Principal?) async -> [UInt8] {
+        if let frame = try? Frame.parseSingle(body), frame.header.kind == .presigQuery, frame.header.sender == 0,
+           frame.header.receiver == party.index {
+            return await presignatureStatus(frame, principal: principal)
+        }
         guard let frame = try? Frame.parseSingle(body), frame.header.kind == .finalRequest, frame.header.sender == 0,
               frame.header.receiver == party.index
         else {

@@ -101,7 +101,7 @@ extension Frame {
         case .deviceKey: return .setup
         case .nodeKey(let label): return label
         case .sessionKey: return .frame
-        case .pointToPoint, .final: return nil
+        case .pointToPoint, .final, .bearerToken: return nil
         }
     }
 

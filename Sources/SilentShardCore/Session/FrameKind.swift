@@ -16,6 +16,10 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
     case finalRequest = 0x30
     case finalResponse = 0x31
     case exportResponse = 0x32
+    /// The app asks node X which of its presignatures X still holds (§8.6, protocol v1.2).
+    case presigQuery = 0x33
+    /// X's signed answer to a PRESIG_QUERY (§8.6).
+    case presigStatus = 0x34
     case linkOpen = 0x40
     case peerStatus = 0x41
 
@@ -31,6 +35,9 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
         case pointToPoint
         /// XChaCha20-Poly1305 under a preSignFinal key (§8.4).
         case final
+        /// Nothing in the frame: an HTTP POST authorized by its bearer token alone (PRESIG_QUERY, §8.6,
+        /// which reveals and changes nothing the token's holder could not learn otherwise).
+        case bearerToken
     }
 
     package var authenticator: Authenticator {
@@ -39,6 +46,8 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
         case .accept: return .nodeKey(.accept)
         case .reject: return .nodeKey(.reject)
         case .exportResponse: return .nodeKey(.export)
+        case .presigStatus: return .nodeKey(.status)
+        case .presigQuery: return .bearerToken
         case .linkOpen, .peerStatus: return .nodeKey(.link)
         case .broadcast, .ready, .commit, .outcome, .abort, .done, .stored: return .sessionKey
         case .pointToPoint: return .pointToPoint
@@ -49,7 +58,8 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
     /// Whether frames of this kind carry a per-stream `seq` (§3.4); unsequenced kinds have seq 0.
     package var isSequenced: Bool {
         switch self {
-        case .reject, .finalRequest, .finalResponse, .exportResponse, .linkOpen, .peerStatus: return false
+        case .reject, .finalRequest, .finalResponse, .exportResponse, .linkOpen, .peerStatus, .presigQuery, .presigStatus:
+            return false
         default: return true
         }
     }
@@ -69,6 +79,8 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
         case .ready, .commit, .outcome, .done, .stored: return 256
         case .finalRequest: return 40_960
         case .linkOpen: return 16_384
+        case .presigQuery: return PresignatureQueryPayload.maximumByteCount
+        case .presigStatus: return PresignatureStatusPayload.maximumByteCount
         }
     }
 
@@ -77,6 +89,7 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
         switch authenticator {
         case .deviceKey, .nodeKey, .sessionKey: return 64
         case .pointToPoint, .final: return 16
+        case .bearerToken: return 0
         }
     }
     var prefixByteCount: Int { authenticator == .final ? 24 : 0 }
@@ -97,7 +110,8 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
         case .pointToPoint: return isParty(sender) && isParty(receiver) && sender != receiver
         case .ready, .linkOpen, .peerStatus: return isNode(sender) && isNode(receiver) && sender != receiver
         case .commit, .done: return sender == app && receiver == all
-        case .finalRequest: return sender == app && isNode(receiver)
+        case .finalRequest, .presigQuery: return sender == app && isNode(receiver)
+        case .presigStatus: return isNode(sender) && receiver == app
         case .exportResponse: return sender == 1 && receiver == app
         }
     }

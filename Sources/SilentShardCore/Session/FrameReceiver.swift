@@ -157,7 +157,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
             return Received(header: header, payload: [], disposition: .forward(to: target), frame: frame)
         }
         switch header.kind {
-        case .setup, .finalRequest, .finalResponse, .exportResponse, .linkOpen, .peerStatus:
+        case .setup, .finalRequest, .finalResponse, .exportResponse, .linkOpen, .peerStatus, .presigQuery, .presigStatus:
             throw .unexpected
         default: break
         }

@@ -39,6 +39,8 @@ package enum SessionHash {
 /// session key `frame`.
 package enum SigningLabel: String, Sendable, CaseIterable {
     case setup, accept, reject, frame, cert, link, export
+    /// PRESIG_STATUS (§8.6, protocol v1.2).
+    case status
 }
 
 /// The broadcast transcript digest `T` (§1.5): every SETUP, ACCEPT and BCAST frame of the session
