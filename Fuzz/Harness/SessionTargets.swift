@@ -61,10 +61,10 @@ enum SessionTargets {
 
     // MARK: payloads
 
-    /// Selector % 17 picks the decoder; each checks decode(encode(decode(x))) == decode(x).
+    /// Selector % 21 picks the decoder; each checks decode(encode(decode(x))) == decode(x).
     static let payloads = FuzzTarget(
         name: "payloads",
-        summary: "ACCEPT, REJECT, COMMIT, OUTCOME, ABORT, DONE, READY, STORED, EXPORT_RESPONSE, app_state, key_status, LINK_OPEN, PEER_STATUS, certificates, party sets, paths, keys",
+        summary: "ACCEPT, REJECT, COMMIT, OUTCOME, ABORT, DONE, READY, STORED, EXPORT_RESPONSE, app_state, key_status, LINK_OPEN, PEER_STATUS, certificates, party sets, paths, keys, PRESIG_QUERY, PRESIG_STATUS, the app's presignature records",
         seeds: {
             let status = KeyStatus(currentGen: gen, prepared: (gen, digest), preparedHoldsCommit: true, decision: .committed)
             let accept = AcceptPayload(setupHash: SetupHash(checked: digest), nodeKey: nodeA.verifyingKey, certificate: certificate,
@@ -94,12 +94,19 @@ enum SessionTargets {
                 PartySet([0, 1, 2]).encoded,
                 DerivationPathBytes(indices: [0x8000_002C, 0, 1]).encoded,
                 sessionKeys.publicKeys.bytes,
+                PresignatureQueryPayload(keyID: keyID, ids: [instanceID, InstanceID(checked: digest)]).encoded(),
+                PresignatureStatusPayload(nodeKey: nodeA.verifyingKey, certificate: certificate, keyID: keyID,
+                                          entries: [.init(id: instanceID, state: .held, expiresAtMilliseconds: now),
+                                                    .init(id: InstanceID(checked: digest), state: .consumed,
+                                                          expiresAtMilliseconds: 0)]).encoded(),
+                presignatureRecord.encoded(),
+                presignatureSecrets.encoded(),
             ]
             return encodings.enumerated().map { [UInt8($0.offset)] + $0.element }
         },
         run: { input in
             guard let (selector, bytes) = split(input) else { return }
-            switch selector % 17 {
+            switch selector % 21 {
             case 0: roundTrip(bytes, AcceptPayload.init(bytes:)) { $0.encoded() }
             case 1: roundTrip(bytes, RejectPayload.init(bytes:)) { $0.encoded() }
             case 2: roundTrip(bytes, ReadyPayload.init(bytes:), exact: true) { $0.encoded }
@@ -116,7 +123,20 @@ enum SessionTargets {
             case 13: roundTrip(bytes, NodeCertificate.init(bytes:), exact: true) { $0.encoded }
             case 14: roundTrip(bytes, PartySet.init(bytes:)) { $0.encoded }
             case 15: roundTrip(bytes, DerivationPathBytes.init(bytes:)) { $0.encoded }
-            default: roundTrip(bytes, SessionPublicKeys.init(bytes:), exact: true) { $0.bytes }
+            case 16: roundTrip(bytes, SessionPublicKeys.init(bytes:), exact: true) { $0.bytes }
+            case 17: roundTrip(bytes, PresignatureQueryPayload.init(bytes:), exact: true) { $0.encoded() }
+            case 18: roundTrip(bytes, PresignatureStatusPayload.init(bytes:), exact: true) { $0.encoded() }
+            case 19:
+                // The app's presignature record, stored under the id it names.
+                guard bytes.count >= 37 else { return }
+                let storageKeyId = KeyId.presignaturePrefix + Hex.encode(Array(bytes[5..<37]))
+                guard let record = try? PresignatureRecord(bytes: bytes, storageKeyId: storageKeyId) else { return }
+                accepted()
+                expect(record.encoded() == bytes, "presignature record re-encoding differs from its bytes")
+            default:
+                guard let secrets = try? PresignatureSecrets(bytes: bytes, signer: 1) else { return }
+                accepted()
+                expect(secrets.encoded() == bytes, "presignature secrets re-encoding differs from its bytes")
             }
         })
 
@@ -128,6 +148,24 @@ enum SessionTargets {
         let encoded = encode(value)
         expect((try? decode(encoded)) == value, "\(T.self) round trip")
         if exact { expect(encoded == bytes, "\(T.self) re-encoding differs from its bytes") }
+    }
+
+    static let presignatureSecrets = PresignatureSecrets(
+        presignature: FixedKeys.bytes(0x55, 200),
+        finalKeys: fixture("preSignFinal keys") {
+            try PreSignFinalKeys(signer: 1, requestKey: FixedKeys.bytes(0x56), responseKey: FixedKeys.bytes(0x57))
+        },
+        peerRound1: FixedKeys.bytes(0x58, 64))
+
+    static var presignatureRecord: PresignatureRecord {
+        let header = PresignatureRecord.Header(id: instanceID.bytes, keyId: keyID.bytes, generation: gen.bytes, algorithm: .ecdsa,
+                                               signer: 1, chainPath: "m/1/2", derivedPublicKey: FixedKeys.bytes(0x59, 33),
+                                               expiresAtMilliseconds: now)
+        var record = fixture("presignature record") {
+            try PresignatureRecord.sealing(presignatureSecrets.encoded(), header: header, key: FixedKeys.bytes(0x5A))
+        }
+        record.state = .finishing(message: FixedKeys.bytes(0x5B), request: FixedKeys.bytes(0x5C, 100))
+        return record
     }
 
     // MARK: setup-validator
