@@ -1,99 +1,69 @@
 import Foundation
 import MPCCrypto
-import MPCProtocols
 import SilentShardCore
 
 /// Presignatures (`docs/protocol/session.md` §8; ECDSA, `dkls23.md` §13.4): preSign over the WebSocket with
 /// one node X (stored there, STORED), the finish later over one HTTP POST (FINAL_REQUEST →
-/// FINAL_RESPONSE, end-to-end encrypted between the app and X with the preSignFinal keys).
+/// FINAL_RESPONSE, end-to-end encrypted between the app and X with the preSignFinal keys), single use
+/// across app restarts (`docs/presignature-lifecycle.md`).
 extension TrioSession {
-    /// Presigns with node A (default) or B along the soft `chainPath`: rounds 1–2 of DKLs23 signing
-    /// now, so that `preSignatureFinal` needs one POST. X stores its half (bound to key id,
-    /// generation, signer set, path) before it answers STORED. ECDSA only.
+    /// Presigns with node A (default) or B along the soft `chainPath`: ECDSA rounds 1–2 of DKLs23
+    /// signing (EdDSA: FROST round 1) now, so that `preSignatureFinal` needs one POST. X stores its half
+    /// (bound to key id, generation, signer set, path) before it answers STORED; the app keeps its half
+    /// sealed in the session's `StorageClient` before returning it.
     /// - Parameter ttl: requested lifetime in seconds (the node caps it; default 24 h).
     public func preSignature(keyshare: Keyshare, chainPath: String = "m", signer: TrioSigner = .nodeA,
                              ttl: UInt32? = nil) async throws(SilentShardError) -> PreSignature {
         try await core.observed("preSign", keyId: keyshare.keyId) { () throws(SilentShardError) in
-            try await makePreSignature(keyshare: keyshare, chainPath: chainPath, signer: signer, ttl: ttl)
+            try await core.preSign(keyshare: keyshare, chainPath: chainPath, signer: signer.index, ttl: ttl,
+                                   action: actions.preSign)
         }
     }
 
-    private func makePreSignature(keyshare: Keyshare, chainPath: String, signer: TrioSigner,
-                             ttl: UInt32?) async throws(SilentShardError) -> PreSignature {
-        try check(keyshare)
-        let path = try AppSession.softPath(chainPath)
-        try await core.settleIfStaged(keyshare)
-        let signers: [PartyIndex] = [0, signer.index]
-        let presign = try await core.step(.preSign, action: actions.preSign, existing: keyshare,
-                                     participants: signers) { setup in
-            setup.keyID = keyshare.keyID
-            setup.gen = keyshare.gen
-            setup.path = DerivationPathBytes(indices: path.indices).encoded
-            setup.presignTTL = ttl
-        } body: { channel, link throws(SilentShardError) in
-            let presignature = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, rng throws(ProtocolError) in
-                switch keyshare.algorithm {
-                case .ecdsa:
-                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.dklsPresign(keyshare: share, signers: signers, instanceID: instanceID,
-                                                                  setupHash: setupHash, path: path)
-                case .eddsa:
-                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.frostPresign(keyshare: share, signers: signers, using: &rng)
-                }
-            }
-            // X stores its half before it answers STORED (§7.5).
-            return try await core.aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
-                let (stored, keys) = try await awaitStored(keyID: keyshare.keyID, gen: keyshare.gen,
-                                                           signer: signer.index, channel: &channel, read: link.read)
-                return PresignStep(presignature: presignature, stored: stored, keys: keys)
-            }
-        }
-        let (stored, keys) = (presign.stored, presign.keys)
-        let presignature = try Self.preSignature(of: presign.presignature, stored: stored, keys: keys, keyshare: keyshare,
-                                                 path: path, chainPath: chainPath, signer: signer)
-        // Kept sealed in storage before it is handed out, so it survives a restart (a failure here leaves
-        // only X's half, which expires).
-        try await core.presignatures.add(try presignature.readyRecord(keyshare: keyshare))
-        return presignature
-    }
-
-    private static func preSignature(of result: SessionPresignature, stored: StoredPayload, keys: PreSignFinalKeys,
-                                     keyshare: Keyshare, path: DerivationPath, chainPath: String,
-                                     signer: TrioSigner) throws(SilentShardError) -> PreSignature {
-        switch result {
-        case .eddsa(let frost):
-            guard let share = try? keyshare.frostKeyshare(), let bytes = try? frost.presignature.serialized(),
-                  let derivation = try? FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode,
-                                                         path: path.indices)
-            else { throw .invalidInput(reason: "preSign ended without a presignature") }
-            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen.bytes, signer: signer,
-                                chainPath: chainPath, derivedPublicKey: derivation.publicKey.bytes,
-                                expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
-                                algorithm: .eddsa,
-                                secrets: .init(presignature: bytes, finalKeys: keys, frostKeyshare: share,
-                                               peerRound1: frost.peerRound1))
-        case .ecdsa(let presignature):
-            guard let bytes = try? presignature.serialized(), let derived = try? presignature.derivedKey.compressed()
-            else { throw .invalidInput(reason: "preSign ended without a presignature") }
-            return PreSignature(id: stored.presigID.bytes, keyId: keyshare.keyId, generation: stored.gen.bytes, signer: signer,
-                                chainPath: chainPath, derivedPublicKey: derived,
-                                expiresAt: Date(timeIntervalSince1970: TimeInterval(stored.expiresAt) / 1000),
-                                algorithm: .ecdsa, secrets: .init(presignature: bytes, finalKeys: keys))
+    /// Finishes `preSignature` on `message` (ECDSA: the 32-byte hash) with one HTTP POST to its node
+    /// (`NetworkClient.sendPostRequest`; through A when the signer is B) and returns the signature,
+    /// verified under the derived key.
+    ///
+    /// The presignature is consumed once its finish is durably recorded, before the POST: from then on
+    /// only `message` can finish it — a retry (also after an app restart, see `preSignatures(keyshare:)`
+    /// and `PreSignature.pendingMessage`) resends the same request and gets the same signature; any other
+    /// message is `presignatureConsumed`. A failure before that (an invalid message, an expired
+    /// presignature, a storage error) leaves it unused.
+    public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
+        try await core.observed("preSignFinal", keyId: preSignature.keyId) { () throws(SilentShardError) in
+            try await core.preSignatureFinal(preSignature, message: message, action: actions.preSignFinal)
         }
     }
 
-    /// After the presignature: X's STORED (presig_id = this session's instance id, the key id and
-    /// generation of the SETUP), and the preSignFinal keys shared with X.
-    func awaitStored(keyID: KeyID, gen: Generation, signer: PartyIndex, channel: inout PartyFrameChannel,
-                     read: SessionDriver.Read) async throws(SilentShardError) -> (StoredPayload, PreSignFinalKeys) {
-        let frame = try await SessionDriver.awaitControl(.stored, from: signer, channel: &channel, read: read)
-        guard let stored = try? StoredPayload(bytes: frame.payload), stored.presigID == channel.instanceID,
-              stored.keyID == keyID, stored.gen == gen
-        else { throw .protocolViolation(party: .node(signer)) }
-        let keys: PreSignFinalKeys?
-        do { keys = try channel.receiver.preSignFinalKeys(with: signer) } catch { throw SilentShardError(error) }
-        guard let keys else { throw .protocolViolation(party: .node(signer)) }
-        return (stored, keys)
+    /// The presignatures of `keyshare`'s key that this app holds and can still finish, soonest to expire
+    /// first: unused ones (finish them on any message) and ones whose finish was recorded before an
+    /// interruption (`PreSignature.pendingMessage` set: finish them on that message only, which resends
+    /// the recorded request and returns the signature). No network.
+    ///
+    /// `keyshare` must be the app's current share of its key (`staleKeyshare` otherwise). Records this
+    /// app can never use again are deleted on the way: those of older generations (the nodes dropped
+    /// their halves at the refresh), unused ones within 60 s of expiry, tombstones 24 h past expiry, and
+    /// records that fail their integrity check.
+    public func preSignatures(keyshare: Keyshare) async throws(SilentShardError) -> [PreSignature] {
+        try await core.observed("preSignatures", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await core.storedPreSignatures(keyshare: keyshare)
+        }
     }
+
+    /// Asks each node which of `keyshare`'s presignatures (made with it) it still holds (session.md §8.6),
+    /// deletes the app's records of those it can no longer finish, and returns what
+    /// `preSignatures(keyshare:)` then lists. An unused presignature is kept only while its node holds it
+    /// unused; one whose finish was recorded also while the node keeps the finish record that answers its
+    /// resend. A node's answer must be signed by its key, certified by the cluster key for the keyshare's
+    /// group; otherwise nothing is dropped and the error is thrown.
+    public func reconcilePreSignatures(keyshare: Keyshare) async throws(SilentShardError) -> [PreSignature] {
+        try await core.observed("reconcilePreSignatures", keyId: keyshare.keyId) { () throws(SilentShardError) in
+            try await core.reconcilePreSignatures(keyshare: keyshare, action: actions.preSignFinal)
+        }
+    }
+}
+
+extension PreSignature {
+    /// The co-signing node X of a trio presignature (A for a duo one, whose only node is party 1).
+    public var signer: TrioSigner { signerIndex == 2 ? .nodeB : .nodeA }
 }

@@ -71,8 +71,8 @@ package struct NodeRouteTable: Sendable {
 
     /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions).
     package static let standard = NodeRouteTable(
-        duoActions: ["keygen", "reconcile", "refresh", "sign", "import"],
-        duoPostActions: ["export"],
+        duoActions: ["keygen", "reconcile", "refresh", "sign", "presign", "import"],
+        duoPostActions: ["export", "presign-final"],
         trioPaths: ["trio"],
         trioECDSAActions: ["keygen", "reconcile", "refresh", "sign", "presign", "presign-final", "hard-derivation",
                            "recover", "export", "import"],
@@ -119,6 +119,16 @@ package struct NodeRouteTable: Sendable {
             let actions = post ? duoPostActions : duoActions
             guard actions.contains(rest[1]) else { return nil }
             return NodeRoute(mode: .duo, algorithm: algorithm, path: "duo", action: rest[1])
+        }
+        // The duo client's POST URL (`DuoNetworkAction.path` feeds it): /v3/duo/{action}, /v3/duo/eddsa/{action}.
+        if post, rest[0] == "duo", !trioPaths.contains("duo") {
+            if rest.count == 2, duoPostActions.contains(rest[1]), rest[1] != "export" {
+                return NodeRoute(mode: .duo, algorithm: .ecdsa, path: "duo", action: rest[1])
+            }
+            if rest.count == 3, rest[1] == "eddsa", duoPostActions.contains(rest[2]), rest[2] != "export" {
+                return NodeRoute(mode: .duo, algorithm: .eddsa, path: "duo", action: rest[2])
+            }
+            return nil
         }
         guard trioPaths.contains(rest[0]) else { return nil }
         if rest.count == 2 {

@@ -3,8 +3,9 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// The duo export POST, `POST /v3/{ecdsa|eddsa}/export` (`docs/protocol/session.md` §2.2, §9.3), called by the
-/// app's **backend** with its own bearer credential. Other POST routes go to `fallback`.
+/// The duo POSTs: the export, `POST /v3/{ecdsa|eddsa}/export` (`docs/protocol/session.md` §2.2, §9.3), called by the
+/// app's **backend** with its own bearer credential; and the app's preSignFinal / PRESIG_QUERY,
+/// `POST /v3/duo/presign-final` (`/v3/duo/eddsa/presign-final`; §8, duo since v2). Other POST routes go to `fallback`.
 ///
 /// * Body: exactly one SETUP frame (operation export, receiver 1, no session keys, `export_key`),
 ///   signed by the key's registered device key. The server has already verified the token.
@@ -35,6 +36,14 @@ package struct DuoExportPostHandler: PostHandler {
     }
 
     package func handle(_ request: PostRequest) async throws -> PostResponse {
+        if request.route.mode == .duo, request.route.action == "presign-final" {
+            // Duo presignatures (issue 20): the same FINAL_REQUEST / PRESIG_QUERY handling as trio's X.
+            guard request.body.count <= FrameHeader.byteCount + 24 + 64 * 1024,
+                  let response = await runner.preSignFinal(body: [UInt8](request.body), token: request.token.map { Array($0.utf8) },
+                                                           principal: request.principal, algorithm: request.route.algorithm)
+            else { return PostResponse(status: 400, body: Data("unparsable preSignFinal request\n".utf8)) }
+            return PostResponse(body: Data(response))
+        }
         guard request.route.mode == .duo, request.route.action == "export" else { return try await fallback.handle(request) }
         let body = [UInt8](request.body)
         // No frame header: nothing to bind a REJECT to (§2.2: 400 when no frame can be produced).

@@ -13,7 +13,7 @@ package enum NodeParty: Sendable {
     case trio(TrioNodeIdentity)
 
     /// Operations a duo node serves.
-    static let duoOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import]
+    static let duoOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import, .preSign]
     /// Operations a trio node serves.
     static let trioOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .recover, .reconcile,
                                                         .import, .hardDerivation]

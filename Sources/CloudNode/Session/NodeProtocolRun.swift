@@ -36,7 +36,7 @@ package enum NodeProtocolRun: Sendable {
     }
 
     /// Operations a duo node runs; the others are trio's.
-    private static let duoOperations: Set<SessionOperation> = [.keygen, .refresh, .import, .sign]
+    private static let duoOperations: Set<SessionOperation> = [.keygen, .refresh, .import, .sign, .preSign]
 
     /// The run for `setup` at `party`, over `keyshare` (the node's current share of the SETUP's key,
     /// decoded; nil for keygen and import). Throws for a SETUP whose fields the protocol refuses (the

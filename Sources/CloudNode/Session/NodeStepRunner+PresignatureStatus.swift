@@ -11,7 +11,7 @@ extension NodeStepRunner {
     /// reported `unknown`.
     func presignatureStatus(_ frame: Frame, principal: Principal?) async -> [UInt8] {
         let queryID = frame.header.instanceID
-        guard let certificate = party.certificate, let query = try? PresignatureQueryPayload(bytes: frame.body) else {
+        guard let query = try? PresignatureQueryPayload(bytes: frame.body) else {
             return rejectFrame(SetupRejection(.malformed), instanceID: queryID, setupHash: nil).encoded()
         }
         let keyId = query.keyID.hex, ids = query.ids.map(\.bytes)
@@ -33,11 +33,12 @@ extension NodeStepRunner {
                     if let binding = principal?.deviceBinding, binding != deviceKey {
                         return .init(id: id, state: .unknown, expiresAtMilliseconds: 0)
                     }
+                    let (milliseconds, overflow) = UInt64(max(0, expiresAt)).multipliedReportingOverflow(by: 1000)
                     return .init(id: id, state: expired ? .expired : .held,
-                                 expiresAtMilliseconds: UInt64(max(0, expiresAt)) * 1000)
+                                 expiresAtMilliseconds: overflow ? UInt64.max : milliseconds)
                 }
             }
-            let payload = PresignatureStatusPayload(nodeKey: party.nodeKey.verifyingKey, certificate: certificate,
+            let payload = PresignatureStatusPayload(nodeKey: party.nodeKey.verifyingKey, certificate: party.certificate,
                                                     keyID: query.keyID, entries: entries)
             return payload.frame(sender: party.index, queryID: queryID, nodeSigningKey: party.nodeKey).encoded()
         } catch {

@@ -25,11 +25,12 @@ package enum SessionOperation: UInt8, Sendable, CaseIterable {
         }
     }
 
-    /// Whether the operation exists in `mode` for `algorithm` (§5.1): preSign, preSignFinal, recover
-    /// and hardDerivation are trio-only; hardDerivation is ECDSA-only.
+    /// Whether the operation exists in `mode` for `algorithm` (§5.1): recover and hardDerivation are
+    /// trio-only; hardDerivation is ECDSA-only; preSign and preSignFinal exist in both modes (duo since v2,
+    /// issue 20).
     package func isOffered(mode: SessionMode, algorithm: SessionAlgorithm) -> Bool {
         switch self {
-        case .preSign, .preSignFinal, .recover: return mode == .trio
+        case .recover: return mode == .trio
         case .hardDerivation: return mode == .trio && algorithm == .ecdsa
         default: return true
         }

@@ -1,21 +1,20 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SilentShardCore
 
 /// A `PreSignature` and its durable record (`PresignatureRecord`, `docs/presignature-lifecycle.md`): the
 /// secrets are sealed under a key derived from the app's keyshare of the presignature's generation.
 extension PreSignature {
     /// The record's public header.
-    var recordHeader: PresignatureRecord.Header {
+    package var recordHeader: PresignatureRecord.Header {
         PresignatureRecord.Header(id: [UInt8](id), keyId: (try? Hex.decode(keyId)) ?? [], generation: [UInt8](generation),
-                                  algorithm: algorithm, signer: signer.index, chainPath: chainPath,
+                                  algorithm: algorithm, signer: signerIndex, chainPath: chainPath,
                                   derivedPublicKey: [UInt8](derivedPublicKey),
                                   expiresAtMilliseconds: UInt64(max(0, expiresAt.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
     /// A ready record of this (fresh) presignature, sealed for `keyshare`.
-    func readyRecord(keyshare: Keyshare) throws(SilentShardError) -> PresignatureRecord {
+    package func readyRecord(keyshare: Keyshare) throws(SilentShardError) -> PresignatureRecord {
         guard let secrets else { throw .presignatureConsumed }
         let header = recordHeader
         let plain = PresignatureSecrets(presignature: secrets.presignature, finalKeys: secrets.finalKeys,
@@ -31,7 +30,7 @@ extension PreSignature {
 
     /// The presignature of a record that is ready or finishing, opened with `keyshare` (the app's share of
     /// the record's key and generation). Nil for a finished record; `storage` when it does not open.
-    static func restored(from record: PresignatureRecord, keyshare: Keyshare) throws(SilentShardError) -> PreSignature? {
+    package static func restored(from record: PresignatureRecord, keyshare: Keyshare) throws(SilentShardError) -> PreSignature? {
         let header = record.header
         let pendingMessage: [UInt8]?
         switch record.state {
@@ -42,11 +41,11 @@ extension PreSignature {
         guard header.keyId == keyshare.keyIdBytes, header.generation == [UInt8](keyshare.generation),
               header.algorithm == keyshare.algorithm
         else { throw .staleKeyshare }
-        let signer: TrioSigner = header.signer == 1 ? .nodeA : .nodeB
+        guard keyshare.mode == .trio || header.signer == 1 else { throw .invalidInput(reason: "presignature signer") }
         let secrets: PresignatureSecrets
         do {
             let key = PresignatureRecord.sealingKey(material: keyshare.protocolKeyshareBytes, header: header)
-            secrets = try PresignatureSecrets(bytes: try record.openSecrets(key: key), signer: signer.index)
+            secrets = try PresignatureSecrets(bytes: try record.openSecrets(key: key), signer: header.signer)
         } catch {
             throw SilentShardError(storage: error)
         }
@@ -56,7 +55,8 @@ extension PreSignature {
             restored.frostKeyshare = share
             restored.peerRound1 = secrets.peerRound1
         }
-        return PreSignature(id: header.id, keyId: header.keyIdHex, generation: header.generation, signer: signer,
+        return PreSignature(id: header.id, keyId: header.keyIdHex, generation: header.generation,
+                            mode: keyshare.mode == .duo ? .duo : .trio, signerIndex: header.signer,
                             chainPath: header.chainPath, derivedPublicKey: header.derivedPublicKey,
                             expiresAt: Date(timeIntervalSince1970: TimeInterval(header.expiresAtMilliseconds) / 1000),
                             algorithm: header.algorithm, secrets: restored, pendingMessage: pendingMessage)
@@ -65,13 +65,13 @@ extension PreSignature {
 
 extension Signature {
     /// How a finished presignature record keeps its signature: ECDSA r ‖ s ‖ recovery id, EdDSA R ‖ S.
-    var recordBytes: [UInt8] {
+    package var recordBytes: [UInt8] {
         [UInt8](rawRepresentation) + (recoveryId.map { [$0] } ?? [])
     }
 
     /// A signature a finished record kept, verified again under `key` on `message` (storage is not trusted
     /// to return what was written); nil when it does not verify.
-    static func fromRecord(_ bytes: [UInt8], algorithm: Keyshare.Algorithm, key: [UInt8], message: [UInt8]) -> Signature? {
+    package static func fromRecord(_ bytes: [UInt8], algorithm: Keyshare.Algorithm, key: [UInt8], message: [UInt8]) -> Signature? {
         switch algorithm {
         case .ecdsa:
             guard bytes.count == 65, let raw = try? Secp256k1.ECDSASignature(r: Array(bytes[0..<32]), s: Array(bytes[32..<64]),

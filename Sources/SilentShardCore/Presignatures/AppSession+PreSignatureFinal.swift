@@ -1,41 +1,35 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SilentShardCore
 
 /// preSignFinal (`docs/protocol/session.md` §8.4–8.5): one HTTP POST (FINAL_REQUEST → FINAL_RESPONSE,
 /// end-to-end encrypted between the app and X), single use at the app through the presignature's durable
 /// record — ready → finishing (the tombstone: message and request, written before anything is sent) →
 /// finished (the signature; the secrets erased).
-extension TrioSession {
-    /// Finishes `preSignature` on `message` (ECDSA: the 32-byte hash) with one HTTP POST to its node
-    /// (`NetworkClient.sendPostRequest`; through A when the signer is B) and returns the signature,
-    /// verified under the derived key.
-    ///
-    /// The presignature is consumed once its finish is durably recorded, before the POST: from then on
-    /// only `message` can finish it — a retry (also after an app restart, see `preSignatures(keyshare:)`
-    /// and `PreSignature.pendingMessage`) resends the same request and gets the same signature; any other
-    /// message is `presignatureConsumed`. A failure before that (an invalid message, an expired
-    /// presignature, a storage error) leaves it unused.
-    public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
-        try await core.observed("preSignFinal", keyId: preSignature.keyId) { () throws(SilentShardError) in
-            try await finishPreSignature(preSignature: preSignature, message: message)
-        }
+extension AppSession {
+    /// Finishes `preSignature` on `message` over one POST to its node (`action`: the mode's preSignFinal
+    /// route). See `TrioSession.preSignatureFinal(preSignature:message:)` for the contract.
+    package func preSignatureFinal(_ preSignature: PreSignature, message: Data,
+                                   action: any NetworkAction) async throws(SilentShardError) -> Signature {
+        guard preSignature.mode == mode else { throw .invalidInput(reason: "presignature of another mode") }
+        return try await finishPreSignature(preSignature: preSignature, message: message, action: action)
     }
 
-    private func finishPreSignature(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
+    private func finishPreSignature(preSignature: PreSignature, message: Data,
+                                    action: any NetworkAction) async throws(SilentShardError) -> Signature {
         let messageBytes = [UInt8](message)
         // One finish of this presignature at a time in this process; its record decides.
-        return try await PresignatureShelf.locks.locked("presig/" + Hex.encode([UInt8](preSignature.id))) {
+        return try await PresignatureShelf.locks.locked(PresignatureShelf.presignatureLock([UInt8](preSignature.id))) {
             () throws(SilentShardError) -> Signature in
-            let shelf = core.presignatures
-            guard var record = try await shelf.record(id: [UInt8](preSignature.id)),
+            let shelf = presignatures
+            guard let keyIdBytes = try? Hex.decode(preSignature.keyId),
+                  var record = try await shelf.record(id: [UInt8](preSignature.id), keyId: keyIdBytes),
                   record.header == preSignature.recordHeader
             else {
                 // Gone: expired (and its tombstone aged out), or of a generation that is no longer current
                 // (dropped at the refresh, like X's half), or its record failed its integrity check.
                 preSignature.markUsedUp()
-                let now = Date(timeIntervalSince1970: TimeInterval(core.clock.milliseconds) / 1000)
+                let now = Date(timeIntervalSince1970: TimeInterval(clock.milliseconds) / 1000)
                 let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
                 throw now.addingTimeInterval(margin) < preSignature.expiresAt
                     ? SilentShardError.presignatureNotFound : SilentShardError.presignatureExpired
@@ -63,32 +57,37 @@ extension TrioSession {
                 try await shelf.write(record)
                 preSignature.recordFinishing(messageBytes)
             }
-            let signature = try await exchange(sent, preSignature: preSignature)
+            let signature = try await exchange(sent, preSignature: preSignature, action: action)
             record.state = .finished(message: messageBytes, signature: signature.recordBytes)
             record.sealedSecrets = []
-            // Not fatal: the record stays finishing, and a retry with this message resends the request.
-            try? await shelf.write(record)
-            preSignature.markUsedUp()
+            do {
+                try await shelf.write(record)
+                preSignature.markUsedUp()
+            } catch {
+                // Not fatal: the record stays finishing and the secrets stay, so a retry with this message
+                // resends the request and X answers from its finish record.
+            }
             return signature
         }
     }
 
     /// The POST and the signature: X's FINAL_RESPONSE (or REJECT) combined with the app's finish.
-    private func exchange(_ sent: PreSignature.Pending, preSignature: PreSignature) async throws(SilentShardError) -> Signature {
+    private func exchange(_ sent: PreSignature.Pending, preSignature: PreSignature,
+                          action: any NetworkAction) async throws(SilentShardError) -> Signature {
         let responseBytes: [UInt8]
         let start = ContinuousClock.now
         do {
-            responseBytes = [UInt8](try await core.client.sendPostRequest(
-                action: actions.preSignFinal, params: preSignature.keyId, body: Data(sent.request)))
+            responseBytes = [UInt8](try await client.sendPostRequest(
+                action: action, params: preSignature.keyId, body: Data(sent.request)))
         } catch {
-            let failure = Self.networkError(error)
-            core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: 0,
+            let failure = AppStepEngine.networkError(error)
+            recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: 0,
                             duration: ContinuousClock.now - start, error: failure)
             throw failure
         }
-        core.recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: responseBytes.count,
+        recordPost(.preSignFinal, keyId: preSignature.keyId, sent: sent.request.count, received: responseBytes.count,
                         duration: ContinuousClock.now - start, error: nil)
-        let signer = preSignature.signer.index
+        let signer = preSignature.signerIndex
         let response: Frame
         do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }
         if response.header.kind == .reject { throw rejection(response) }
@@ -123,7 +122,7 @@ extension TrioSession {
         try AppSession.checkMessage(message, algorithm: algorithm)
         // §8.2: the app refuses with a 60 s margin.
         let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
-        let now = Date(timeIntervalSince1970: TimeInterval(core.clock.milliseconds) / 1000)
+        let now = Date(timeIntervalSince1970: TimeInterval(clock.milliseconds) / 1000)
         guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
         guard let presigID = InstanceID([UInt8](preSignature.id)) else { throw .invalidInput(reason: "presignature id") }
         let finish = try appFinish(preSignature, secrets: secrets, message: message)
@@ -154,9 +153,9 @@ extension TrioSession {
                 // FROST: the final is round 2 (transcript ‖ z) with the nonces and X's commitments of preSign.
                 let nonces = try FROST.Presignature.deserialize(secrets.presignature, keyshare: share)
                 let path = try DerivationPath(preSignature.chainPath)
-                var session = try FROST.SigningSession(keyshare: share, signers: [0, preSignature.signer.index],
+                var session = try FROST.SigningSession(keyshare: share, signers: [0, preSignature.signerIndex],
                                                        message: message, path: path.indices, presignature: nonces)
-                try session.receiveRound1(secrets.peerRound1, from: preSignature.signer.index)
+                try session.receiveRound1(secrets.peerRound1, from: preSignature.signerIndex)
                 let ownShare = try session.round2()
                 return (ownShare, nil, session)
             }
@@ -179,21 +178,28 @@ extension TrioSession {
 
     /// A REJECT answering a FINAL_REQUEST: authenticated when its certificate verifies under the
     /// cluster key and its signature under the certified node key.
-    func rejection(_ frame: Frame) -> SilentShardError {
+    package func rejection(_ frame: Frame) -> SilentShardError {
         let sender = frame.header.sender
-        guard (sender == 1 || sender == 2), let payload = try? RejectPayload(bytes: frame.body) else {
+        guard (sender == 1 || (mode == .trio && sender == 2)), let payload = try? RejectPayload(bytes: frame.body) else {
             return .malformedMessage(party: nil)
         }
-        var authenticated = false
-        if let certificate = payload.certificate, let cloudKey = try? CloudVerifyingKey.parse(core.engine.cloudVerifyingKey) {
-            let now = core.clock.milliseconds / 1000
-            authenticated = (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: .trio, nowSeconds: now)) != nil
-                && certificate.nodeKey == payload.nodeKey && frame.hasValidSignature(by: certificate.nodeKey)
-        }
+        let authenticated = nodeKeyIsTrusted(payload.nodeKey, certificate: payload.certificate, sender: sender)
+            && frame.hasValidSignature(by: payload.nodeKey)
         if payload.retryAfterSeconds > 0 {
             return SilentShardError(SessionError.retryLater(payload.code, afterSeconds: payload.retryAfterSeconds, by: sender,
                                                             authenticated: authenticated))
         }
         return SilentShardError(SessionError.reported(payload.code, by: sender, blamed: nil, authenticated: authenticated))
+    }
+
+    /// Whether `nodeKey` is node `sender`'s key as this session trusts it outside a step (session.md §1, §4.4):
+    /// duo: the `cloudVerifyingKey` itself, or certified by it; trio: certified by the cluster key
+    /// (`cloudVerifyingKey`) for party `sender`.
+    package func nodeKeyIsTrusted(_ nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?, sender: PartyIndex) -> Bool {
+        guard let cloudKey = try? CloudVerifyingKey.parse(engine.cloudVerifyingKey) else { return false }
+        if mode == .duo && nodeKey == cloudKey { return true }
+        guard let certificate, certificate.nodeKey == nodeKey else { return false }
+        return (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: mode,
+                                        nowSeconds: clock.milliseconds / 1000)) != nil
     }
 }

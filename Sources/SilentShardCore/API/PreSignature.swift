@@ -1,15 +1,14 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SilentShardCore
 
-/// The app's half of a trio presignature (`docs/protocol/session.md` §8): made by
-/// `TrioSession.preSignature(keyshare:chainPath:)` with one node X (ECDSA: DKLs23 rounds 1–2; EdDSA:
-/// FROST round 1), finished once by `TrioSession.preSignatureFinal(preSignature:message:)` over HTTP POST
-/// to X (through A when X = B).
+/// The app's half of a presignature (`docs/protocol/session.md` §8): made by `preSignature(keyshare:…)` of a
+/// `TrioSession` (with node A or B) or a `DuoSession` (with its node) — ECDSA: DKLs23 rounds 1–2; EdDSA: FROST
+/// round 1 — and finished once by `preSignatureFinal(preSignature:message:)` of the same kind of session over
+/// one HTTP POST to that node X (through A when X = B).
 ///
 /// It survives an app restart: the SDK keeps it sealed in the session's `StorageClient`
-/// (`docs/presignature-lifecycle.md`), and `TrioSession.preSignatures(keyshare:)` gives back the usable ones.
+/// (`docs/presignature-lifecycle.md`), and `preSignatures(keyshare:)` gives back the usable ones.
 /// Strictly single use, across restarts: the first `preSignatureFinal` durably records its message and
 /// request (a tombstone) before anything is sent, so every later use with another message is
 /// `presignatureConsumed` — a second finish with another message would reveal the key — and a retry with
@@ -21,8 +20,10 @@ public final class PreSignature: Sendable {
     /// The key id (hex) and generation of the keyshare that presigned.
     public let keyId: String
     public let generation: Data
-    /// The co-signing node X.
-    public let signer: TrioSigner
+    /// The co-signing node X's party index (duo: 1; trio: 1 = A, 2 = B).
+    package let signerIndex: PartyIndex
+    /// The mode of the session that made it (duo or trio); only a session of that mode finishes it.
+    package let mode: SessionMode
     /// The soft derivation path the signature will be under.
     public let chainPath: String
     /// P′: the (derived) public key the signature will verify under (ECDSA compressed secp256k1,
@@ -33,20 +34,28 @@ public final class PreSignature: Sendable {
     /// The message a `preSignatureFinal` of an earlier run (interrupted, e.g. by the app being killed)
     /// recorded for this presignature: it can be finished on this message only. Nil when unused.
     public var pendingMessage: Data? { state.withLock { $0.pendingMessage } }
-    let algorithm: Keyshare.Algorithm
+    package let algorithm: Keyshare.Algorithm
 
-    struct Secrets: Sendable {
+    package struct Secrets: Sendable {
         /// ECDSA: `DKLsPresignature.serialized()`; EdDSA: `FROST.Presignature.serialized()`.
-        let presignature: [UInt8]
-        let finalKeys: PreSignFinalKeys
+        package let presignature: [UInt8]
+        package let finalKeys: PreSignFinalKeys
         /// EdDSA: the app keyshare (the share computation needs s_0) and X's round-1 commitments.
-        var frostKeyshare: FROST.Keyshare? = nil
-        var peerRound1: [UInt8] = []
+        package var frostKeyshare: FROST.Keyshare? = nil
+        package var peerRound1: [UInt8] = []
+
+        package init(presignature: [UInt8], finalKeys: PreSignFinalKeys, frostKeyshare: FROST.Keyshare? = nil,
+                     peerRound1: [UInt8] = []) {
+            self.presignature = presignature
+            self.finalKeys = finalKeys
+            self.frostKeyshare = frostKeyshare
+            self.peerRound1 = peerRound1
+        }
     }
 
     /// The request of a finish, with what combines X's answer into the signature (§8.5: a retry with the
     /// same message resends these exact bytes; the node answers from its finish record).
-    struct Pending: Sendable {
+    package struct Pending: Sendable {
         let message: [UInt8]
         let request: [UInt8]
         /// ECDSA: the finish state; EdDSA: the signing session after round 2.
@@ -63,12 +72,14 @@ public final class PreSignature: Sendable {
 
     private let state: LockedValue<State>
 
-    init(id: [UInt8], keyId: String, generation: [UInt8], signer: TrioSigner, chainPath: String, derivedPublicKey: [UInt8],
-         expiresAt: Date, algorithm: Keyshare.Algorithm, secrets: Secrets, pendingMessage: [UInt8]? = nil) {
+    package init(id: [UInt8], keyId: String, generation: [UInt8], mode: SessionMode, signerIndex: PartyIndex,
+                 chainPath: String, derivedPublicKey: [UInt8], expiresAt: Date, algorithm: Keyshare.Algorithm,
+                 secrets: Secrets, pendingMessage: [UInt8]? = nil) {
         self.id = Data(id)
         self.keyId = keyId
         self.generation = Data(generation)
-        self.signer = signer
+        self.mode = mode
+        self.signerIndex = signerIndex
         self.chainPath = chainPath
         self.derivedPublicKey = Data(derivedPublicKey)
         self.expiresAt = expiresAt
@@ -80,10 +91,10 @@ public final class PreSignature: Sendable {
     public var isConsumed: Bool { state.withLock { $0.consumed } }
 
     /// The secrets, while the presignature still has them (they are erased once it is finished).
-    var secrets: Secrets? { state.withLock { $0.secrets } }
+    package var secrets: Secrets? { state.withLock { $0.secrets } }
 
     /// A finish on `message` was recorded: every other message is refused from now on.
-    func recordFinishing(_ message: [UInt8]) {
+    package func recordFinishing(_ message: [UInt8]) {
         state.withLock {
             $0.consumed = true
             $0.pendingMessage = Data(message)
@@ -91,7 +102,7 @@ public final class PreSignature: Sendable {
     }
 
     /// Finished or gone: no secrets are kept.
-    func markUsedUp() {
+    package func markUsedUp() {
         state.withLock {
             $0.consumed = true
             $0.secrets = nil
@@ -99,10 +110,10 @@ public final class PreSignature: Sendable {
     }
 
     /// The record id of this presignature in `StorageClient` (§8.2).
-    var recordKeyId: String { "~ss/presig/" + Hex.encode([UInt8](id)) }
+    package var recordKeyId: String { "~ss/presig/" + Hex.encode([UInt8](id)) }
 
     /// Takes the secrets out, once (tests build their own requests with them).
-    func take() -> Secrets? {
+    package func take() -> Secrets? {
         state.withLock { value in
             let taken = value.secrets
             value.secrets = nil
@@ -115,15 +126,15 @@ public final class PreSignature: Sendable {
 extension PreSignature: CustomStringConvertible {
     /// No secrets: ids, signer, expiry, and whether it was consumed.
     public var description: String {
-        "PreSignature(key \(keyId), signer \(signer), id \(Hex.encode([UInt8](id.prefix(4))))…, expires \(expiresAt), "
+        "PreSignature(\(mode) key \(keyId), node \(signerIndex), id \(Hex.encode([UInt8](id.prefix(4))))…, expires \(expiresAt), "
             + "consumed: \(isConsumed))"
     }
 }
 
 /// What a preSign step ends with at the app: its half of the presignature, the signer's STORED and the
 /// keys of the later preSignFinal POST.
-struct PresignStep: Sendable {
-    var presignature: SessionPresignature
-    var stored: StoredPayload
-    var keys: PreSignFinalKeys
+package struct PresignStep: Sendable {
+    package var presignature: SessionPresignature
+    package var stored: StoredPayload
+    package var keys: PreSignFinalKeys
 }

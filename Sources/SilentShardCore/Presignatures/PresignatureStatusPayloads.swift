@@ -47,9 +47,9 @@ package struct PresignatureQueryPayload: Sendable, Equatable {
     }
 }
 
-/// PRESIG_STATUS (§8.6): X's answer, signed by its node key (label `status`) and carrying its certificate:
-/// `node_key (32) ‖ certificate ‖ key_id (32) ‖ u16 n ‖ n × (presig_id (32) ‖ u8 state ‖ u64 expires_at_ms)`,
-/// one entry per queried id, in the query's order.
+/// PRESIG_STATUS (§8.6): X's answer, signed by its node key (label `status`), with its certificate in trio:
+/// `node_key (32) ‖ u8 has_cert ‖ [certificate] ‖ key_id (32) ‖ u16 n ‖ n × (presig_id (32) ‖ u8 state ‖
+/// u64 expires_at_ms)`, one entry per queried id, in the query's order.
 package struct PresignatureStatusPayload: Sendable, Equatable {
     /// What X knows of one presignature.
     package enum State: UInt8, Sendable {
@@ -77,14 +77,15 @@ package struct PresignatureStatusPayload: Sendable, Equatable {
         }
     }
 
-    package static let maximumByteCount = 32 + NodeCertificate.byteCount + 32 + 2 + 41 * PresignatureQueryPayload.maximumIds
+    package static let maximumByteCount = 32 + 1 + NodeCertificate.byteCount + 32 + 2 + 41 * PresignatureQueryPayload.maximumIds
 
     package var nodeKey: Ed25519.VerifyingKey
-    package var certificate: NodeCertificate
+    /// Trio: the node's certificate; duo: nil (the node key is the app's `cloudVerifyingKey`).
+    package var certificate: NodeCertificate?
     package var keyID: KeyID
     package var entries: [Entry]
 
-    package init(nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate, keyID: KeyID, entries: [Entry]) {
+    package init(nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?, keyID: KeyID, entries: [Entry]) {
         self.nodeKey = nodeKey
         self.certificate = certificate
         self.keyID = keyID
@@ -94,7 +95,8 @@ package struct PresignatureStatusPayload: Sendable, Equatable {
     package func encoded() -> [UInt8] {
         var writer = WireWriter()
         writer.append(nodeKey.bytes)
-        writer.append(certificate.encoded)
+        writer.append(uint8: certificate == nil ? 0 : 1)
+        if let certificate { writer.append(certificate.encoded) }
         writer.append(keyID)
         writer.append(uint16: UInt16(entries.count))
         for entry in entries {
@@ -108,11 +110,15 @@ package struct PresignatureStatusPayload: Sendable, Equatable {
     /// Strict decoding; anything else (an unknown state included) is MALFORMED.
     package init(bytes: [UInt8]) throws(SessionError) {
         var reader = WireReader(bytes)
-        guard let key = try? Ed25519.VerifyingKey(bytes: try reader.read(32)),
-              let certificate = try? NodeCertificate(bytes: try reader.read(NodeCertificate.byteCount))
-        else { throw .malformed }
+        guard let key = try? Ed25519.VerifyingKey(bytes: try reader.read(32)) else { throw .malformed }
         nodeKey = key
-        self.certificate = certificate
+        switch try reader.readUInt8() {
+        case 0: certificate = nil
+        case 1:
+            guard let certificate = try? NodeCertificate(bytes: try reader.read(NodeCertificate.byteCount)) else { throw .malformed }
+            self.certificate = certificate
+        default: throw .malformed
+        }
         keyID = try reader.read(KeyID.self)
         let count = Int(try reader.readUInt16())
         guard count <= PresignatureQueryPayload.maximumIds else { throw .malformed }

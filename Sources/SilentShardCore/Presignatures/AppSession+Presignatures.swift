@@ -25,7 +25,10 @@ extension AppSession {
     package func dropPresignatures(keyId: [UInt8], except generation: [UInt8]) async {
         guard keyId.count == 32, let records = try? await presignatures.records(keyId: keyId) else { return }
         for record in records where record.header.generation != generation {
-            try? await presignatures.remove(id: record.header.id, keyId: keyId)
+            try? await presignatures.remove(id: record.header.id, keyId: keyId) { stored in
+                if case .record(let now) = stored { return now.header.generation != generation }
+                return true
+            }
         }
     }
 }

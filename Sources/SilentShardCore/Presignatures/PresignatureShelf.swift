@@ -10,8 +10,10 @@ import MPCCrypto
 ///
 /// A new presignature is added to the index before its record is written, and removed from the index after
 /// its record is deleted, so a crash leaves at most an index entry without a record (dropped when seen) and
-/// never a record the index does not know (secrets nobody would ever delete). Index updates of one key, and
-/// the finish of one presignature, are serialized in this process (`PresignatureShelf.locks`); two
+/// never a record the index does not know (secrets nobody would ever delete). Index updates of one key (with
+/// the record written or deleted), and everything that changes one presignature's record (its finish, its
+/// removal), are serialized in this process (`PresignatureShelf.locks`; always presignature lock before
+/// index lock); two
 /// processes sharing one storage are not supported (a `StorageClient` has no compare-and-swap).
 package struct PresignatureShelf: Sendable {
     let storage: any StorageClient
@@ -34,28 +36,48 @@ package struct PresignatureShelf: Sendable {
 
     // MARK: - Records
 
-    /// Stores a new record: index entry first, then the record.
+    /// What storage holds under a presignature's id.
+    package enum Stored: Sendable {
+        case missing
+        /// Bytes that fail strict decoding, or a record of another key: never trusted, deleted when met.
+        case corrupt
+        case record(PresignatureRecord)
+    }
+
+    /// Stores a new record: its index entry, then the record, both under the key's index lock (so a listing
+    /// never sees the entry without the record it is about to get).
     package func add(_ record: PresignatureRecord) async throws(SilentShardError) {
         let keyId = record.header.keyId, id = record.header.id
-        try await Self.locks.locked("index/" + Hex.encode(keyId)) { () throws(SilentShardError) in
+        try await Self.locks.locked(Self.indexLock(keyId)) { () throws(SilentShardError) in
             var ids = try await index(keyId: keyId)
             guard ids.count < Self.maximumPerKey else {
                 throw SilentShardError.invalidInput(reason: "too many stored presignatures for this key")
             }
             if !ids.contains(id) { ids.append(id) }
             try await writeIndex(ids, keyId: keyId)
+            try await write(record)
         }
-        try await write(record)
     }
 
-    /// The record of presignature `id`, or nil. A record that fails strict decoding is `storage`.
-    package func record(id: [UInt8]) async throws(SilentShardError) -> PresignatureRecord? {
+    /// What storage holds for presignature `id` of key `keyId`. A failing read is `storage` (nothing is
+    /// concluded from it).
+    package func stored(id: [UInt8], keyId: [UInt8]) async throws(SilentShardError) -> Stored {
         let storageKeyId = Self.recordKeyId(id)
         let stored: KeyshareRecord?
         do { stored = try await storage.read(keyId: storageKeyId) } catch { throw SilentShardError(storage: error) }
-        guard let share = stored?.current else { return nil }
-        do { return try PresignatureRecord(bytes: [UInt8](share.bytes), storageKeyId: storageKeyId) } catch {
-            throw SilentShardError(storage: error)
+        guard let share = stored?.current else { return .missing }
+        guard share.kind == .sdkRecord, let record = try? PresignatureRecord(bytes: [UInt8](share.bytes), storageKeyId: storageKeyId),
+              record.header.keyId == keyId
+        else { return .corrupt }
+        return .record(record)
+    }
+
+    /// The record of presignature `id` of key `keyId`, or nil when there is none; a corrupt one is `storage`.
+    package func record(id: [UInt8], keyId: [UInt8]) async throws(SilentShardError) -> PresignatureRecord? {
+        switch try await stored(id: id, keyId: keyId) {
+        case .missing: return nil
+        case .corrupt: throw .storage(reason: "presignature record fails its integrity check")
+        case .record(let record): return record
         }
     }
 
@@ -69,49 +91,64 @@ package struct PresignatureShelf: Sendable {
         }
     }
 
-    /// Deletes a record, then its index entry.
+    /// Deletes the record of `id` and then its index entry, under the key's index lock.
     package func remove(id: [UInt8], keyId: [UInt8]) async throws(SilentShardError) {
-        do { try await storage.delete(keyId: Self.recordKeyId(id)) } catch { throw SilentShardError(storage: error) }
-        try await Self.locks.locked("index/" + Hex.encode(keyId)) { () throws(SilentShardError) in
+        try await Self.locks.locked(Self.indexLock(keyId)) { () throws(SilentShardError) in
+            do { try await storage.delete(keyId: Self.recordKeyId(id)) } catch { throw SilentShardError(storage: error) }
             let ids = try await index(keyId: keyId)
             guard ids.contains(id) else { return }
             try await writeIndex(ids.filter { $0 != id }, keyId: keyId)
         }
     }
 
-    /// Every record of `keyId` the index names. Index entries without a record, or whose record is
-    /// unreadable, belongs to another key or is a leftover of an unfinished write, are dropped (with the
-    /// record); nothing usable is lost by that, because such a record could not be opened or trusted.
+    /// Under the presignature's lock (the one a finish holds), reads its record again and removes it if
+    /// `shouldRemove` says so of what is stored now — never on a stale snapshot.
+    package func remove(id: [UInt8], keyId: [UInt8],
+                        if shouldRemove: @Sendable (Stored) -> Bool) async throws(SilentShardError) {
+        try await Self.locks.locked(Self.presignatureLock(id)) { () throws(SilentShardError) in
+            let now = try await stored(id: id, keyId: keyId)
+            if shouldRemove(now) { try await remove(id: id, keyId: keyId) }
+        }
+    }
+
+    /// Every readable record of `keyId` its index names. Entries without a record (a crash between the two
+    /// writes of `add` in an older run) are dropped from the index; corrupt records are deleted. A storage
+    /// read error is thrown and changes nothing.
     package func records(keyId: [UInt8]) async throws(SilentShardError) -> [PresignatureRecord] {
-        try await Self.locks.locked("index/" + Hex.encode(keyId)) { () throws(SilentShardError) -> [PresignatureRecord] in
+        try await Self.locks.locked(Self.indexLock(keyId)) { () throws(SilentShardError) -> [PresignatureRecord] in
             let ids = try await index(keyId: keyId)
             var kept: [[UInt8]] = [], records: [PresignatureRecord] = []
             for id in ids {
-                let record: PresignatureRecord?
-                do { record = try await self.record(id: id) } catch { record = nil }
-                guard let record, record.header.keyId == keyId else {
+                switch try await stored(id: id, keyId: keyId) {
+                case .missing: continue
+                case .corrupt:
                     do { try await storage.delete(keyId: Self.recordKeyId(id)) } catch { throw SilentShardError(storage: error) }
-                    continue
+                case .record(let record):
+                    kept.append(id)
+                    records.append(record)
                 }
-                kept.append(id)
-                records.append(record)
             }
             if kept.count != ids.count { try await writeIndex(kept, keyId: keyId) }
             return records
         }
     }
 
+    static func indexLock(_ keyId: [UInt8]) -> String { "index/" + Hex.encode(keyId) }
+    package static func presignatureLock(_ id: [UInt8]) -> String { "presig/" + Hex.encode(id) }
+
     // MARK: - Index
 
     private func index(keyId: [UInt8]) async throws(SilentShardError) -> [[UInt8]] {
+        let storageKeyId = Self.indexKeyId(keyId: keyId)
         let stored: KeyshareRecord?
-        do { stored = try await storage.read(keyId: Self.indexKeyId(keyId: keyId)) } catch { throw SilentShardError(storage: error) }
+        do { stored = try await storage.read(keyId: storageKeyId) } catch { throw SilentShardError(storage: error) }
         guard let bytes = stored?.current.map({ [UInt8]($0.bytes) }) else { return [] }
-        // Strict: "SSPI" ‖ 1 ‖ u16 n ‖ n ids. A damaged index is not trusted: it starts again empty (its
-        // records, unreachable, hold presignatures this app can no longer find; the nodes' halves expire).
-        guard bytes.count >= 7, Array(bytes[0..<4]) == Self.indexMagic, bytes[4] == 1 else { return [] }
+        // Strict: "SSPI" ‖ 1 ‖ u16 n ‖ n ids. A damaged index is an error, not an empty list: rewriting it
+        // would leave its records (with their secrets) where nothing finds them again.
+        guard bytes.count >= 7, Array(bytes[0..<4]) == Self.indexMagic, bytes[4] == 1,
+              bytes.count == 7 + 32 * (Int(bytes[5]) << 8 | Int(bytes[6]))
+        else { throw SilentShardError(storage: StorageError.corruptRecord(keyId: storageKeyId, reason: "presignature index")) }
         let count = Int(bytes[5]) << 8 | Int(bytes[6])
-        guard bytes.count == 7 + 32 * count else { return [] }
         return (0..<count).map { Array(bytes[(7 + 32 * $0)..<(7 + 32 * ($0 + 1))]) }
     }
 
