@@ -7,6 +7,19 @@ public protocol DuoNetworkActionProvider: Sendable {
     var refresh: NetworkAction { get }
     var sign: NetworkAction { get }
     var `import`: NetworkAction { get }
+    /// Presigning (protocol v2; optional: the default routes it like `sign` with action `presign`).
+    var preSign: NetworkAction { get }
+    /// Finishing a presignature over HTTP POST (optional: the default routes it like `sign` with action
+    /// `presign-final`).
+    var preSignFinal: NetworkAction { get }
+}
+
+extension DuoNetworkActionProvider {
+    /// `sign`'s path, protocol and algorithm with action `presign`, so a provider written before duo
+    /// presignatures existed still routes them.
+    public var preSign: NetworkAction { DuoRoutedAction(sign, action: "presign") }
+    /// `sign`'s path, protocol and algorithm with action `presign-final` (an HTTP POST).
+    public var preSignFinal: NetworkAction { DuoRoutedAction(sign, action: "presign-final") }
 }
 
 /// The stock ECDSA routing (`/v3/ecdsa/{action}`, subprotocol `duo-instance`). Use it as `.ecdsa`.
@@ -17,6 +30,8 @@ public struct DuoECDSANetworkActions: DuoNetworkActionProvider {
     public var refresh: NetworkAction { DuoAction.ECDSA.KeyRefresh() }
     public var sign: NetworkAction { DuoAction.ECDSA.Signature() }
     public var `import`: NetworkAction { DuoAction.ECDSA.Import() }
+    public var preSign: NetworkAction { DuoAction.ECDSA.PreSignature() }
+    public var preSignFinal: NetworkAction { DuoAction.ECDSA.PreSignatureFinal() }
 }
 
 /// The stock EdDSA routing (`/v3/eddsa/{action}`, subprotocol `duo-instance`). Use it as `.eddsa`.
@@ -27,6 +42,8 @@ public struct DuoEdDSANetworkActions: DuoNetworkActionProvider {
     public var refresh: NetworkAction { DuoAction.EdDSA.KeyRefresh() }
     public var sign: NetworkAction { DuoAction.EdDSA.Signature() }
     public var `import`: NetworkAction { DuoAction.EdDSA.Import() }
+    public var preSign: NetworkAction { DuoAction.EdDSA.PreSignature() }
+    public var preSignFinal: NetworkAction { DuoAction.EdDSA.PreSignatureFinal() }
 }
 
 extension DuoNetworkActionProvider where Self == DuoECDSANetworkActions {

@@ -14,11 +14,14 @@ public final class DuoSession: Sendable {
     public let algorithm: Keyshare.Algorithm
     /// The app's session code every mode shares (steps, commit, reconcile, bans).
     let core: AppSession
+    /// The routes of this session's steps.
+    let actions: any DuoNetworkActionProvider
 
     package init(algorithm: Keyshare.Algorithm, messageSigner: any MessageSigner, cloudVerifyingKey: String,
                  storageClient: any StorageClient, networkClient: any NetworkClient, actionProvider: any DuoNetworkActionProvider,
                  deviceClock: @escaping MillisecondClock = WallClock.milliseconds, deadlines: AppDeadlines = .system) {
         self.algorithm = algorithm
+        actions = actionProvider
         core = AppSession(mode: .duo, algorithm: algorithm, messageSigner: messageSigner, cloudVerifyingKey: cloudVerifyingKey,
                           storageClient: storageClient, networkClient: networkClient,
                           actions: AppActions(keygen: { actionProvider.keygen }, refresh: { actionProvider.refresh },

@@ -6,7 +6,8 @@
 //
 // Every point where a killed app could leave different state — before and after each storage write or
 // delete, each WebSocket send and read, and the POST — is numbered from 1 and announced on stdout as
-// `POINT n label`. At point `--pause-at` it prints `PAUSED n` and stops there until it is killed. At the
+// `POINT n label`; each FINAL_REQUEST is reported as `POSTED <presig id> <SHA-256 of the body>` before it is
+// sent. At point `--pause-at` it prints `PAUSED n` and stops there until it is killed. At the
 // end it prints `PRESIGNED <id>` or `SIGNED <id> <message> <signature>` (hex) and exits 0; a failure
 // prints `FAILED <error>` and exits 1.
 
@@ -74,6 +75,12 @@ final class AnnouncingClient: TrioNetworkClient, @unchecked Sendable {
     }
 
     override func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
+        // What was sent, for the parent's ledger (before the pause point: a kill there still reports it).
+        let bytes = [UInt8](body)
+        if let header = try? FrameHeader.decode(bytes.prefix(FrameHeader.byteCount)), header.kind == .finalRequest {
+            print("POSTED \(Hex.encode(header.instanceID.bytes)) \(Hex.encode(SHA256.hash(bytes)))")
+            fflush(nil)
+        }
         points?.reach("before-post")
         let answer = try await super.sendPostRequest(action: action, params: params, body: body)
         points?.reach("after-post")

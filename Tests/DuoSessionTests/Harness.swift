@@ -60,14 +60,8 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
         try await app.connect(action: action, params: params)
         try await node.connect(action: action, params: params)
         let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
-        let operation: SessionOperation
-        switch action.action {
-        case "keygen": operation = .keygen
-        case "refresh": operation = .refresh
-        case "sign": operation = .sign
-        case "reconcile": operation = .reconcile
-        default: operation = .import
-        }
+        // The node server's own mapping from a route's action to an operation.
+        let operation = NodeStepHandler.operation(action.action) ?? .import
         let route = NodeStepRoute(algorithm: algorithm, operation: operation, params: params)
         let runner = self.runner
         let task = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
@@ -113,6 +107,15 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
         try? await app?.disconnect()
         try? await nodeEnd?.disconnect()
         throw NetworkError.connectionLost
+    }
+
+    /// preSignFinal / PRESIG_QUERY over "HTTP": the node's answer to the body.
+    func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
+        let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
+        guard let answer = await runner.preSignFinal(body: [UInt8](body), token: nil, principal: nil, algorithm: algorithm) else {
+            throw NetworkError.httpStatus(400)
+        }
+        return Data(answer)
     }
 
     func disconnect() async throws {

@@ -114,6 +114,11 @@ struct TrioAuthorizationTests {
             let signature = try await alice.preSignatureFinal(preSignature: presignature, message: message)
             #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
         }
+        // PRESIG_QUERY (§8.6) is authorized like a preSignFinal: bob is refused at A (and nothing is dropped).
+        let kept = [try await alice.preSignature(keyshare: keyshare, signer: .nodeA),
+                    try await alice.preSignature(keyshare: keyshare, signer: .nodeB)]
+        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await bob.reconcilePreSignatures(keyshare: keyshare) }
+        #expect(Set(try await alice.reconcilePreSignatures(keyshare: keyshare).map(\.id)) == Set(kept.map(\.id)))
         await cluster.stop()
     }
 

@@ -82,15 +82,25 @@ struct TrioPresignatureRestartTests {
         let storageDirectory = directory.appendingPathComponent("app").path
         let seed = SecureRandom.bytes(count: 32)
         let device = SoftwareEd25519MessageSigner(signingKey: try Ed25519.SigningKey(seed: seed))
+        // Every FINAL_REQUEST the app sent, from the killed processes and the restarted app alike.
+        let ledger = FinalRequestLedger()
+        func recordPosts(_ run: AppRun) throws {
+            for line in run.lines where line.hasPrefix("POSTED ") {
+                let fields = line.split(separator: " ")
+                try #require(fields.count == 3)
+                ledger.record(presignatureId: Data(try Hex.decode(String(fields[1]))), requestHash: Data(try Hex.decode(String(fields[2]))))
+            }
+        }
         // The app as restarted after each kill: a new session over the same storage and device key.
         func restartedApp() throws -> TrioSession {
             let config = WebsocketConfig(url: cluster.url, authenticationToken: "t")
             let storage = try FileStorageClient(directory: storageDirectory)
+            let client = LedgerRecordingClient(inner: TrioNetworkClient(websocketConfig: config), ledger: ledger)
             return algorithm == .ecdsa
                 ? SilentShard.ECDSA.trioInitiator(messageSigner: device, cloudVerifyingKey: cluster.cloudVerifyingKey,
-                                                  websocketConfig: config, storageClient: storage)
+                                                  storageClient: storage, networkClient: client, actionProvider: .ecdsa)
                 : SilentShard.EdDSA.trioInitiator(messageSigner: device, cloudVerifyingKey: cluster.cloudVerifyingKey,
-                                                  websocketConfig: config, storageClient: storage)
+                                                  storageClient: storage, networkClient: client, actionProvider: .eddsa)
         }
         let keyshare = try await restartedApp().keygen()
         let arguments = ["--url", cluster.url, "--cloud-key", cluster.cloudVerifyingKey, "--storage", storageDirectory,
@@ -143,6 +153,7 @@ struct TrioPresignatureRestartTests {
             let message = freshMessage()
             let run = try await Self.run(["finish"] + arguments + ["--message", Hex.encode([UInt8](message)),
                                                                    "--pause-at", "\(point)"])
+            try recordPosts(run)
             let app = try restartedApp()
             if !run.paused {
                 let fields = try #require(run.lines.last(where: { $0.hasPrefix("SIGNED ") })).split(separator: " ")
@@ -176,8 +187,11 @@ struct TrioPresignatureRestartTests {
         }
         #expect(resumed >= 2, "kills after the tombstone: \(resumed)")
 
-        // No presignature was ever finished on two messages.
+        // No presignature was ever finished on two messages, nor sent two different requests (a resend after a
+        // kill repeats the recorded bytes exactly).
         #expect(messagesById.values.allSatisfy { $0.count == 1 }, "\(messagesById.values.map(\.count))")
+        #expect(ledger.eachPresignatureHadOneRequest, "\(ledger.distinctRequestCounts.values)")
+        #expect(ledger.distinctRequestCounts.count >= messagesById.count, "every signature came from a recorded request")
         // 3. The orphans expire: X's garbage collection at a clock past the longest lifetime leaves nothing.
         let orphans = try nodeStore.presignatureCount(keyId: keyshare.keyId)
         #expect(orphans <= killsWithoutRecord && killsWithoutRecord <= presignKills)

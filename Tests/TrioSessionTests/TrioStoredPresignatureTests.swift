@@ -143,14 +143,16 @@ struct TrioStoredPresignatureTests {
     /// the other call is refused at the app, before anything is sent.
     @Test func twoCopiesFinishOnce() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)
-        let keyshare = try await fixture.session.keygen()
-        _ = try await fixture.session.preSignature(keyshare: keyshare)
-        let first = try #require(try await fixture.session.preSignatures(keyshare: keyshare).first)
+        let ledger = FinalRequestLedger()
+        let session = fixture.session(.ecdsa, storage: fixture.storage, client: LedgerRecordingClient(inner: fixture.client, ledger: ledger))
+        let keyshare = try await session.keygen()
+        _ = try await session.preSignature(keyshare: keyshare)
+        let first = try #require(try await session.preSignatures(keyshare: keyshare).first)
         let second = try #require(try await fixture.session(.ecdsa, storage: fixture.storage).preSignatures(keyshare: keyshare).first)
         #expect(first !== second && first.id == second.id)
         func finish(_ presignature: PreSignature, _ text: String) async -> Result<Signature, SilentShardError> {
             do throws(SilentShardError) {
-                return .success(try await fixture.session.preSignatureFinal(preSignature: presignature,
+                return .success(try await session.preSignatureFinal(preSignature: presignature,
                                                                             message: testMessage(.ecdsa, text)))
             } catch { return .failure(error) }
         }
@@ -159,6 +161,8 @@ struct TrioStoredPresignatureTests {
         let outcomes = await [one, two]
         #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
         #expect(outcomes.contains { if case .failure(.presignatureConsumed) = $0 { true } else { false } })
+        // The refusal was the app's own: one request was ever sent for this presignature.
+        #expect(ledger.eachPresignatureHadOneRequest && ledger.distinctRequestCounts.values.reduce(0, +) == 1)
     }
 }
 

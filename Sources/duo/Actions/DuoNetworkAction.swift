@@ -25,6 +25,12 @@ struct DuoRoutedAction: DuoNetworkAction {
         self.protocol = other.protocol
         algorithm = other.algorithm
     }
+
+    /// `other`'s route with another action.
+    init(_ other: NetworkAction, action: String) {
+        self.init(other)
+        self.action = action
+    }
 }
 
 extension DuoNetworkAction {

@@ -40,11 +40,11 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// The control frames `local` accepts from its peers in `mode` (§3.5 step 3). The app: ACCEPT, REJECT,
-    /// OUTCOME, ABORT, and in trio STORED (§7.5). A node: COMMIT, ABORT, DONE, and in trio the other
-    /// node's ACCEPT and READY (§7.2).
+    /// OUTCOME, ABORT, STORED (§7.5; duo since v2's presignatures). A node: COMMIT, ABORT, DONE, and in trio
+    /// the other node's ACCEPT and READY (§7.2).
     package static func controlKinds(local: PartyIndex, mode: SessionMode) -> Set<FrameKind> {
         switch (local == 0, mode) {
-        case (true, .duo): return [.accept, .reject, .outcome, .abort]
+        case (true, .duo): return [.accept, .reject, .outcome, .abort, .stored]
         case (true, .trio): return [.accept, .reject, .outcome, .abort, .stored]
         case (false, .duo): return [.commit, .abort, .done]
         case (false, .trio): return [.accept, .commit, .abort, .done, .ready]
