@@ -52,7 +52,12 @@ struct FrameCodecTests {
     }
 
     @Test func kindsTable() {
-        #expect(FrameKind.allCases.count == 16)
+        #expect(FrameKind.allCases.count == 18)
+        // PRESIG_QUERY / PRESIG_STATUS (session.md §8.6): app → node and back, unsequenced, no tag.
+        #expect(FrameKind.presigQuery.allows(sender: 0, receiver: 2) && !FrameKind.presigQuery.allows(sender: 1, receiver: 0))
+        #expect(FrameKind.presigStatus.allows(sender: 1, receiver: 0) && !FrameKind.presigStatus.allows(sender: 0, receiver: 1))
+        #expect(!FrameKind.presigQuery.isSequenced && !FrameKind.presigStatus.isSequenced)
+        #expect(FrameKind.presigQuery.authenticator == .bearerToken && FrameKind.presigStatus.authenticator == .nodeKey(.status))
         #expect(FrameKind.setup.allows(sender: 0, receiver: 0xFF))
         #expect(FrameKind.setup.allows(sender: 0, receiver: 1))
         #expect(!FrameKind.setup.allows(sender: 1, receiver: 0xFF))

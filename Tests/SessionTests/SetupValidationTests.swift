@@ -93,8 +93,9 @@ struct SetupValidationTests {
         c = context; c.servedOperations = [.keygen]
         #expect(try rejection(good.encoded(), c) == .unsupportedOperation)
         let duo = Cluster(mode: .duo)
-        var duoPreSign = try duo.setupPayload(.sign, appKeys: keys, participants: [0, 1]); duoPreSign.operationCode = 5
-        #expect(try rejection(try await duo.setupFrame(duoPreSign).encoded(), duo.context(.preSign, params: params)) == .unsupportedOperation)
+        // recover does not exist in duo (preSign does since v1.3, issue 20).
+        var duoRecover = try duo.setupPayload(.sign, appKeys: keys, participants: [0, 1]); duoRecover.operationCode = 7
+        #expect(try rejection(try await duo.setupFrame(duoRecover).encoded(), duo.context(.recover, params: params)) == .unsupportedOperation)
         var edHard = try cluster.setupPayload(.hardDerivation, appKeys: keys); edHard.algorithmCode = 2
         #expect(try rejection(try await cluster.setupFrame(edHard).encoded(),
                               cluster.context(.hardDerivation, algorithm: .eddsa, params: params)) == .unsupportedOperation)

@@ -7,4 +7,7 @@ func nodeOnly() {
     _ = SetupValidator.self
     _ = PartyFrameChannel.self
     _ = DeviceKey.self
+    _ = PresignatureStatusPayload.self
+    _ = PresignatureRecord.self
+    _ = PresignatureShelf.self
 }

@@ -21,8 +21,25 @@ func run() async throws {
     let custom = SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: "", networkClient: LoggingClient(websocketConfig: config),
                                                 storageClient: storage)
     _ = custom
+    // A provider of the seeds' shape (five actions) still routes duo presignatures (defaults from `sign`).
+    struct SeedShapedActions: DuoNetworkActionProvider {
+        var keygen: NetworkAction { DuoAction.ECDSA.Keygen() }
+        var reconcile: NetworkAction { DuoAction.ECDSA.Reconcile() }
+        var refresh: NetworkAction { DuoAction.ECDSA.KeyRefresh() }
+        var sign: NetworkAction { DuoAction.ECDSA.Signature() }
+        var `import`: NetworkAction { DuoAction.ECDSA.Import() }
+    }
+    _ = SeedShapedActions().preSignFinal.action
+    // Presignatures that survive restarts, in both modes.
+    let presignature = try await duo.preSignature(keyshare: key)
+    _ = try await duo.preSignatureFinal(preSignature: presignature, message: Data(repeating: 2, count: 32))
+    for stored in try await duo.reconcilePreSignatures(keyshare: key) where stored.pendingMessage != nil {
+        _ = try await duo.preSignatureFinal(preSignature: stored, message: stored.pendingMessage ?? Data())
+    }
     let trio = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: "", websocketConfig: config, storageClient: storage)
     let tkey = try await trio.keygen()
+    let tpresignature = try await trio.preSignature(keyshare: tkey, signer: .nodeB)
+    _ = (tpresignature.signer, tpresignature.isConsumed, try await trio.preSignatures(keyshare: tkey).count)
     do { _ = try await trio.signature(keyshare: tkey, message: Data(), signer: .nodeB) } catch {
         if case .keyRetired(_, let parent, let path) = error { print(parent ?? "", path ?? "") }
     }
