@@ -19,6 +19,11 @@ enum NetworkedDemo {
             counter.withLock { $0 += bytes.count }
             try await super.send(bytes: bytes)
         }
+
+        override func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
+            counter.withLock { $0 += body.count }
+            return try await super.sendPostRequest(action: action, params: params, body: body)
+        }
     }
 
     struct Row {

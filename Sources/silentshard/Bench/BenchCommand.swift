@@ -14,8 +14,9 @@ enum BenchCommand {
           --modes duo,trio                  modes (trio: WebSocket only, node processes A and B)
           --algorithms ecdsa,eddsa          algorithms
           --operations keygen,sign,refresh,import,export,preSign,preSignFinal,recover,hardDerivation
-                                            (duo: the first five, export over WebSocket only; recover and
-                                            hardDerivation are trio ECDSA)
+                                            (duo: all but recover and hardDerivation; export, preSign and
+                                            preSignFinal over WebSocket only; recover and hardDerivation are
+                                            trio ECDSA)
           --transports websocket,memory     loopback WebSocket to node processes / in-process pipe (duo)
           --runs N                          timed runs per operation (default 20, at least 1)
           --warmup N                        untimed runs first (default 3)
@@ -176,7 +177,7 @@ enum BenchCommand {
     static func duoNode(directory: String) throws -> NodeProcess {
         let tokenFile = directory + "/tokens"
         guard FileManager.default.createFile(atPath: tokenFile, contents: Data(
-            (DuoBench.token + "\nscope: keygen reconcile refresh sign import export\n").utf8), attributes: [.posixPermissions: 0o600])
+            (DuoBench.token + "\nscope: keygen reconcile refresh sign import export preSign preSignFinal\n").utf8), attributes: [.posixPermissions: 0o600])
         else { throw BenchError("cannot write the token file") }
         let nodeDirectory = NSTemporaryDirectory() + "silentshard-bench-node-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: nodeDirectory, withIntermediateDirectories: true)

@@ -27,9 +27,11 @@ enum DuoBench {
         let resetCount: () -> Void
         /// The backend's POST of an export request (nil: this transport has no HTTP endpoint).
         var exportPost: ((DuoExportRequest) async throws -> Data)?
+        /// Whether the app's client can POST (preSignFinal).
+        var hasPostRoute: Bool { exportPost != nil }
     }
 
-    static let operations = ["keygen", "sign", "refresh", "import", "export"]
+    static let operations = ["keygen", "sign", "refresh", "import", "export", "preSign", "preSignFinal"]
 
     /// The bench's app and backend token (the node's token file grants it every duo scope, export too).
     static let token = "silentshard-bench-token"
@@ -70,6 +72,42 @@ enum DuoBench {
                 guard NetworkedDemo.verifies(signature, message: message, key: key, algorithm: algorithm) else {
                     throw BenchError("a \(algorithm) signature did not verify")
                 }
+            }
+        }
+        if (operations.contains("preSign") || operations.contains("preSignFinal")), target.hasPostRoute {
+            // Protocol v1.3: preSign and preSignFinal timed separately; each run presigns, then finishes over one POST.
+            var presignTimes: [Double] = [], presignBytes: [Int] = [], finalTimes: [Double] = [], finalBytes: [Int] = []
+            var signed: [(Signature, Data)] = []
+            for index in 0..<(warmup + runs) {
+                target.resetCount()
+                var presignature: PreSignature?
+                let presign = try await milliseconds { presignature = try await session.preSignature(keyshare: keyshare) }
+                let presignSent = target.bytesSent()
+                guard let presignature else { throw BenchError("no presignature") }
+                target.resetCount()
+                let message = algorithm == .ecdsa ? Data(SecureRandom.bytes(count: 32)) : Data(SecureRandom.bytes(count: 64))
+                var signature: Signature?
+                let final = try await milliseconds {
+                    signature = try await session.preSignatureFinal(preSignature: presignature, message: message)
+                }
+                guard let signature else { throw BenchError("no signature") }
+                signed.append((signature, message))
+                if index >= warmup {
+                    presignTimes.append(presign)
+                    presignBytes.append(presignSent)
+                    finalTimes.append(final)
+                    finalBytes.append(target.bytesSent())
+                }
+            }
+            let key = try NetworkedDemo.childPublicKey(keyshare, path: "m")
+            for (signature, message) in signed where !NetworkedDemo.verifies(signature, message: message, key: key, algorithm: algorithm) {
+                throw BenchError("a presigned \(algorithm) signature did not verify")
+            }
+            for (operation, times, bytes) in [("preSign", presignTimes, presignBytes), ("preSignFinal", finalTimes, finalBytes)]
+            where operations.contains(operation) {
+                results.append(BenchResult(mode: "duo", algorithm: algorithm == .ecdsa ? "ecdsa" : "eddsa", operation: operation,
+                                           transport: transport, sample: BenchSample(times),
+                                           bytesSentPerParty: bytes.sorted()[bytes.count / 2], baselineRatio: nil))
             }
         }
         if operations.contains("refresh") {
