@@ -73,6 +73,6 @@ struct ConcurrentCheatTests {
         go.fire()
         let (second, secondSaw) = try await held.value
         #expect(second == .failed(.partyBanned(party: .app)), "corrupted R2: \(corruptsItsR2)")
-        #expect(secondSaw == .partyBanned(party: .node(1)), "corrupted R2: \(corruptsItsR2)")
+        #expect(secondSaw == .deviceBanned(by: .node(1)), "corrupted R2: \(corruptsItsR2)")
     }
 }

@@ -30,7 +30,7 @@ struct RunningSessionBanTests {
             $0 = { _ = try? store.ban(deviceKey: device.identity, reason: "test: banned elsewhere", instanceId: [UInt8](repeating: 9, count: 32),
                                       party: "node") }
         }
-        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+        await #expect(throws: SilentShardError.deviceBanned(by: .node(1))) {
             _ = try await fixture.session.signature(keyshare: keyshare, message: message)
         }
         #expect(fixture.client.reports.last == .failed(.partyBanned(party: .app)))

@@ -42,16 +42,20 @@ struct TrioBanTests {
         #expect(try fixture.storeA.isBanned(deviceKey: device.identity))
         #expect(try !fixture.storeB.isBanned(deviceKey: device.identity))
 
-        // Refused by A with either co-signer (A also refuses to relay for it), and for refresh.
+        // Refused by A with either co-signer (A also refuses to relay for it), and for refresh: the device is
+        // banned by A (`deviceBanned`, P4), which is not the app's own ban of A, so the default signer does not
+        // fall back to B (that would be one more refused round trip through A).
         for signer in [TrioSigner.nodeA, .nodeB] {
-            await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+            await #expect(throws: SilentShardError.deviceBanned(by: .node(1))) {
                 _ = try await fixture.session.signature(keyshare: keyshare, message: Self.message, signer: signer)
             }
         }
-        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+        let reportsBefore = fixture.client.reports.count
+        await #expect(throws: SilentShardError.deviceBanned(by: .node(1))) {
             _ = try await fixture.session.signature(keyshare: keyshare, message: Self.message)
         }
-        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+        #expect(fixture.client.reports.count == reportsBefore + 1, "no fallback to B")
+        await #expect(throws: SilentShardError.deviceBanned(by: .node(1))) {
             _ = try await fixture.session.keyRefresh(keyshare: keyshare)
         }
         // Reconcile still runs (§9.4) and changes nothing.

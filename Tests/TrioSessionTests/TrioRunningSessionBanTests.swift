@@ -26,7 +26,7 @@ struct TrioRunningSessionBanTests {
             $0 = { _ = try? store.ban(deviceKey: device.identity, reason: "test: banned elsewhere",
                                       instanceId: [UInt8](repeating: 9, count: 32), party: "node 1") }
         }
-        await #expect(throws: SilentShardError.partyBanned(party: .node(1))) {
+        await #expect(throws: SilentShardError.deviceBanned(by: .node(1))) {
             _ = try await fixture.session.signature(keyshare: keyshare, message: message, signer: .nodeA)
         }
         #expect(fixture.client.reports.contains(.failed(.partyBanned(party: .app))))

@@ -56,7 +56,13 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case deviceNotRegistered
     case clockSkew(nodeTime: UInt64?)
     case replayDetected
+    /// A party is banned: this app banned node `party` (§9.4: it failed a check this app made; only
+    /// reconcile and export still run with it), or, on a node, the app's device is banned (`.app`).
     case partyBanned(party: SessionParty?)
+    /// Node `by` banned this app's device (REJECT/ABORT BANNED, §9.4): it refuses every operation of this
+    /// device until its operator lifts the ban. Not a reason to try another node (in trio A relays every
+    /// step and refuses it too). Protocol v1.3 (`spec-proposals.md` P4); before, `partyBanned(node)`.
+    case deviceBanned(by: SessionParty?)
     case rateLimited(retryAfter: UInt32?)
     // Key state
     case keyNotFound(keyId: String?)
@@ -174,7 +180,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
             let time = detail.count == 8 ? detail.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : nil
             return .clockSkew(nodeTime: time)
         case .replay: return .replayDetected
-        case .banned: return .partyBanned(party: party)
+        case .banned: return .deviceBanned(by: party)
         case .rateLimited, .presignLimit: return .rateLimited(retryAfter: nil)
         case .presigNotFound: return .presignatureNotFound
         case .presigConsumed: return .presignatureConsumed
@@ -209,7 +215,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     public var party: SessionParty? {
         switch self {
         case .malformedMessage(let p), .protocolViolation(let p), .messageAuthenticationFailed(let p),
-             .abortProtocol(let p), .signatureFailed(let p), .partyBanned(let p), .peerUnavailable(let p):
+             .abortProtocol(let p), .signatureFailed(let p), .partyBanned(let p), .peerUnavailable(let p), .deviceBanned(let p):
             return p
         case .abortProtocolAndBanParty(let p): return p
         case .rejected(_, _, let by, _): return by
@@ -235,6 +241,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .clockSkew(let time): return "clock skew (node time \(time.map(String.init) ?? "unknown"))"
         case .replayDetected: return "replay detected"
         case .partyBanned(let p): return "party banned\(of(p))"
+        case .deviceBanned(let p): return "this device is banned\(p.map { " by \($0)" } ?? "")"
         case .rateLimited(let after): return "rate limited\(after.map { " (retry after \($0) s)" } ?? "")"
         case .keyNotFound(let keyId): return "key not found\(keyId.map { ": \($0)" } ?? "")"
         case .keyRetired(let keyId, let parentKeyId, let path):

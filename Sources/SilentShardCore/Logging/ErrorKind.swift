@@ -20,6 +20,7 @@ extension SilentShardError {
         case .clockSkew: return "clockSkew"
         case .replayDetected: return "replayDetected"
         case .partyBanned: return "partyBanned"
+        case .deviceBanned: return "deviceBanned"
         case .rateLimited: return "rateLimited"
         case .keyNotFound: return "keyNotFound"
         case .keyRetired: return "keyRetired"

@@ -194,7 +194,7 @@ package final class AppSession: Sendable {
 
     private static func isRejection(_ error: SilentShardError) -> Bool {
         switch error {
-        case .peerUnavailable, .rejected, .keyNotFound, .staleKeyshare, .deviceNotRegistered, .partyBanned: return true
+        case .peerUnavailable, .rejected, .keyNotFound, .staleKeyshare, .deviceNotRegistered, .partyBanned, .deviceBanned: return true
         default: return false
         }
     }
