@@ -26,6 +26,9 @@ enum BenchCommand {
                                             and node processes on CPU 1 (Linux, ≥ 2 CPUs): the parties compute
                                             on separate cores, as on separate machines; in-memory and
                                             throughput runs always use every core
+          --rtt MS                          also run every WebSocket operation through a loopback proxy that
+                                            delays each direction by MS/2, and report the round trips each
+                                            costs: (median at RTT MS − median at RTT 0) / MS
           --json FILE  --markdown FILE  --svg FILE
         """
 
@@ -42,6 +45,7 @@ enum BenchCommand {
         var markdown: String?
         var svg: String?
         var pin = false
+        var rtt: Int?
     }
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -108,6 +112,9 @@ enum BenchCommand {
             case "--json": options.json = try value(argument)
             case "--markdown": options.markdown = try value(argument)
             case "--svg": options.svg = try value(argument)
+            case "--rtt":
+                guard let rtt = Int(try value(argument)), rtt >= 1, rtt <= 2_000 else { throw BenchError("--rtt: 1…2000 ms") }
+                options.rtt = rtt
             case "--pin":
                 guard CPUPinning.available else { throw BenchError("--pin needs Linux and at least 2 CPUs") }
                 options.pin = true
@@ -115,6 +122,18 @@ enum BenchCommand {
             }
         }
         return options
+    }
+
+    /// The delayed rows with `rttMs` and `roundTrips` (against the same operation's direct median).
+    static func roundTrips(_ delayed: [BenchResult], against direct: [BenchResult], rtt: Int) -> [BenchResult] {
+        delayed.map { row in
+            var row = row
+            row.rttMs = rtt
+            if let base = direct.first(where: { $0.mode == row.mode && $0.algorithm == row.algorithm && $0.operation == row.operation }) {
+                row.roundTrips = (row.sample.medianMs - base.sample.medianMs) / Double(rtt)
+            }
+            return row
+        }
     }
 
     static func run(_ options: Options) async throws -> BenchReport {
@@ -140,8 +159,19 @@ enum BenchCommand {
                 FileHandle.standardError.write(Data("bench: duo \(name) over \(transport)…\n".utf8))
                 let target = try node.map { DuoBench.websocketTarget(port: $0.port, cloudKey: $0.verifyingKey, algorithm: algorithm) }
                     ?? DuoBench.memoryTarget(algorithm: algorithm, directory: directory)
-                results += try await DuoBench.run(target, algorithm: algorithm, operations: options.operations,
-                                                  runs: options.runs, warmup: options.warmup, transport: transport)
+                let direct = try await DuoBench.run(target, algorithm: algorithm, operations: options.operations,
+                                                    runs: options.runs, warmup: options.warmup, transport: transport)
+                results += direct
+                if let rtt = options.rtt, let node {
+                    FileHandle.standardError.write(Data("bench: duo \(name) over websocket at RTT \(rtt) ms…\n".utf8))
+                    let proxy = try DelayProxy(upstreamPort: node.port, roundTripMilliseconds: rtt)
+                    defer { proxy.stop() }
+                    let delayed = try await DuoBench.run(
+                        DuoBench.websocketTarget(port: proxy.port, cloudKey: node.verifyingKey, algorithm: algorithm),
+                        algorithm: algorithm, operations: options.operations, runs: options.runs, warmup: options.warmup,
+                        transport: "websocket+rtt")
+                    results += Self.roundTrips(delayed, against: direct, rtt: rtt)
+                }
             }
         }
         if options.modes.contains("trio"), options.transports.contains("websocket") {
@@ -151,8 +181,19 @@ enum BenchCommand {
             defer { nodes.stop() }
             for name in options.algorithms {
                 FileHandle.standardError.write(Data("bench: trio \(name) over websocket (node processes A and B)…\n".utf8))
-                results += try await TrioBench.run(nodes: nodes, algorithm: name == "ecdsa" ? .ecdsa : .eddsa,
-                                                   operations: options.operations, runs: options.runs, warmup: options.warmup)
+                let algorithm: Keyshare.Algorithm = name == "ecdsa" ? .ecdsa : .eddsa
+                let direct = try await TrioBench.run(nodes: nodes, algorithm: algorithm, operations: options.operations,
+                                                     runs: options.runs, warmup: options.warmup)
+                results += direct
+                if let rtt = options.rtt {
+                    FileHandle.standardError.write(Data("bench: trio \(name) over websocket at RTT \(rtt) ms (app ↔ A)…\n".utf8))
+                    let proxy = try DelayProxy(upstreamPort: nodes.nodeA.port, roundTripMilliseconds: rtt)
+                    defer { proxy.stop() }
+                    let delayed = try await TrioBench.run(nodes: nodes, algorithm: algorithm, operations: options.operations,
+                                                          runs: options.runs, warmup: options.warmup, entryPort: proxy.port,
+                                                          transport: "websocket+rtt")
+                    results += Self.roundTrips(delayed, against: direct, rtt: rtt)
+                }
             }
         }
         for index in results.indices {

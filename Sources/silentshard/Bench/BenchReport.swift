@@ -21,6 +21,8 @@ struct BenchReport {
                     "bytesSentPerParty": .number(Double(result.bytesSentPerParty)),
                 ]
                 object["baselineRatio"] = result.baselineRatio.map { .number($0) } ?? .null
+                if let rtt = result.rttMs { object["rttMs"] = .number(Double(rtt)) }
+                if let trips = result.roundTrips { object["roundTrips"] = .number(trips) }
                 return .object(object)
             }),
             "throughput": .array(throughput.map { row in
@@ -45,6 +47,10 @@ struct BenchReport {
             if result.algorithm == "ecdsa", result.operation == "sign", result.transport == "websocket" {
                 let met = result.bytesSentPerParty <= BenchGoals.ecdsaSignBytes
                 goal += (goal.isEmpty ? "" : "; ") + "≤ 60 kB: " + (met ? "met" : "**missed**")
+            }
+            if let trips = result.roundTrips, let rtt = result.rttMs {
+                goal = String(format: "%.2f RTT at %d ms", trips, rtt)
+                if result.operation == "preSignFinal" { goal += " (goal ≤ 2.2: " + (trips <= 2.2 ? "met" : "**missed**") + ")" }
             }
             lines.append("| \(result.mode) | \(result.algorithm) | \(result.operation) | \(result.transport) | \(result.sample.runs) | "
                          + "\(f(result.sample.medianMs)) | \(f(result.sample.p95Ms)) | \(f(result.sample.minMs)) | "

@@ -15,6 +15,9 @@ struct BenchResult: Sendable {
     var bytesSentPerParty: Int
     /// median / the single-party baseline of the algorithm (libsecp256k1 or libsodium sign).
     var baselineRatio: Double?
+    /// `--rtt`: the round-trip time the delaying proxy added, and (median here − median without it) / RTT.
+    var rttMs: Int? = nil
+    var roundTrips: Double? = nil
 }
 
 /// Times duo operations through a `DuoSession` on one transport. Every signature is verified

@@ -26,9 +26,12 @@ enum TrioBench {
         }
     }
 
+    /// - Parameters:
+    ///   - entryPort: where the app connects (default node A; `--rtt` passes a delaying proxy in front of A).
+    ///   - transport: the rows' transport label.
     static func run(nodes: TrioNodePair, algorithm: Keyshare.Algorithm, operations: Set<String>, runs: Int,
-                    warmup: Int) async throws -> [BenchResult] {
-        let config = WebsocketConfig(url: "ws://127.0.0.1:\(nodes.nodeA.port)", authenticationToken: TrioNodePair.token)
+                    warmup: Int, entryPort: Int? = nil, transport: String = "websocket") async throws -> [BenchResult] {
+        let config = WebsocketConfig(url: "ws://127.0.0.1:\(entryPort ?? nodes.nodeA.port)", authenticationToken: TrioNodePair.token)
         let client = CountingClient(websocketConfig: config)
         let signer = SoftwareEd25519MessageSigner()
         func session(_ storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {
@@ -42,7 +45,7 @@ enum TrioBench {
         var results: [BenchResult] = []
         func record(_ operation: String, _ times: [Double], _ bytes: [Int]) {
             results.append(BenchResult(mode: "trio", algorithm: algorithm == .ecdsa ? "ecdsa" : "eddsa", operation: operation,
-                                       transport: "websocket", sample: BenchSample(times),
+                                       transport: transport, sample: BenchSample(times),
                                        bytesSentPerParty: bytes.sorted()[bytes.count / 2], baselineRatio: nil))
         }
         func measure(_ operation: String, _ body: () async throws -> Void) async throws {
