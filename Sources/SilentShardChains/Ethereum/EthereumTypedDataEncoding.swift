@@ -23,9 +23,10 @@ struct TypedDataEncoder {
     }
 
     mutating func encodeData(_ name: String, _ value: [String: EthereumTypedData.Value], path: String) throws(ChainError) -> Data {
-        guard let members = schema.structs[name] else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))") }
-        let names = Set(members.map(\.name))
-        if let unknown = value.keys.filter({ !names.contains($0) }).min(by: TypedDataText.precedes) {
+        guard let members = schema.structs[name], let types = schema.memberTypes[name] else {
+            throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))")
+        }
+        if let unknown = value.keys.filter({ types[$0] == nil }).min(by: TypedDataText.precedes) {
             throw .invalidEncoding(reason: "\(path): unknown member \(TypedDataText.quoted(unknown)) for type \(name)")
         }
         var out = try typeHash(name)

@@ -100,13 +100,13 @@ extension EthereumTypedData {
         case (.uint, .string(let text)), (.int, .string(let text)):
             return try integer(text, hexAllowed: true, path: path, type: type)
         case (.structure(let name), .object(let members)):
-            guard let definition = schema.structs[name] else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))") }
+            guard let definition = schema.memberTypes[name] else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))") }
             var values: [String: Value] = [:]
             for (key, item) in members {
-                guard let member = definition.first(where: { $0.name == key }) else {
+                guard let memberType = definition[key] else {
                     throw .invalidEncoding(reason: "\(path): unknown member \(TypedDataText.quoted(key)) for type \(name)")
                 }
-                values[key] = try value(item, member.type, schema, path: path + "." + key)
+                values[key] = try value(item, memberType, schema, path: path + "." + key)
             }
             return .structure(values)
         case (.array(let element, _), .array(let items)):

@@ -115,6 +115,8 @@ struct TypedDataSchema: Sendable, Equatable {
     static let maximumFields = 256
 
     let structs: [String: [Member]]
+    /// Each struct's member types by member name.
+    let memberTypes: [String: [String: TypedDataType]]
 
     init(_ types: [String: [EthereumTypedData.Field]]) throws(ChainError) {
         guard types.count <= Self.maximumTypes else { throw .invalidEncoding(reason: "more than \(Self.maximumTypes) types") }
@@ -148,6 +150,9 @@ struct TypedDataSchema: Sendable, Equatable {
             }
         }
         self.structs = structs
+        memberTypes = structs.mapValues { members in
+            Dictionary(members.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        }
         try checkAcyclic()
     }
 
