@@ -42,6 +42,7 @@ struct EthereumTypedDataTests {
         #expect(Self.hex(typed.messageHash) == "c52c0ee5d84264471806290a3f2c4cecfc5490626bf912d01f240d7a274b371e")
         #expect(Self.hex(try typed.hashStruct("Mail", typed.message)) == Self.hex(typed.messageHash))
         #expect(Self.hex(typed.domainSeparator) == "f2cee375fa42b42143804025fc449deafd50cc031ca257e0b194a650a912090f")
+        #expect(try typed.hashStruct("EIP712Domain", typed.domain) == typed.domainSeparator)
         #expect(Self.hex(typed.signingHash) == "be609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2")
 
         // The example's signature (RFC 6979, as ethereumjs-util signs): v = 28, and its r and s.
@@ -236,7 +237,8 @@ struct EthereumTypedDataTests {
             ("uint8", "255"), ("uint8", "\"0xff\""), ("uint8", "\"0x00ff\""), ("uint8", "\"00255\""), ("int8", "-128"), ("int8", "127"),
             ("int8", "\"-128\""), ("uint256", "\"0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\""),
             ("int256", "\"57896044618658097711785492504343953926634992332820282019728792003956564819967\""), ("int16", "-0"),
-            ("uint64", "18446744073709551615"), ("int72", "-2361183241434822606848"),
+            ("uint64", "18446744073709551615"), ("int72", "-2361183241434822606848"), ("uint8", "\"0x000\""), ("uint8", "\"000\""),
+            ("uint8", "\"" + String(repeating: "0", count: 200_000) + "255\""), ("uint8", "\"0x" + String(repeating: "0", count: 200_000) + "ff\""),
         ]
         for (type, value) in accepted {
             #expect(throws: Never.self, "\(type) \(value)") { try EthereumTypedData(json: Self.single(type, value)) }

@@ -132,7 +132,7 @@ extension EthereumTypedData {
         if hexAllowed, !negative, digits.starts(with: Array("0x".utf8)) {
             var hex = Array(digits.dropFirst(2))
             guard !hex.isEmpty, hex.allSatisfy(isHex) else { throw .invalidEncoding(reason: "\(path): malformed integer") }
-            while hex.count > 1, hex.first == UInt8(ascii: "0") { hex.removeFirst() }
+            hex = Self.withoutLeadingZeros(hex)
             guard hex.count <= 64 else { throw .invalidEncoding(reason: "\(path): out of range for \(type)") }
             if hex.count % 2 == 1 { hex.insert(UInt8(ascii: "0"), at: 0) }
             guard let bytes = try? Hex.decode(String(decoding: hex, as: UTF8.self)) else {
@@ -141,13 +141,19 @@ extension EthereumTypedData {
             magnitude = try EthereumQuantity(bigEndian: Data(bytes))
         } else {
             guard !digits.isEmpty, digits.allSatisfy(isDecimal) else { throw .invalidEncoding(reason: "\(path): malformed integer") }
-            while digits.count > 1, digits.first == UInt8(ascii: "0") { digits.removeFirst() }
+            digits = Self.withoutLeadingZeros(digits)
             guard digits.count <= 78, let parsed = try? EthereumQuantity(decimal: String(decoding: digits, as: UTF8.self)) else {
                 throw .invalidEncoding(reason: "\(path): out of range for \(type)")
             }
             magnitude = parsed
         }
         return .integer(negative: negative && !magnitude.bigEndian.isEmpty, magnitude: magnitude)
+    }
+
+    /// The digits without leading zeros ("0" stays), in one pass (a long run of zeros costs no more).
+    private static func withoutLeadingZeros(_ digits: [UInt8]) -> [UInt8] {
+        guard let first = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }) else { return digits.isEmpty ? [] : [UInt8(ascii: "0")] }
+        return Array(digits[first...])
     }
 
     /// `value` as JSON, read as `type` (struct members in their type's order).
