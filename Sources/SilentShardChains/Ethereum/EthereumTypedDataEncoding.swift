@@ -18,27 +18,30 @@ struct TypedDataEncoder {
         return hash
     }
 
-    mutating func hashStruct(_ name: String, _ value: [String: EthereumTypedData.Value], path: String) throws(ChainError) -> Data {
-        Keccak256.hash(try encodeData(name, value, path: path))
+    mutating func hashStruct(_ name: String, _ value: [String: EthereumTypedData.Value],
+                             path: @autoclosure () -> String) throws(ChainError) -> Data {
+        Keccak256.hash(try encodeData(name, value, path: path()))
     }
 
-    mutating func encodeData(_ name: String, _ value: [String: EthereumTypedData.Value], path: String) throws(ChainError) -> Data {
+    /// `path` (where the value sits, for error reasons) is only built when a reason needs it.
+    mutating func encodeData(_ name: String, _ value: [String: EthereumTypedData.Value],
+                             path: @autoclosure () -> String) throws(ChainError) -> Data {
         guard let members = schema.structs[name], let types = schema.memberTypes[name] else {
             throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))")
         }
         if let unknown = value.keys.filter({ types[$0] == nil }).min(by: TypedDataText.precedes) {
-            throw .invalidEncoding(reason: "\(path): unknown member \(TypedDataText.quoted(unknown)) for type \(name)")
+            throw .invalidEncoding(reason: "\(path()): unknown member \(TypedDataText.quoted(unknown)) for type \(name)")
         }
         var out = try typeHash(name)
         for member in members {
-            guard let item = value[member.name] else { throw .invalidEncoding(reason: "\(path).\(member.name): missing") }
-            out += try encode(item, as: member.type, path: path + "." + member.name)
+            guard let item = value[member.name] else { throw .invalidEncoding(reason: "\(path()).\(member.name): missing") }
+            out += try encode(item, as: member.type, path: path() + "." + member.name)
         }
         return out
     }
 
     /// One member's 32-byte word.
-    mutating func encode(_ value: EthereumTypedData.Value, as type: TypedDataType, path: String) throws(ChainError) -> Data {
+    mutating func encode(_ value: EthereumTypedData.Value, as type: TypedDataType, path: @autoclosure () -> String) throws(ChainError) -> Data {
         switch (type, value) {
         case (.address, .address(let address)):
             return Data(count: 12) + address.bytes
@@ -49,36 +52,36 @@ struct TypedDataEncoder {
         case (.bytes, .bytes(let bytes)):
             return Keccak256.hash(bytes)
         case (.fixedBytes(let count), .bytes(let bytes)):
-            guard bytes.count == count else { throw .invalidEncoding(reason: "\(path): not \(count) bytes") }
+            guard bytes.count == count else { throw .invalidEncoding(reason: "\(path()): not \(count) bytes") }
             return bytes + Data(count: 32 - count)
         case (.uint(let bits), .integer(let negative, let magnitude)):
             let word = Self.word(magnitude)
             guard !negative || magnitude.bigEndian.isEmpty, Self.bitLength(word) <= bits else {
-                throw .invalidEncoding(reason: "\(path): out of range for \(type)")
+                throw .invalidEncoding(reason: "\(path()): out of range for \(type)")
             }
             return Data(word)
         case (.int(let bits), .integer(let negative, let magnitude)):
             let word = Self.word(magnitude)
             if !negative || magnitude.bigEndian.isEmpty {
-                guard Self.bitLength(word) < bits else { throw .invalidEncoding(reason: "\(path): out of range for \(type)") }
+                guard Self.bitLength(word) < bits else { throw .invalidEncoding(reason: "\(path()): out of range for \(type)") }
                 return Data(word)
             }
             // -m in two's complement is ~(m - 1); -m fits in N bits when m - 1 < 2^(N-1).
             let minusOne = Self.decrement(word)
-            guard Self.bitLength(minusOne) < bits else { throw .invalidEncoding(reason: "\(path): out of range for \(type)") }
+            guard Self.bitLength(minusOne) < bits else { throw .invalidEncoding(reason: "\(path()): out of range for \(type)") }
             return Data(minusOne.map { ~$0 })
         case (.structure(let name), .structure(let members)):
-            return try hashStruct(name, members, path: path)
+            return try hashStruct(name, members, path: path())
         case (.array(let element, let length), .array(let items)):
-            if let length, items.count != length { throw .invalidEncoding(reason: "\(path): not \(length) items") }
+            if let length, items.count != length { throw .invalidEncoding(reason: "\(path()): not \(length) items") }
             var concatenated = Data()
             concatenated.reserveCapacity(32 * items.count)
             for (index, item) in items.enumerated() {
-                concatenated += try encode(item, as: element, path: "\(path)[\(index)]")
+                concatenated += try encode(item, as: element, path: "\(path())[\(index)]")
             }
             return Keccak256.hash(concatenated)
         default:
-            throw .invalidEncoding(reason: "\(path): expected a value of type \(type)")
+            throw .invalidEncoding(reason: "\(path()): expected a value of type \(type)")
         }
     }
 

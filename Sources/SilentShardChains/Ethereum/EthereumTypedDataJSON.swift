@@ -80,8 +80,10 @@ extension EthereumTypedData {
         ])
     }
 
-    /// A JSON value read as `type`. Range and length checks are the encoder's.
-    static func value(_ json: StrictJSON.Value, _ type: TypedDataType, _ schema: TypedDataSchema, path: String) throws(ChainError) -> Value {
+    /// A JSON value read as `type`. Range and length checks are the encoder's. `path` (for error reasons) is
+    /// only built when a reason needs it.
+    static func value(_ json: StrictJSON.Value, _ type: TypedDataType, _ schema: TypedDataSchema,
+                      path: @autoclosure () -> String) throws(ChainError) -> Value {
         switch (type, json) {
         case (.address, .string(let text)):
             return .address(try EthereumAddress(text))
@@ -92,35 +94,36 @@ extension EthereumTypedData {
         case (.bytes, .string(let text)), (.fixedBytes, .string(let text)):
             let digits = Array(text.utf8)
             guard digits.starts(with: Array("0x".utf8)), let bytes = try? Hex.decode(String(decoding: digits.dropFirst(2), as: UTF8.self)) else {
-                throw .invalidEncoding(reason: "\(path): expected 0x and an even number of hex digits")
+                throw .invalidEncoding(reason: "\(path()): expected 0x and an even number of hex digits")
             }
             return .bytes(Data(bytes))
         case (.uint, .number(let text)), (.int, .number(let text)):
-            return try integer(text, hexAllowed: false, path: path, type: type)
+            return try integer(text, hexAllowed: false, path: path(), type: type)
         case (.uint, .string(let text)), (.int, .string(let text)):
-            return try integer(text, hexAllowed: true, path: path, type: type)
+            return try integer(text, hexAllowed: true, path: path(), type: type)
         case (.structure(let name), .object(let members)):
             guard let definition = schema.memberTypes[name] else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))") }
             var values: [String: Value] = [:]
             for (key, item) in members {
                 guard let memberType = definition[key] else {
-                    throw .invalidEncoding(reason: "\(path): unknown member \(TypedDataText.quoted(key)) for type \(name)")
+                    throw .invalidEncoding(reason: "\(path()): unknown member \(TypedDataText.quoted(key)) for type \(name)")
                 }
-                values[key] = try value(item, memberType, schema, path: path + "." + key)
+                values[key] = try value(item, memberType, schema, path: path() + "." + key)
             }
             return .structure(values)
         case (.array(let element, _), .array(let items)):
             var values: [Value] = []
             values.reserveCapacity(items.count)
-            for (index, item) in items.enumerated() { values.append(try value(item, element, schema, path: "\(path)[\(index)]")) }
+            for (index, item) in items.enumerated() { values.append(try value(item, element, schema, path: "\(path())[\(index)]")) }
             return .array(values)
         default:
-            throw .invalidEncoding(reason: "\(path): expected a value of type \(type)")
+            throw .invalidEncoding(reason: "\(path()): expected a value of type \(type)")
         }
     }
 
     /// `-`? decimal digits, or (strings only) `0x` + hex digits: sign and magnitude below 2²⁵⁶.
-    private static func integer(_ text: String, hexAllowed: Bool, path: String, type: TypedDataType) throws(ChainError) -> Value {
+    private static func integer(_ text: String, hexAllowed: Bool, path: @autoclosure () -> String,
+                                type: TypedDataType) throws(ChainError) -> Value {
         var digits = Array(text.utf8)
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits.removeFirst() }
@@ -131,19 +134,19 @@ extension EthereumTypedData {
         let magnitude: EthereumQuantity
         if hexAllowed, !negative, digits.starts(with: Array("0x".utf8)) {
             var hex = Array(digits.dropFirst(2))
-            guard !hex.isEmpty, hex.allSatisfy(isHex) else { throw .invalidEncoding(reason: "\(path): malformed integer") }
+            guard !hex.isEmpty, hex.allSatisfy(isHex) else { throw .invalidEncoding(reason: "\(path()): malformed integer") }
             hex = Self.withoutLeadingZeros(hex)
-            guard hex.count <= 64 else { throw .invalidEncoding(reason: "\(path): out of range for \(type)") }
+            guard hex.count <= 64 else { throw .invalidEncoding(reason: "\(path()): out of range for \(type)") }
             if hex.count % 2 == 1 { hex.insert(UInt8(ascii: "0"), at: 0) }
             guard let bytes = try? Hex.decode(String(decoding: hex, as: UTF8.self)) else {
-                throw .invalidEncoding(reason: "\(path): malformed integer")
+                throw .invalidEncoding(reason: "\(path()): malformed integer")
             }
             magnitude = try EthereumQuantity(bigEndian: Data(bytes))
         } else {
-            guard !digits.isEmpty, digits.allSatisfy(isDecimal) else { throw .invalidEncoding(reason: "\(path): malformed integer") }
+            guard !digits.isEmpty, digits.allSatisfy(isDecimal) else { throw .invalidEncoding(reason: "\(path()): malformed integer") }
             digits = Self.withoutLeadingZeros(digits)
             guard digits.count <= 78, let parsed = try? EthereumQuantity(decimal: String(decoding: digits, as: UTF8.self)) else {
-                throw .invalidEncoding(reason: "\(path): out of range for \(type)")
+                throw .invalidEncoding(reason: "\(path()): out of range for \(type)")
             }
             magnitude = parsed
         }
