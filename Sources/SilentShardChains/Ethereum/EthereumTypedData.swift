@@ -19,6 +19,7 @@ public struct EthereumTypedData: Sendable, Equatable {
         /// The member's type as written: `uint256`, `Person`, `bytes32[2][]`.
         public let type: String
 
+        /// A member `name` of type `type` (checked when the typed data is built).
         public init(name: String, type: String) {
             self.name = name
             self.type = type
@@ -63,6 +64,7 @@ public struct EthereumTypedData: Sendable, Equatable {
 
     /// The struct types by name, `EIP712Domain` included (an empty one when the document has none).
     public let types: [String: [Field]]
+    /// The struct type of `message`.
     public let primaryType: String
     /// The `EIP712Domain` value.
     public let domain: [String: Value]
