@@ -1,4 +1,5 @@
 """Issue 21: the chain helpers' artifacts, checked by the chains' own libraries (eth-keys, eth-hash)."""
+import json
 import secrets
 
 import pytest
@@ -161,3 +162,126 @@ def test_solana_transactions_verify_with_solders(interop, version):
         if version == "legacy":
             legacy = Transaction.from_bytes(wire)
             legacy.verify()
+
+
+DOMAIN_MEMBERS = [("name", "string"), ("version", "string"), ("chainId", "uint256"), ("verifyingContract", "address"),
+                  ("salt", "bytes32")]
+
+
+def random_text() -> str:
+    """Printable ASCII, quotes and backslashes, accents, CJK and an emoji (a surrogate pair in JSON)."""
+    alphabet = 'abcXYZ 019"\\/\n\t{}é漢😀'
+    return "".join(secrets.choice(alphabet) for _ in range(secrets.randbelow(24)))
+
+
+def random_address_text() -> str:
+    from eth_utils import to_checksum_address
+
+    address = random_address()
+    return to_checksum_address(address) if secrets.randbelow(2) else address
+
+
+def random_uint(bits: int):
+    """A value below 2**bits, as a JSON number, a decimal string or a 0x-hex string."""
+    value = secrets.randbelow(2**bits) >> secrets.randbelow(bits)
+    return secrets.choice([value, str(value), hex(value)])
+
+
+def random_negative(bits: int):
+    """A negative value in [-2**(bits-1), -1] (the bound itself sometimes), as a JSON number or a string."""
+    value = -(2 ** (bits - 1)) if secrets.randbelow(4) == 0 else -1 - (secrets.randbelow(2 ** (bits - 1)) >> secrets.randbelow(bits))
+    return secrets.choice([value, str(value)])
+
+
+def random_name(used: set) -> str:
+    while True:
+        name = secrets.choice("ABCDEFGHJKLMNPQRSTUVWXYZ") + "".join(secrets.choice("abcdefxyz_0123") for _ in range(secrets.randbelow(8)))
+        if name not in used:
+            used.add(name)
+            return name
+
+
+def shuffled(items: list) -> list:
+    items = list(items)
+    for index in range(len(items) - 1, 0, -1):
+        other = secrets.randbelow(index + 1)
+        items[index], items[other] = items[other], items[index]
+    return items
+
+
+def random_typed_data() -> dict:
+    """An eth_signTypedData_v4 document with random names, member order and values: a struct nested two deep,
+    an array of structs, a dynamic uint256[], a nested int16[2][], bytes, string, a negative intN, bytes32,
+    bytesN, uintN, bool and address; the domain a random subset of the EIP's members in the EIP's order."""
+    used = {"EIP712Domain"}
+    primary, inner, leaf, item = (random_name(used) for _ in range(4))
+    int_bits, uint_bits, fixed = 8 * (1 + secrets.randbelow(32)), 8 * (1 + secrets.randbelow(32)), 1 + secrets.randbelow(32)
+    types = {
+        leaf: shuffled([("tag", "bytes32"), ("delta", "int64"), ("when", f"uint{uint_bits}")]),
+        inner: shuffled([("label", "string"), ("wallet", "address"), ("leaf", leaf)]),
+        item: shuffled([("amount", "uint256"), ("data", "bytes"), ("flag", "bool")]),
+        primary: shuffled([("owner", inner), ("items", f"{item}[]"), ("amounts", "uint256[]"), ("blob", "bytes"),
+                           ("note", "string"), ("delta", f"int{int_bits}"), ("digest", "bytes32"), ("recipient", "address"),
+                           ("grid", "int16[2][]"), ("short", f"bytes{fixed}"), ("count", f"uint{uint_bits}"), ("ok", "bool")]),
+    }
+    values = {
+        "bytes32": lambda: "0x" + secrets.token_bytes(32).hex(), "int64": lambda: random_negative(64),
+        f"uint{uint_bits}": lambda: random_uint(uint_bits), "string": random_text, "address": random_address_text,
+        "uint256": lambda: random_uint(256), "bytes": lambda: "0x" + secrets.token_bytes(secrets.randbelow(70)).hex(),
+        "bool": lambda: bool(secrets.randbelow(2)), f"int{int_bits}": lambda: random_negative(int_bits),
+        f"bytes{fixed}": lambda: "0x" + secrets.token_bytes(fixed).hex(),
+        f"{item}[]": lambda: [value_of(item) for _ in range(secrets.randbelow(4))],
+        "uint256[]": lambda: [random_uint(256) for _ in range(secrets.randbelow(5))],
+        "int16[2][]": lambda: [[secrets.choice([random_negative(16), random_uint(15)]) for _ in range(2)]
+                               for _ in range(secrets.randbelow(4))],
+    }
+
+    def value_of(type_name: str):
+        if type_name in types:
+            return {name: value_of(member) for name, member in shuffled(types[type_name])}
+        return values[type_name]()
+
+    members = [member for member in DOMAIN_MEMBERS if secrets.randbelow(3)]
+    domain_values = {"name": random_text(), "version": str(secrets.randbelow(10)), "chainId": secrets.randbelow(2**64) + 1,
+                     "verifyingContract": random_address_text(), "salt": "0x" + secrets.token_bytes(32).hex()}
+    return {
+        "types": {"EIP712Domain": [{"name": n, "type": t} for n, t in members]}
+        | {name: [{"name": n, "type": t} for n, t in fields] for name, fields in shuffled(list(types.items()))},
+        "primaryType": primary,
+        "domain": {name: domain_values[name] for name, _ in members},
+        "message": value_of(primary),
+    }
+
+
+def test_typed_data_hashes_and_signatures_match_eth_account(interop):
+    """Random EIP-712 documents (fresh each run), signed by a threshold key at a random soft path: the SDK's
+    domain separator, message hash and signing hash are eth-account's (encode_typed_data(full_message=…));
+    eth-account recovers each signature to the SDK's address; the JSON the SDK writes back hashes the same
+    with eth-account. A document eth-account refuses (uint8 = 256) the SDK refuses too."""
+    from eth_account import Account
+    from eth_account.messages import encode_typed_data
+
+    documents = [random_typed_data() for _ in range(6)]
+    texts = [json.dumps(document, ensure_ascii=bool(secrets.randbelow(2))) for document in documents]
+    [result] = interop.call("eth-typed-data", [{"seed": secrets.randbelow(2**31), "path": random_soft_path(),
+                                                "documents": texts}])
+    assert "error" not in result, result
+    assert keys.PublicKey.from_compressed_bytes(bytes.fromhex(result["publicKey"])).to_checksum_address() == result["address"]
+    for text, sdk in zip(texts, result["documents"]):
+        signable = encode_typed_data(full_message=json.loads(text))
+        assert sdk["domainSeparator"] == bytes(signable.header).hex(), text
+        assert sdk["messageHash"] == bytes(signable.body).hex(), text
+        assert sdk["signingHash"] == keccak(b"\x19\x01" + signable.header + signable.body).hex(), text
+        signature = bytes.fromhex(sdk["signature"])
+        assert signature[64] in (27, 28) and int.from_bytes(signature[32:64], "big") <= SECPK1_N // 2
+        assert Account.recover_message(signable, signature=signature) == result["address"]
+        written = encode_typed_data(full_message=json.loads(sdk["json"]))
+        assert (written.header, written.body) == (signable.header, signable.body)
+
+    bad = random_typed_data()
+    bad["types"][bad["primaryType"]].append({"name": "tiny", "type": "uint8"})
+    bad["message"]["tiny"] = 256
+    with pytest.raises(Exception):
+        encode_typed_data(full_message=bad)
+    [refused] = interop.call("eth-typed-data", [{"seed": 1, "documents": [json.dumps(bad)]}])
+    assert "error" in refused and "out of range for uint8" in json.dumps(refused), refused

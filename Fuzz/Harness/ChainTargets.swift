@@ -3,16 +3,17 @@ import MPCCrypto
 import SilentShardChains
 import SilentShardCore
 
-/// The chain helpers' decoders of outside bytes (issue 21). Selector % 7: 0 `RLP.decode` (canonical:
+/// The chain helpers' decoders of outside bytes (issue 21). Selector % 8: 0 `RLP.decode` (canonical:
 /// re-encoding gives the input back), 1 `SignedEthereumTransaction(raw:)` (the raw form round-trips; the
 /// sender recovers or fails typed), 2 `EthereumAddress(_:)` of the bytes as UTF-8 text, 3
 /// `EthereumSignature(rsv:)` (the `rsv` form round-trips up to v's two spellings), 4
 /// `SolanaMessage(serialized:)`, 5 `SolanaTransaction(serialized:)` (the wire form round-trips), 6
-/// `SolanaAddress(_:)` of the bytes as UTF-8 text.
+/// `SolanaAddress(_:)` of the bytes as UTF-8 text, 7 `EthereumTypedData(json:)` (EIP-712 v4 JSON: the
+/// JSON written back reads as the same document, is stable, and hashes the same).
 enum ChainTargets {
     static let ethereum = FuzzTarget(
         name: "chains",
-        summary: "RLP, Ethereum transactions, addresses and rsv signatures; Solana messages, transactions, addresses",
+        summary: "RLP, Ethereum transactions, addresses, rsv signatures and EIP-712 typed data; Solana messages, transactions, addresses",
         seeds: {
             let legacy = (try? Hex.decode("f86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83")) ?? []
             let dynamic = (try? Hex.decode("02f8720107843b9aca008506fc23ac0082520894353535353535353535353535353535353535353587038d7ea4c6800080c001a002b5bfcd1261e34f2597cce0a9ccf8a95b10dd193947e9c644e04abbd06f14baa04c8ac26805b6461d3ffbc6c7bd6e89894dd688144a9d1ee3b29c66da46f42133")) ?? []
@@ -21,17 +22,38 @@ enum ChainTargets {
                 + [UInt8](repeating: 0, count: 32) + [UInt8](repeating: 0xAB, count: 32)
                 + [1, 2, 2, 0, 1, 12, 2, 0, 0, 0, 0x40, 0x42, 0x0F, 0, 0, 0, 0, 0, 0]
             let rlp = [UInt8](RLP.encode(.list([.bytes(Data("cat".utf8)), .list([.uint(1024), .bytes(Data())])])))
+            // EIP-712: the EIP's Mail example; arrays of structs and of addresses, nested arrays, negative
+            // and hex integers, bytesN, escapes; no EIP712Domain with an empty domain.
+            let mail = #"{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"version","type":"string"},"#
+                + #"{"name":"chainId","type":"uint256"},{"name":"verifyingContract","type":"address"}],"#
+                + #""Person":[{"name":"name","type":"string"},{"name":"wallet","type":"address"}],"#
+                + #""Mail":[{"name":"from","type":"Person"},{"name":"to","type":"Person"},{"name":"contents","type":"string"}]},"#
+                + #""primaryType":"Mail","domain":{"name":"Ether Mail","version":"1","chainId":1,"#
+                + #""verifyingContract":"0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC"},"message":{"from":{"name":"Cow","#
+                + #""wallet":"0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},"to":{"name":"Bob","#
+                + #""wallet":"0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},"contents":"Hello, Bob!"}}"#
+            let arrays = #"{"types":{"EIP712Domain":[{"name":"chainId","type":"uint256"},{"name":"salt","type":"bytes32"}],"#
+                + #""Person":[{"name":"name","type":"string"},{"name":"wallets","type":"address[]"}],"#
+                + #""Mail":[{"name":"from","type":"Person"},{"name":"to","type":"Person[]"},{"name":"grid","type":"int8[2][]"},"#
+                + #"{"name":"id","type":"bytes3"},{"name":"blob","type":"bytes"},{"name":"ok","type":"bool"}]},"primaryType":"Mail","#
+                + #""domain":{"chainId":"0x1","salt":"0x0000000000000000000000000000000000000000000000000000000000000007"},"#
+                + #""message":{"from":{"name":"A\u00e9\"\\\ud83d\ude00","wallets":[]},"to":[{"name":"B","#
+                + #""wallets":["0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359"]}],"grid":[[-128,"127"],["-0",0]],"#
+                + #""id":"0xabcdef","blob":"0x","ok":true}}"#
+            let bare = #"{"types":{"Ping":[{"name":"n","type":"uint256"}]},"primaryType":"Ping","domain":{},"#
+                + #""message":{"n":"115792089237316195423570985008687907853269984665640564039457584007913129639935"}}"#
             return [
                 [0] + rlp, [0] + legacy, [1] + legacy, [1] + dynamic,
                 [2] + Array("0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed".utf8),
                 [3] + [UInt8](legacy.suffix(64)) + [27],
                 [4] + solanaMessage, [5] + [1] + [UInt8](repeating: 0, count: 64) + solanaMessage,
                 [6] + Array("11111111111111111111111111111111".utf8),
+                [7] + Array(mail.utf8), [7] + Array(arrays.utf8), [7] + Array(bare.utf8),
             ]
         },
         run: { input in
             guard let (selector, bytes) = split(input) else { return }
-            switch selector % 7 {
+            switch selector % 8 {
             case 0:
                 guard let item = try? RLP.decode(Data(bytes)) else { return }
                 accepted()
@@ -58,10 +80,18 @@ enum ChainTargets {
                 accepted()
                 expect([UInt8](transaction.serialized) == bytes, "Solana wire form re-encoding differs from its input")
                 _ = transaction.isFullySigned
-            default:
+            case 6:
                 guard let address = try? SolanaAddress(String(decoding: bytes, as: UTF8.self)) else { return }
                 accepted()
                 expect((try? SolanaAddress(address.base58)) == address, "Solana address round trip")
+            default:
+                guard let typed = try? EthereumTypedData(json: Data(bytes)) else { return }
+                accepted()
+                let again = try? EthereumTypedData(json: typed.json)
+                expect(again == typed, "typed data: the JSON written back reads differently")
+                expect(again?.json == typed.json, "typed data: the JSON written back is not stable")
+                expect(again?.signingHash == typed.signingHash, "typed data: the JSON written back hashes differently")
+                expect((try? typed.hashStruct(typed.primaryType, typed.message)) == typed.messageHash, "typed data: hashStruct")
             }
         }
     )

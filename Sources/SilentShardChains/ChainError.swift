@@ -9,7 +9,8 @@ public enum ChainError: Error, Sendable, Equatable, CustomStringConvertible {
     case checksumMismatch
     /// The signature is malformed or not of this chain's scheme (`reason` says why).
     case invalidSignature(reason: String)
-    /// Bytes or text from outside that are not a valid encoding (RLP, a transaction, a quantity).
+    /// Bytes or text from outside that are not a valid encoding (RLP, a transaction, a quantity, EIP-712
+    /// typed data and its JSON).
     case invalidEncoding(reason: String)
     /// The signature does not verify for the expected key: the signing closure signed with another key,
     /// another path, or another message.

@@ -31,6 +31,41 @@ enum ChainOperations {
         ])
     }
 
+    /// `{seed, path, documents: [text]}` (each an `eth_signTypedData_v4` JSON document, as text so that
+    /// big integers arrive exactly) → a 2-of-2 DKLs23 key's child at `path`: its compressed public key, its
+    /// EIP-55 address, and for each document the SDK's domain separator, message hash, signing hash, the
+    /// signature (`r ‖ s ‖ v`, v = 27/28; it recovers to the address, checked by the SDK) and the document
+    /// as the SDK writes it back.
+    static func ethereumTypedData(_ input: CaseInput) throws -> JSONValue {
+        var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))
+        let (shares, child, derivation) = try thresholdChild(input, rng: &rng)
+        let address = try EthereumAddress(publicKey: child)
+        guard case .array(let documents)? = input.value["documents"] else { throw InteropError.missingField("documents") }
+        var results: [JSONValue] = []
+        for document in documents {
+            guard case .string(let text) = document else { throw InteropError.wrongType(field: "documents", expected: "array of strings") }
+            let typed = try EthereumTypedData(json: text)
+            let signature = try EthereumSignature(Signature(ecdsa: try DKLsInProcess.sign(
+                shares, messageHash: [UInt8](typed.signingHash), path: derivation, using: &rng)))
+            guard try typed.recoverAddress(signature: signature) == address else { throw ChainError.signatureMismatch }
+            guard try EthereumTypedData(json: typed.json) == typed else {
+                throw ChainError.invalidEncoding(reason: "typed data: the JSON written back reads differently")
+            }
+            results.append(.object([
+                "domainSeparator": .hex([UInt8](typed.domainSeparator)),
+                "messageHash": .hex([UInt8](typed.messageHash)),
+                "signingHash": .hex([UInt8](typed.signingHash)),
+                "signature": .hex([UInt8](signature.rsv)),
+                "json": .string(typed.jsonText),
+            ]))
+        }
+        return .object([
+            "publicKey": .hex([UInt8](child)),
+            "address": .string(address.checksummed),
+            "documents": .array(results),
+        ])
+    }
+
     /// `{seed, path, transactions: [{type, chainId, nonce, gasPrice?, maxPriorityFeePerGas?, maxFeePerGas?,
     /// gas, to (hex or ""), value (decimal), data (hex), accessList: [{address, storageKeys}]}]}` → a
     /// 2-of-2 DKLs23 key's child at `path`: its address and each transaction signed (raw hex), checked

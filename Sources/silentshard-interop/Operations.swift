@@ -36,6 +36,7 @@ enum Operations {
         "session-p2p": SessionOperations.pointToPoint,
         "eth-personal-sign": ChainOperations.ethereumPersonalSign,
         "eth-transactions": ChainOperations.ethereumTransactions,
+        "eth-typed-data": ChainOperations.ethereumTypedData,
         "btc-addresses": ChainOperations.bitcoinAddresses,
         "sol-sign": ChainOperations.solanaSign,
     ]
