@@ -66,36 +66,56 @@ extension BitcoinPSBT {
         return [UInt8](value).reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    /// Signs every input that is not finalized and spends a P2WPKH output of `publicKey` (compressed,
-    /// or uncompressed and compressed here: segwit keys are compressed): BIP-143 hash, the signature from
-    /// `sign` (the SDK's signature over a 32-byte hash, e.g. `{ try await session.signature(keyshare: key,
-    /// message: $0, chainPath: path) }`), S made low, checked against the key with secp256k1
-    /// (`signatureMismatch` otherwise: a closure that signs with another key or path), then added as
-    /// `PSBT_IN_PARTIAL_SIG` (DER ‖ 0x01). An input that already has this key's partial signature is left as
-    /// it is. An input of the key that asks for a sighash type other than SIGHASH_ALL is `unsupported` (BIP-174:
-    /// the signer must fail). Returns the indices signed (empty when no input is the key's). On any error
-    /// the PSBT is left unchanged.
-    @discardableResult
-    public mutating func sign(publicKey: Data, with sign: (Data) async throws -> Signature) async throws -> [Int] {
-        guard let point = try? Secp256k1.Point(bytes: [UInt8](publicKey)), let compressed = try? point.compressed() else {
-            throw ChainError.invalidPublicKey
-        }
-        let key = Data(compressed)
-        let keyHash = Data(BitcoinEncoding.hash160(compressed))
-        var signed = self
+    /// The inputs `sign(publicKey:with:)` signs: not finalized, spending a P2WPKH output of `publicKey`
+    /// (compressed, or uncompressed and compressed here: segwit keys are compressed), without this key's
+    /// partial signature yet.
+    public func inputsToSign(publicKey: Data) throws(ChainError) -> [Int] {
+        let key = try Self.compressed(publicKey)
+        let keyHash = Data(BitcoinEncoding.hash160([UInt8](key)))
         var indices: [Int] = []
         for index in inputs.indices where !isFinalized(input: index) {
             guard let spent = try spentOutput(input: index), BitcoinScript.p2wpkhKeyHash(spent.scriptPubKey) == keyHash,
                   inputs[index].value(type: InputType.partialSignature, keyData: key) == nil
             else { continue }
-            let hash = try signatureHash(input: index)
-            let signature = try BitcoinSignature(try await sign(hash), sighashType: UInt8(BitcoinTransaction.sighashAll))
-            guard signature.verifies(hash: hash, publicKey: key) else { throw ChainError.signatureMismatch }
-            signed.inputs[index].records.append(Record(type: InputType.partialSignature, keyData: key, value: signature.scriptEncoding))
             indices.append(index)
+        }
+        return indices
+    }
+
+    /// Adds `signature` (the SDK's, over `signatureHash(input: index)`; S made low) as input `index`'s
+    /// `PSBT_IN_PARTIAL_SIG` for `publicKey` (DER ‖ 0x01), after checking it with secp256k1
+    /// (`signatureMismatch` otherwise: signed with another key, path or hash). `unsupported` or
+    /// `invalidEncoding` as `signatureHash(input:)`; `invalidEncoding` when the key already has one.
+    public mutating func addSignature(_ signature: Signature, publicKey: Data, input index: Int) throws(ChainError) {
+        let key = try Self.compressed(publicKey)
+        let hash = try signatureHash(input: index)
+        let bitcoinSignature = try BitcoinSignature(signature, sighashType: UInt8(BitcoinTransaction.sighashAll))
+        guard bitcoinSignature.verifies(hash: hash, publicKey: key) else { throw .signatureMismatch }
+        try add(Record(type: InputType.partialSignature, keyData: key, value: bitcoinSignature.scriptEncoding), toInput: index)
+    }
+
+    /// Signs every input of `inputsToSign(publicKey:)`: its BIP-143 hash is signed by `sign` (the SDK's
+    /// signature over a 32-byte hash, e.g. `{ try await session.signature(keyshare: key, message: $0,
+    /// chainPath: path) }`) and added by `addSignature` (checked against the key first). An input of the key
+    /// that asks for a sighash type other than SIGHASH_ALL is `unsupported` (BIP-174: the signer must
+    /// fail). Returns the indices signed (empty when no input is the key's). On any error the PSBT is left
+    /// unchanged.
+    @discardableResult
+    public mutating func sign(publicKey: Data, with sign: (Data) async throws -> Signature) async throws -> [Int] {
+        var signed = self
+        let indices = try inputsToSign(publicKey: publicKey)
+        for index in indices {
+            try signed.addSignature(try await sign(try signatureHash(input: index)), publicKey: publicKey, input: index)
         }
         self = signed
         return indices
+    }
+
+    static func compressed(_ publicKey: Data) throws(ChainError) -> Data {
+        guard let point = try? Secp256k1.Point(bytes: [UInt8](publicKey)), let compressed = try? point.compressed() else {
+            throw .invalidPublicKey
+        }
+        return Data(compressed)
     }
 
     /// BIP-174's Input Finalizer for P2WPKH inputs: an input that is not finalized, spends a P2WPKH output
