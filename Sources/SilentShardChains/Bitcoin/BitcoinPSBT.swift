@@ -24,6 +24,7 @@ public struct BitcoinPSBT: Sendable, Equatable {
         public let keyData: Data
         public let value: Data
 
+        /// A record of key type `type` (e.g. 0x01 `PSBT_IN_WITNESS_UTXO`) with its key data and value.
         public init(type: UInt64, keyData: Data = Data(), value: Data) {
             self.type = type
             self.keyData = keyData
@@ -51,8 +52,11 @@ public struct BitcoinPSBT: Sendable, Equatable {
     public static let maximumSize = 16 * 1024 * 1024
     static let magic: [UInt8] = [0x70, 0x73, 0x62, 0x74, 0xFF]
 
+    /// The global map (the unsigned transaction is its record of type 0x00).
     public private(set) var global: Map
+    /// One map per input of the unsigned transaction.
     public internal(set) var inputs: [Map]
+    /// One map per output of the unsigned transaction.
     public private(set) var outputs: [Map]
     /// The unsigned transaction of the global map.
     public let unsignedTransaction: BitcoinTransaction

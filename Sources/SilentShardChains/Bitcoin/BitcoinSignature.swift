@@ -20,8 +20,8 @@ public struct BitcoinSignature: Sendable, Equatable {
               let parsedS = try? Secp256k1.Scalar(nonZeroBytes: [UInt8](s)),
               let parsed = try? Secp256k1.ECDSASignature(r: [UInt8](r), s: [UInt8](s), recoveryId: 0)
         else { throw .invalidSignature(reason: "not an ECDSA signature") }
-        self.r = r
-        self.s = parsed.isLowS ? s : Data((-parsedS).bytes)
+        self.r = Data(r)
+        self.s = parsed.isLowS ? Data(s) : Data((-parsedS).bytes)
         self.sighashType = sighashType
     }
 

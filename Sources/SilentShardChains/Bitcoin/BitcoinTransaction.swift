@@ -10,8 +10,8 @@ public struct BitcoinTransaction: Sendable, Equatable {
     /// The output an input spends: the funding transaction's txid (32 bytes, in serialization order, i.e.
     /// the reverse of the hex that explorers show) and the output's index.
     public struct OutPoint: Sendable, Equatable, Hashable {
-        public var txid: Data
-        public var index: UInt32
+        public let txid: Data
+        public let index: UInt32
 
         /// `txid` must be 32 bytes in serialization order (`invalidEncoding` otherwise).
         public init(txid: Data, index: UInt32) throws(ChainError) {
@@ -28,6 +28,7 @@ public struct BitcoinTransaction: Sendable, Equatable {
         public var sequence: UInt32
         public var witness: [Data]
 
+        /// An input; unsigned by default (empty scriptSig and witness), final sequence.
         public init(outpoint: OutPoint, scriptSig: Data = Data(), sequence: UInt32 = 0xFFFF_FFFF, witness: [Data] = []) {
             self.outpoint = outpoint
             self.scriptSig = scriptSig
@@ -41,6 +42,7 @@ public struct BitcoinTransaction: Sendable, Equatable {
         public var amount: UInt64
         public var scriptPubKey: Data
 
+        /// An output of `amount` satoshis to `scriptPubKey`.
         public init(amount: UInt64, scriptPubKey: Data) {
             self.amount = amount
             self.scriptPubKey = scriptPubKey
@@ -58,6 +60,7 @@ public struct BitcoinTransaction: Sendable, Equatable {
     public var outputs: [Output]
     public var lockTime: UInt32
 
+    /// A transaction from its parts (version 2 and lock time 0 by default).
     public init(version: Int32 = 2, inputs: [Input], outputs: [Output], lockTime: UInt32 = 0) {
         self.version = version
         self.inputs = inputs
