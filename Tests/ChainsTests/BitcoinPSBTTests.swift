@@ -293,6 +293,25 @@ struct BitcoinPSBTTests {
         #expect(try BitcoinTransaction(serialized: bare.serialized) == bare)
     }
 
+    /// CompactSize lengths at each form's bounds round-trip; a longer form than needed is refused.
+    @Test func compactSizeBoundaries() throws {
+        let outpoint = try BitcoinTransaction.OutPoint(txid: Data(repeating: 1, count: 32), index: 0)
+        for length in [0, 0xFC, 0xFD, 0xFFFF, 0x1_0000] {
+            let transaction = BitcoinTransaction(inputs: [.init(outpoint: outpoint, witness: [Data(count: length)])],
+                                                 outputs: [.init(amount: 1, scriptPubKey: Data(repeating: 0x51, count: length))])
+            #expect(try BitcoinTransaction(serialized: transaction.serialized) == transaction, "\(length)")
+        }
+        // scriptPubKey length 1 written as 0xFD 0x01 0x00.
+        let one = BitcoinTransaction(inputs: [.init(outpoint: outpoint)], outputs: [.init(amount: 1, scriptPubKey: Data([0x51]))])
+        var bytes = [UInt8](one.serialized)
+        let at = bytes.count - 4 - 2
+        #expect(bytes[at] == 1 && bytes[at + 1] == 0x51)
+        bytes.replaceSubrange(at...at, with: [0xFD, 0x01, 0x00])
+        #expect(throws: ChainError.invalidEncoding(reason: "scriptPubKey: non-minimal CompactSize")) {
+            try BitcoinTransaction(serialized: Data(bytes))
+        }
+    }
+
     @Test func strictDERSignatures() throws {
         let good = try Self.bytes(Self.signatureHex + "01")
         let signature = try BitcoinSignature(scriptEncoding: good)
