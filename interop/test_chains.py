@@ -1,4 +1,5 @@
-"""Issue 21: the chain helpers' artifacts, checked by the chains' own libraries (eth-keys, eth-hash)."""
+"""Issue 21: the chain helpers' artifacts, checked by the chains' own libraries (eth-keys, eth-hash, eth-account,
+bip-utils, solders, embit)."""
 import json
 import secrets
 
@@ -285,3 +286,107 @@ def test_typed_data_hashes_and_signatures_match_eth_account(interop):
         encode_typed_data(full_message=bad)
     [refused] = interop.call("eth-typed-data", [{"seed": 1, "documents": [json.dumps(bad)]}])
     assert "error" in refused and "out of range for uint8" in json.dumps(refused), refused
+
+
+SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def der_s(der: bytes) -> int:
+    """s of a DER signature (parsed here, independently of the SDK and of embit)."""
+    assert der[0] == 0x30 and der[1] == len(der) - 2 and der[2] == 0x02
+    r_len = der[3]
+    assert der[4 + r_len] == 0x02
+    return int.from_bytes(der[6 + r_len:6 + r_len + der[5 + r_len]], "big")
+
+
+def random_output_script():
+    """A scriptPubKey to a random key: P2WPKH, P2PKH, P2SH-P2WPKH or P2TR (embit)."""
+    from embit import ec, script
+
+    key = ec.PrivateKey(secrets.token_bytes(32)).get_public_key()
+    return secrets.choice([lambda: script.p2wpkh(key), lambda: script.p2pkh(key),
+                           lambda: script.p2sh(script.p2wpkh(key)), lambda: script.p2tr(key)])()
+
+
+def test_psbt_p2wpkh_inputs_signed_by_a_threshold_key_verify_with_embit(interop):
+    """embit builds a regtest PSBT (1–3 P2WPKH inputs of a threshold key's random soft child, random outpoints,
+    amounts and sequences, 1–2 outputs to random addresses, an unknown record on an input); the SDK signs,
+    finalizes and extracts. embit checks each partial signature (DER ‖ SIGHASH_ALL, low S) against its own
+    BIP-143 hash and the key, that the finalizer left [signature, key] as the witness with the UTXO and the
+    unknown record, and that the extracted transaction parses, is the unsigned one (same txid) with
+    well-formed witnesses whose signatures verify over the hash embit computes from that transaction."""
+    from embit import ec, script
+    from embit.networks import NETWORKS
+    from embit.psbt import PSBT
+    from embit.transaction import Transaction, TransactionInput, TransactionOutput
+
+    seed, path = secrets.randbelow(2**31), random_soft_path()
+    [key] = interop.call("btc-psbt", [{"seed": seed, "path": path}])
+    assert "error" not in key, key
+    public_key = ec.PublicKey.parse(bytes.fromhex(key["publicKey"]))
+    ours = script.p2wpkh(public_key)
+    assert ours.address(NETWORKS["regtest"]) == key["address"]
+
+    amounts = [10_000 + secrets.randbelow(10**9) for _ in range(1 + secrets.randbelow(3))]
+    vin = [TransactionInput(secrets.token_bytes(32), secrets.randbelow(8),
+                            sequence=secrets.choice([0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, secrets.randbelow(2**32)]))
+           for _ in amounts]
+    budget = sum(amounts) - 1_000
+    values = [budget // 2, budget - budget // 2] if secrets.randbelow(2) else [budget]
+    vout = [TransactionOutput(value, random_output_script()) for value in values]
+    unsigned = Transaction(version=secrets.choice([1, 2]), vin=vin, vout=vout, locktime=secrets.randbelow(500_000))
+    psbt = PSBT(unsigned)
+    for inp, amount in zip(psbt.inputs, amounts):
+        inp.witness_utxo = TransactionOutput(amount, ours)
+    psbt.inputs[0].unknown = {b"\xf0\x01": b"kept"}  # a new dict: embit's scopes share their default one
+
+    [result] = interop.call("btc-psbt", [{"seed": seed, "path": path, "psbt": psbt.to_string()}])
+    assert "error" not in result, result
+    assert result["signedInputs"] == list(range(len(amounts)))
+
+    signed = PSBT.from_string(result["signed"])
+    signatures = []
+    for index, inp in enumerate(signed.inputs):
+        assert list(inp.partial_sigs) == [public_key]
+        signature = inp.partial_sigs[public_key]
+        assert signature[-1] == 0x01, "SIGHASH_ALL"
+        assert der_s(signature[:-1]) <= SECP256K1_N // 2, "low S"
+        assert public_key.verify(ec.Signature.parse(signature[:-1]), psbt.sighash(index))
+        signatures.append(signature)
+
+    finalized = PSBT.from_string(result["finalized"])
+    for inp, signature, amount in zip(finalized.inputs, signatures, amounts):
+        assert inp.final_scriptwitness.items == [signature, public_key.sec()]
+        assert not inp.partial_sigs and inp.final_scriptsig is None
+        assert inp.witness_utxo.value == amount and inp.witness_utxo.script_pubkey == ours
+    assert finalized.inputs[0].unknown == {b"\xf0\x01": b"kept"}
+
+    raw = bytes.fromhex(result["transaction"])
+    tx = Transaction.parse(raw)
+    assert tx.serialize() == raw and tx.is_segwit
+    assert tx.txid() == unsigned.txid() and result["txid"] == tx.txid().hex()
+    assert [o.value for o in tx.vout] == values
+    for index, (inp, amount) in enumerate(zip(tx.vin, amounts)):
+        assert inp.script_sig.data == b""
+        signature, key_bytes = inp.witness.items
+        assert key_bytes == public_key.sec() and len(signature) <= 73
+        digest = tx.sighash_segwit(index, script.p2pkh(public_key), amount)
+        assert public_key.verify(ec.Signature.parse(signature[:-1]), digest)
+
+
+def test_psbt_with_a_foreign_input_is_refused_when_extracting(interop):
+    """An input of another key is not signed; the SDK then refuses to extract ("not finalized")."""
+    from embit import ec, script
+    from embit.psbt import PSBT
+    from embit.transaction import Transaction, TransactionInput, TransactionOutput
+
+    seed, path = secrets.randbelow(2**31), random_soft_path()
+    [key] = interop.call("btc-psbt", [{"seed": seed, "path": path}])
+    ours = script.p2wpkh(ec.PublicKey.parse(bytes.fromhex(key["publicKey"])))
+    unsigned = Transaction(vin=[TransactionInput(secrets.token_bytes(32), 0) for _ in range(2)],
+                           vout=[TransactionOutput(5_000, random_output_script())])
+    psbt = PSBT(unsigned)
+    psbt.inputs[0].witness_utxo = TransactionOutput(4_000, ours)
+    psbt.inputs[1].witness_utxo = TransactionOutput(4_000, random_output_script())
+    [result] = interop.call("btc-psbt", [{"seed": seed, "path": path, "psbt": psbt.to_string()}])
+    assert "error" in result and "input 1 is not finalized" in json.dumps(result), result

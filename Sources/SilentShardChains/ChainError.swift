@@ -15,6 +15,11 @@ public enum ChainError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The signature does not verify for the expected key: the signing closure signed with another key,
     /// another path, or another message.
     case signatureMismatch
+    /// Valid input that this module does not handle (`reason` says what): a sighash type other than
+    /// SIGHASH_ALL, a PSBT version other than 0.
+    case unsupported(reason: String)
+    /// An artifact that is not complete yet (`reason` says what is missing): a PSBT input not finalized.
+    case incomplete(reason: String)
 
     public var description: String {
         switch self {
@@ -24,6 +29,8 @@ public enum ChainError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSignature(let reason): "invalid signature: \(reason)"
         case .invalidEncoding(let reason): "invalid encoding: \(reason)"
         case .signatureMismatch: "the signature does not verify for the expected key"
+        case .unsupported(let reason): "unsupported: \(reason)"
+        case .incomplete(let reason): "incomplete: \(reason)"
         }
     }
 }

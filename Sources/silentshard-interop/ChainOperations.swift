@@ -133,6 +133,43 @@ enum ChainOperations {
         ])
     }
 
+    /// `{seed, path, network?, psbt?: base64}` → a 2-of-2 DKLs23 key's child at `path`: its compressed public
+    /// key and P2WPKH address (`network`, default regtest) and, given a version-0 PSBT, the inputs the SDK
+    /// signs (every P2WPKH input of the key: BIP-143 hash, threshold signature, checked and added as a
+    /// partial signature), the PSBT after signing and after finalizing (base64), and the extracted signed
+    /// transaction (hex), checked by the SDK (it parses back, and every input is finalized).
+    static func bitcoinPSBT(_ input: CaseInput) throws -> JSONValue {
+        var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))
+        let (shares, child, derivation) = try thresholdChild(input, rng: &rng)
+        guard let network = BitcoinNetwork(rawValue: try input.optionalString("network") ?? "regtest") else {
+            throw InteropError.wrongType(field: "network", expected: "mainnet, testnet or regtest")
+        }
+        var result: [String: JSONValue] = [
+            "publicKey": .hex([UInt8](child)),
+            "address": .string(try BitcoinAddress.p2wpkh(publicKey: child, network: network)),
+        ]
+        guard let text = try input.optionalString("psbt") else { return .object(result) }
+        var psbt = try BitcoinPSBT(base64: text)
+        let indices = try psbt.inputsToSign(publicKey: child)
+        for index in indices {
+            let signature = Signature(ecdsa: try DKLsInProcess.sign(shares, messageHash: [UInt8](try psbt.signatureHash(input: index)),
+                                                                    path: derivation, using: &rng))
+            try psbt.addSignature(signature, publicKey: child, input: index)
+        }
+        let signed = psbt
+        try psbt.finalize()
+        let transaction = try psbt.extractTransaction()
+        guard try BitcoinPSBT(base64: psbt.base64) == psbt, try BitcoinTransaction(serialized: transaction.serialized) == transaction else {
+            throw ChainError.invalidEncoding(reason: "PSBT or transaction: does not parse back")
+        }
+        result["signedInputs"] = .array(indices.map { .int($0) })
+        result["signed"] = .string(signed.base64)
+        result["finalized"] = .string(psbt.base64)
+        result["transaction"] = .hex([UInt8](transaction.serialized))
+        result["txid"] = .string(transaction.txidHex)
+        return .object(result)
+    }
+
     /// `{seed (hex, 32 bytes), path, messages?: [hex]}` → a 2-of-2 FROST key's child at `path` (its
     /// public key and base58 address) and, for each serialized message, the wire transaction it signs
     /// (hex), checked by the SDK (`isFullySigned`) before it is returned.

@@ -38,6 +38,7 @@ enum Operations {
         "eth-transactions": ChainOperations.ethereumTransactions,
         "eth-typed-data": ChainOperations.ethereumTypedData,
         "btc-addresses": ChainOperations.bitcoinAddresses,
+        "btc-psbt": ChainOperations.bitcoinPSBT,
         "sol-sign": ChainOperations.solanaSign,
     ]
 
