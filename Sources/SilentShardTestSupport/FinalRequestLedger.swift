@@ -14,12 +14,12 @@ public final class FinalRequestLedger: @unchecked Sendable {
     public func record(_ body: Data) {
         let bytes = [UInt8](body)
         guard let header = try? FrameHeader.decode(bytes.prefix(FrameHeader.byteCount)), header.kind == .finalRequest else { return }
-        requests.withLock { $0[Data(header.instanceID.bytes), default: []].insert(Data(SHA256.hash(bytes))) }
+        _ = requests.withLock { $0[Data(header.instanceID.bytes), default: []].insert(Data(SHA256.hash(bytes))) }
     }
 
     /// Records a request already reduced to its presignature id and SHA-256 (e.g. reported by a child process).
     public func record(presignatureId: Data, requestHash: Data) {
-        requests.withLock { $0[presignatureId, default: []].insert(requestHash) }
+        _ = requests.withLock { $0[presignatureId, default: []].insert(requestHash) }
     }
 
     /// How many distinct requests were sent per presignature id.
