@@ -95,7 +95,7 @@ let package = Package(
 
         // MARK: Executables
         .executableTarget(name: "silentshard", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "CloudNode", "duo", "trio",
-                                                             "InMemoryTransport", "CSocketShims", "ChildProcesses"]),
+                                                             "InMemoryTransport", "CSocketShims", "ChildProcesses", "SilentShardChains"]),
         .executableTarget(name: "silentshard-bench", dependencies: ["MPCCrypto", "MPCProtocols", "CSecp256k1"]),
         // A JSON-in/JSON-out oracle used only by the Python interop tests in interop/.
         .executableTarget(name: "silentshard-interop", dependencies: ["MPCCrypto", "MPCProtocols", "SilentShardCore", "SilentShardChains"]),

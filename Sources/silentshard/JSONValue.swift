@@ -4,6 +4,11 @@ import Foundation
 enum JSONValue: Sendable {
     case string(String)
     case number(Double)
+    /// An exact integer of any size, written as its decimal digits (optional leading `-`): fees and
+    /// amounts above 2^53 that a `Double` would round.
+    case integer(String)
+    /// A JSON document serialized elsewhere (e.g. an EIP-712 document's own writer), embedded as is.
+    case raw(String)
     case bool(Bool)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -25,6 +30,10 @@ enum JSONValue: Sendable {
             return out + "\""
         case .number(let value):
             return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value)
+        case .integer(let digits):
+            return digits
+        case .raw(let text):
+            return text
         case .bool(let value):
             return value ? "true" : "false"
         case .null:

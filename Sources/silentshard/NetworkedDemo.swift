@@ -45,6 +45,9 @@ enum NetworkedDemo {
         var json = false
         /// Every operation and step event to standard error (`SilentShardLoggers.standardError`).
         var log = false
+        /// `--chains --json FILE`: also sign Ethereum, Bitcoin and Solana artifacts with each mode's nodes
+        /// (`ChainsDemo`) and write them, verified, to this file.
+        var chainsFile: String?
     }
 
     /// Prints the table (or, with `json`, only the JSON document) and returns whether all verified.
@@ -64,17 +67,26 @@ enum NetworkedDemo {
             print("== duo over WebSocket: embedded node on ws://127.0.0.1:\(port) (SQLite store, node key \(Hex.encode(nodeKey.verifyingKey.bytes).prefix(16))…)")
         }
         var rows: [Row] = []
+        var chains: [JSONValue] = []
         do {
             for algorithm in [Keyshare.Algorithm.ecdsa, .eddsa] {
                 rows += try await duo(algorithm: algorithm, port: port, cloudKey: Hex.encode(nodeKey.verifyingKey.bytes),
                                       options: options)
+            }
+            if options.chainsFile != nil {
+                chains += try await ChainsDemo.entries(chainsParty(port: port, cloudKey: Hex.encode(nodeKey.verifyingKey.bytes),
+                                                                   options: options))
             }
         } catch {
             await server.stop()
             throw error
         }
         await server.stop()
-        rows += try await TrioDemo.rows(options)
+        rows += try await TrioDemo.rows(options, chains: &chains)
+        if let file = options.chainsFile {
+            try ChainsDemo.write(chains, to: file)
+            if !options.json { print("chains: \(chains.count) verified entries written to \(file)") }
+        }
         if options.json {
             let runs: [JSONValue] = rows.map { row in
                 var object = row.fields
@@ -169,6 +181,25 @@ enum NetworkedDemo {
         rows[rows.count - 1].bytesSent = requestBytes
         if !options.json { print("\(name) exported key matches the public key: \(matches(exported) && exported.publicKey == keyshare.publicKey)") }
         return rows
+    }
+
+    /// `ChainsDemo`'s duo party: a `DuoSession` per algorithm against the embedded node on `port`.
+    static func chainsParty(port: Int, cloudKey: String, options: Options) -> ChainsDemo.Party {
+        let client = DuoNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
+        let signer = SoftwareEd25519MessageSigner()
+        let sessions = [Keyshare.Algorithm.ecdsa, .eddsa].map { algorithm in
+            let session = algorithm == .ecdsa
+                ? SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                                 storageClient: InMemoryStorageClient())
+                : SilentShard.EdDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                                 storageClient: InMemoryStorageClient())
+            session.logger = options.log ? SilentShardLoggers.standardError : SilentShardLoggers.none
+            return session
+        }
+        func session(_ algorithm: Keyshare.Algorithm) -> DuoSession { algorithm == .ecdsa ? sessions[0] : sessions[1] }
+        return ChainsDemo.Party(mode: "duo", keygen: { try await session($0).keygen() }, sign: { keyshare, message, path in
+            try await session(keyshare.algorithm).signature(keyshare: keyshare, message: message, chainPath: path)
+        })
     }
 
     /// privateKey·G == publicKey, recomputed with the primitives (ECDSA: big-endian scalar; EdDSA:

@@ -20,8 +20,9 @@ enum TrioDemo {
         }
     }
 
-    /// Runs keygen, sign with A, sign with B, refresh and sign again for both algorithms.
-    static func rows(_ options: NetworkedDemo.Options) async throws -> [NetworkedDemo.Row] {
+    /// Runs keygen, sign with A, sign with B, refresh and sign again for both algorithms; with
+    /// `options.chainsFile`, also appends `ChainsDemo`'s trio entries (signed through node A) to `chains`.
+    static func rows(_ options: NetworkedDemo.Options, chains: inout [JSONValue]) async throws -> [NetworkedDemo.Row] {
         let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
         let directory = NSTemporaryDirectory() + "silentshard-trio-demo-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -61,6 +62,10 @@ enum TrioDemo {
                 rows += try await run(algorithm: algorithm, port: portA, cloudKey: Hex.encode(clusterKey.verifyingKey.bytes),
                                       options: options)
             }
+            if options.chainsFile != nil {
+                chains += try await ChainsDemo.entries(chainsParty(port: portA, cloudKey: Hex.encode(clusterKey.verifyingKey.bytes),
+                                                                   options: options))
+            }
         } catch {
             await serverA.stop()
             await serverB.stop()
@@ -69,6 +74,25 @@ enum TrioDemo {
         await serverA.stop()
         await serverB.stop()
         return rows
+    }
+
+    /// `ChainsDemo`'s trio party: a `TrioSession` per algorithm against node A on `port`.
+    static func chainsParty(port: Int, cloudKey: String, options: NetworkedDemo.Options) -> ChainsDemo.Party {
+        let client = TrioNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)"))
+        let signer = SoftwareEd25519MessageSigner()
+        let sessions = [Keyshare.Algorithm.ecdsa, .eddsa].map { algorithm in
+            let session = algorithm == .ecdsa
+                ? SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                                  storageClient: InMemoryStorageClient())
+                : SilentShard.EdDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cloudKey, networkClient: client,
+                                                  storageClient: InMemoryStorageClient())
+            session.logger = options.log ? SilentShardLoggers.standardError : SilentShardLoggers.none
+            return session
+        }
+        func session(_ algorithm: Keyshare.Algorithm) -> TrioSession { algorithm == .ecdsa ? sessions[0] : sessions[1] }
+        return ChainsDemo.Party(mode: "trio", keygen: { try await session($0).keygen() }, sign: { keyshare, message, path in
+            try await session(keyshare.algorithm).signature(keyshare: keyshare, message: message, chainPath: path)
+        })
     }
 
     static func run(algorithm: Keyshare.Algorithm, port: Int, cloudKey: String,

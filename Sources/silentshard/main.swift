@@ -14,7 +14,10 @@ let usage = """
                   embedded node, then in-process protocol runs (trio presign/finish, derived keys)
                   [--json] machine-readable runs only; [--path m/…] soft path to sign under;
                   [--message HEX] the 32-byte hash (ECDSA) / the message (EdDSA);
-                  [--log] every SDK operation and step event (bytes, ms, error kind) to stderr
+                  [--log] every SDK operation and step event (bytes, ms, error kind) to stderr;
+                  [--chains --json FILE] also sign Ethereum (personal_sign, EIP-712, EIP-1559),
+                  Bitcoin regtest PSBT and Solana artifacts with the duo and trio nodes, verify
+                  them and write them to FILE
       node        run the cloud node's HTTP + WebSocket server (silentshard node --help)
       load        load driver for a node or cluster: concurrent duo keygen + sign sessions with
                   retries, sessions/s, post-run checks (silentshard load --help)
@@ -33,10 +36,19 @@ let command = CommandLine.arguments.dropFirst().first ?? "help"
 switch command {
 case "demo":
     var options = NetworkedDemo.Options()
-    var arguments = Array(CommandLine.arguments.dropFirst(2)).makeIterator()
+    let demoArguments = Array(CommandLine.arguments.dropFirst(2))
+    var arguments = demoArguments.makeIterator()
+    // `--chains` takes its file from `--json FILE` (in either order).
+    let chains = demoArguments.contains("--chains")
     while let argument = arguments.next() {
         switch argument {
-        case "--json": options.json = true
+        case "--json":
+            options.json = true
+            if chains, let file = arguments.next() { options.chainsFile = file }
+        case "--chains": break
+        case "--help", "-h":
+            print(usage)
+            exit(0)
         case "--log": options.log = true
         case "--path":
             guard let path = arguments.next() else { FileHandle.standardError.write(Data("--path needs a value\n".utf8)); exit(2) }
@@ -51,6 +63,10 @@ case "demo":
             FileHandle.standardError.write(Data("unknown demo option \(argument)\n\n\(usage)\n".utf8))
             exit(2)
         }
+    }
+    if chains && options.chainsFile == nil {
+        FileHandle.standardError.write(Data("--chains needs --json FILE\n".utf8))
+        exit(2)
     }
     if options.json {
         do { exit(try await NetworkedDemo.run(options) ? 0 : 1) } catch {

@@ -1,0 +1,73 @@
+import Foundation
+import MPCCrypto
+import SilentShardChains
+import SilentShardCore
+
+/// The Bitcoin entry of `silentshard demo --chains`: a regtest P2WPKH address and a PSBT spending made-up
+/// UTXOs of it to a random regtest P2WPKH address with change, signed through `BitcoinPSBT.sign`,
+/// finalized and extracted, every input signature checked again before it is written.
+enum ChainsDemoBitcoin {
+    /// BIP-174 `PSBT_IN_WITNESS_UTXO` and `PSBT_IN_PARTIAL_SIG`.
+    static let witnessUTXOType: UInt64 = 0x01, partialSignatureType: UInt64 = 0x02
+
+    /// The entry for `keyshare` (an ECDSA key of `party`) under `path`.
+    static func entry(party: ChainsDemo.Party, keyshare: Keyshare, path: String) async throws -> JSONValue {
+        let publicKey = try SilentShard.ECDSA.deriveChildPublicKey(keyshare: keyshare, path: path)
+        let address = try BitcoinAddress.p2wpkh(publicKey: publicKey, network: .regtest)
+        let ownScript = try BitcoinScript.p2wpkh(keyHash: BitcoinAddress.keyHash(publicKey: publicKey))
+        let what = "bitcoin \(party.mode) \(path)"
+
+        // Made-up UTXOs of our address (random outpoints and amounts), spent to a random address with change.
+        let utxos = try (0..<Int(ChainsDemo.random(in: 1...3))).map { _ in
+            (outpoint: try BitcoinTransaction.OutPoint(txid: ChainsDemo.random(32), index: UInt32(ChainsDemo.random(in: 0...7))),
+             output: BitcoinTransaction.Output(amount: ChainsDemo.random(in: 100_000...50_000_000), scriptPubKey: ownScript))
+        }
+        let total = utxos.reduce(0) { $0 + $1.output.amount }
+        let fee = 500 + 100 * UInt64(utxos.count)
+        let amount = ChainsDemo.random(in: 10_000...(total / 2))
+        let recipientKey = Data(try Secp256k1.Point(base: Secp256k1.Scalar.random()).compressed())
+        let recipient = try BitcoinAddress.p2wpkh(publicKey: recipientKey, network: .regtest)
+        let recipientScript = try BitcoinScript.p2wpkh(keyHash: BitcoinAddress.keyHash(publicKey: recipientKey))
+        let unsigned = BitcoinTransaction(
+            inputs: utxos.map { BitcoinTransaction.Input(outpoint: $0.outpoint, sequence: 0xFFFF_FFFD) },
+            outputs: [BitcoinTransaction.Output(amount: amount, scriptPubKey: recipientScript),
+                      BitcoinTransaction.Output(amount: total - amount - fee, scriptPubKey: ownScript)])
+        var psbt = try BitcoinPSBT(unsignedTransaction: unsigned)
+        for (index, utxo) in utxos.enumerated() {
+            try psbt.add(BitcoinPSBT.Record(type: witnessUTXOType, value: BitcoinPSBT.witnessUTXOValue(utxo.output)), toInput: index)
+        }
+        let unsignedBase64 = psbt.base64
+
+        let signedInputs = try await psbt.sign(publicKey: publicKey) { try await party.sign(keyshare, $0, path) }
+        try ChainsDemo.check(signedInputs == Array(utxos.indices), "\(what): every input signed")
+        let signedBase64 = psbt.base64
+        try verifyInputSignatures(BitcoinPSBT(base64: signedBase64), publicKey: publicKey, what: what)
+
+        try psbt.finalize()
+        let transaction = try psbt.extractTransaction()
+        let parsed = try BitcoinTransaction(serialized: transaction.serialized)
+        try ChainsDemo.check(parsed == transaction && parsed.txid == unsigned.txid && parsed.outputs == unsigned.outputs
+                             && parsed.inputs.allSatisfy { $0.witness.count == 2 && $0.witness[1] == publicKey },
+                             "\(what): extracted transaction")
+
+        return .object([
+            "chain": .string("bitcoin"), "mode": .string(party.mode), "network": .string("regtest"), "path": .string(path),
+            "publicKey": .string(Hex.encode([UInt8](publicKey))), "address": .string(address),
+            "recipient": .string(recipient), "amount": .integer(String(amount)), "fee": .integer(String(fee)),
+            "psbt": .string(unsignedBase64), "signedPsbt": .string(signedBase64),
+            "tx": .string(Hex.encode([UInt8](transaction.serialized))), "txid": .string(transaction.txidHex),
+        ])
+    }
+
+    /// Every input of `psbt` holds a partial signature of `publicKey` that verifies over its BIP-143 hash.
+    static func verifyInputSignatures(_ psbt: BitcoinPSBT, publicKey: Data, what: String) throws {
+        for index in psbt.inputs.indices {
+            guard let value = psbt.inputs[index].value(type: partialSignatureType, keyData: publicKey) else {
+                throw ChainsDemo.Failure("chains demo: \(what): input \(index) has no signature of the key")
+            }
+            let signature = try BitcoinSignature(scriptEncoding: value)
+            try ChainsDemo.check(signature.verifies(hash: try psbt.signatureHash(input: index), publicKey: publicKey),
+                                 "\(what): input \(index) signature")
+        }
+    }
+}
