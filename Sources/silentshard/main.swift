@@ -36,15 +36,19 @@ let command = CommandLine.arguments.dropFirst().first ?? "help"
 switch command {
 case "demo":
     var options = NetworkedDemo.Options()
-    let demoArguments = Array(CommandLine.arguments.dropFirst(2))
-    var arguments = demoArguments.makeIterator()
-    // `--chains` takes its file from `--json FILE` (in either order).
+    var demoArguments = Array(CommandLine.arguments.dropFirst(2))
+    // `--chains` writes to FILE, the argument after `--json` (`--chains --json FILE`; also `--json --chains FILE`).
     let chains = demoArguments.contains("--chains")
+    for flag in ["--json", "--chains"] where chains && options.chainsFile == nil {
+        if let index = demoArguments.firstIndex(of: flag), index + 1 < demoArguments.count,
+           !demoArguments[index + 1].hasPrefix("--") {
+            options.chainsFile = demoArguments.remove(at: index + 1)
+        }
+    }
+    var arguments = demoArguments.makeIterator()
     while let argument = arguments.next() {
         switch argument {
-        case "--json":
-            options.json = true
-            if chains, let file = arguments.next() { options.chainsFile = file }
+        case "--json": options.json = true
         case "--chains": break
         case "--help", "-h":
             print(usage)
