@@ -7,8 +7,8 @@ import SilentShardCore
 /// UTXOs of it to a random regtest P2WPKH address with change, signed through `BitcoinPSBT.sign`,
 /// finalized and extracted, every input signature checked again before it is written.
 enum ChainsDemoBitcoin {
-    /// BIP-174 `PSBT_IN_WITNESS_UTXO` and `PSBT_IN_PARTIAL_SIG`.
-    static let witnessUTXOType: UInt64 = 0x01, partialSignatureType: UInt64 = 0x02
+    /// BIP-174 `PSBT_IN_WITNESS_UTXO`, `PSBT_IN_PARTIAL_SIG` and `PSBT_IN_BIP32_DERIVATION`.
+    static let witnessUTXOType: UInt64 = 0x01, partialSignatureType: UInt64 = 0x02, derivationType: UInt64 = 0x06
 
     /// The entry for `keyshare` (an ECDSA key of `party`) under `path`.
     static func entry(party: ChainsDemo.Party, keyshare: Keyshare, path: String) async throws -> JSONValue {
@@ -33,12 +33,20 @@ enum ChainsDemoBitcoin {
             outputs: [BitcoinTransaction.Output(amount: amount, scriptPubKey: recipientScript),
                       BitcoinTransaction.Output(amount: total - amount - fee, scriptPubKey: ownScript)])
         var psbt = try BitcoinPSBT(unsignedTransaction: unsigned)
+        // Each input names our key's origin as a watch-only wallet would (the root key's fingerprint, the soft path).
+        let fingerprint = try BitcoinPSBT.fingerprint(of: keyshare.publicKey)
+        let indices = path.split(separator: "/").dropFirst().compactMap { UInt32($0) }
+        let origin = fingerprint + indices.flatMap { index in (0..<4).map { UInt8((index >> (8 * UInt32($0))) & 0xFF) } }
         for (index, utxo) in utxos.enumerated() {
             try psbt.add(BitcoinPSBT.Record(type: witnessUTXOType, value: BitcoinPSBT.witnessUTXOValue(utxo.output)), toInput: index)
+            try psbt.add(BitcoinPSBT.Record(type: derivationType, keyData: publicKey, value: origin), toInput: index)
         }
         let unsignedBase64 = psbt.base64
 
-        let signedInputs = try await psbt.sign(publicKey: publicKey) { try await party.sign(keyshare, $0, path) }
+        // Inputs found by their BIP-32 derivation records: the path each names is derived and must be the key paid to.
+        let signedInputs = try await psbt.sign(masterFingerprint: fingerprint,
+                                               childPublicKey: { try SilentShard.ECDSA.deriveChildPublicKey(keyshare: keyshare, path: $0) },
+                                               with: { hash, childPath in try await party.sign(keyshare, hash, childPath) })
         try ChainsDemo.check(signedInputs == Array(utxos.indices), "\(what): every input signed")
         let signedBase64 = psbt.base64
         try verifyInputSignatures(BitcoinPSBT(base64: signedBase64), publicKey: publicKey, what: what)

@@ -11,7 +11,7 @@ extension BitcoinPSBT {
     enum InputType {
         static let nonWitnessUTXO: UInt64 = 0x00, witnessUTXO: UInt64 = 0x01, partialSignature: UInt64 = 0x02
         static let sighashType: UInt64 = 0x03, redeemScript: UInt64 = 0x04, witnessScript: UInt64 = 0x05
-        static let finalScriptSig: UInt64 = 0x07, finalScriptWitness: UInt64 = 0x08
+        static let bip32Derivation: UInt64 = 0x06, finalScriptSig: UInt64 = 0x07, finalScriptWitness: UInt64 = 0x08
         /// What a finalizer clears: every BIP-174 field but the UTXOs and the final scripts.
         static let clearedOnFinalize: Set<UInt64> = [0x02, 0x03, 0x04, 0x05, 0x06, 0x09, 0x0A, 0x0B, 0x0C, 0x0D]
     }
