@@ -1,5 +1,6 @@
 import Foundation
 import MPCCrypto
+import MPCProtocols
 import SilentShardChains
 import SilentShardCore
 
@@ -7,8 +8,8 @@ import SilentShardCore
 /// UTXOs of it to a random regtest P2WPKH address with change, signed through `BitcoinPSBT.sign`,
 /// finalized and extracted, every input signature checked again before it is written.
 enum ChainsDemoBitcoin {
-    /// BIP-174 `PSBT_IN_WITNESS_UTXO`, `PSBT_IN_PARTIAL_SIG` and `PSBT_IN_BIP32_DERIVATION`.
-    static let witnessUTXOType: UInt64 = 0x01, partialSignatureType: UInt64 = 0x02, derivationType: UInt64 = 0x06
+    /// BIP-174 `PSBT_IN_WITNESS_UTXO` and `PSBT_IN_PARTIAL_SIG`.
+    static let witnessUTXOType: UInt64 = 0x01, partialSignatureType: UInt64 = 0x02
 
     /// The entry for `keyshare` (an ECDSA key of `party`) under `path`.
     static func entry(party: ChainsDemo.Party, keyshare: Keyshare, path: String) async throws -> JSONValue {
@@ -35,11 +36,10 @@ enum ChainsDemoBitcoin {
         var psbt = try BitcoinPSBT(unsignedTransaction: unsigned)
         // Each input names our key's origin as a watch-only wallet would (the root key's fingerprint, the soft path).
         let fingerprint = try BitcoinPSBT.fingerprint(of: keyshare.publicKey)
-        let indices = path.split(separator: "/").dropFirst().compactMap { UInt32($0) }
-        let origin = fingerprint + indices.flatMap { index in (0..<4).map { UInt8((index >> (8 * UInt32($0))) & 0xFF) } }
+        let origin = BitcoinPSBT.KeyOrigin(publicKey: publicKey, fingerprint: fingerprint, path: try DerivationPath(path).indices)
         for (index, utxo) in utxos.enumerated() {
             try psbt.add(BitcoinPSBT.Record(type: witnessUTXOType, value: BitcoinPSBT.witnessUTXOValue(utxo.output)), toInput: index)
-            try psbt.add(BitcoinPSBT.Record(type: derivationType, keyData: publicKey, value: origin), toInput: index)
+            try psbt.add(origin.record, toInput: index)
         }
         let unsignedBase64 = psbt.base64
 

@@ -22,10 +22,6 @@ struct BitcoinPSBTDerivationTests {
         }
     }
 
-    static func origin(_ fingerprint: Data, _ path: [UInt32]) -> Data {
-        fingerprint + path.flatMap { index in (0..<4).map { UInt8((index >> (8 * UInt32($0))) & 0xFF) } }
-    }
-
     @Test func signsOnlyInputsWhoseOriginDerivesToTheirKey() async throws {
         let paths = ["m/84/1/0/0/0", "m/84/1/0/0/1", "m/84/1/0/1/0"]
         let wallet = Wallet(keys: Dictionary(uniqueKeysWithValues: paths.map { ($0, Secp256k1.Scalar.random()) }))
@@ -49,8 +45,10 @@ struct BitcoinPSBTDerivationTests {
         for (index, item) in cases.enumerated() {
             let script = try BitcoinScript.p2wpkh(keyHash: BitcoinAddress.keyHash(publicKey: try wallet.publicKey(item.payTo)))
             try psbt.add(.init(type: 0x01, value: BitcoinPSBT.witnessUTXOValue(.init(amount: 20_000, scriptPubKey: script))), toInput: index)
-            try psbt.add(.init(type: 0x06, keyData: try wallet.publicKey(item.recordKey), value: Self.origin(item.fingerprint, item.path)),
-                         toInput: index)
+            let origin = BitcoinPSBT.KeyOrigin(publicKey: try wallet.publicKey(item.recordKey), fingerprint: item.fingerprint,
+                                               path: item.path)
+            #expect(origin.record.type == 0x06 && origin.record.value.count == 4 + 4 * item.path.count)
+            try psbt.add(origin.record, toInput: index)
         }
         let reparsed = try BitcoinPSBT(base64: psbt.base64)
         #expect(reparsed.keyOrigins(input: 1).first?.pathString == "m/84'/1/0/0/1")

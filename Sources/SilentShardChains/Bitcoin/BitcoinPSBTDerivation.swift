@@ -16,6 +16,19 @@ extension BitcoinPSBT {
         /// The path from the master key; indices ≥ 2^31 are hardened.
         public let path: [UInt32]
 
+        public init(publicKey: Data, fingerprint: Data, path: [UInt32]) {
+            self.publicKey = publicKey
+            self.fingerprint = fingerprint
+            self.path = path
+        }
+
+        /// The input record that names this origin: `PSBT_IN_BIP32_DERIVATION`, key = the public key, value =
+        /// fingerprint ‖ each index u32 little-endian.
+        public var record: Record {
+            Record(type: InputType.bip32Derivation, keyData: publicKey,
+                   value: fingerprint + path.flatMap { index in (0..<4).map { UInt8(truncatingIfNeeded: index >> (8 * UInt32($0))) } })
+        }
+
         /// The path as the SDK writes it ("m/84/1/0/0/0"; hardened indices with "'").
         public var pathString: String {
             (["m"] + path.map { $0 >= 0x8000_0000 ? "\($0 - 0x8000_0000)'" : "\($0)" }).joined(separator: "/")

@@ -192,14 +192,11 @@ extension AppSession {
         return SilentShardError(SessionError.reported(payload.code, by: sender, blamed: nil, authenticated: authenticated))
     }
 
-    /// Whether `nodeKey` is node `sender`'s key as this session trusts it outside a step (session.md §1, §4.4):
-    /// duo: the `cloudVerifyingKey` itself, or certified by it; trio: certified by the cluster key
-    /// (`cloudVerifyingKey`) for party `sender`.
+    /// Whether `nodeKey` is node `sender`'s key as this session trusts it outside a step (session.md §1, §4.4;
+    /// the rule a step's REJECT is judged by, `FrameReceiver.NodeTrust.trusts`).
     package func nodeKeyIsTrusted(_ nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?, sender: PartyIndex) -> Bool {
         guard let cloudKey = try? CloudVerifyingKey.parse(engine.cloudVerifyingKey) else { return false }
-        if mode == .duo && nodeKey == cloudKey { return true }
-        guard let certificate, certificate.nodeKey == nodeKey else { return false }
-        return (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: mode,
-                                        nowSeconds: clock.milliseconds / 1000)) != nil
+        return FrameReceiver.NodeTrust(cloudKey: cloudKey, nowSeconds: clock.milliseconds / 1000)
+            .trusts(nodeKey, certificate: certificate, sender: sender, mode: mode)
     }
 }

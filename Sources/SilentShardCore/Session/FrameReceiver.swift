@@ -24,6 +24,16 @@ package struct FrameReceiver: Sendable, SecretReflecting {
             self.nowSeconds = nowSeconds
             self.recordedGroupID = recordedGroupID
         }
+
+        /// Whether `nodeKey` is party `sender`'s node key without an ACCEPT of it (a REJECT, a PRESIG_STATUS):
+        /// in duo the `cloudVerifyingKey` itself, or, in either mode, a key its `certificate` — valid now,
+        /// issued by the `cloudVerifyingKey` for `sender` and `mode` — names.
+        package func trusts(_ nodeKey: Ed25519.VerifyingKey, certificate: NodeCertificate?, sender: PartyIndex,
+                            mode: SessionMode) -> Bool {
+            if mode == .duo && nodeKey == cloudKey { return true }
+            guard let certificate, certificate.nodeKey == nodeKey else { return false }
+            return (try? certificate.verify(issuer: cloudKey, senderIndex: sender, mode: mode, nowSeconds: nowSeconds)) != nil
+        }
     }
 
     /// What to do with a frame that passed.
@@ -221,12 +231,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
     /// `cloudVerifyingKey`; else a key certified by a valid certificate in the REJECT itself.
     private func trustedRejectKey(_ reject: RejectPayload, sender: PartyIndex) -> Ed25519.VerifyingKey? {
         if let accepted = accepts[sender] { return accepted.nodeKey }
-        if mode == .duo && reject.nodeKey == trust.cloudKey { return trust.cloudKey }
-        guard let certificate = reject.certificate, certificate.nodeKey == reject.nodeKey,
-              (try? certificate.verify(issuer: trust.cloudKey, senderIndex: sender, mode: mode,
-                                       nowSeconds: trust.nowSeconds)) != nil
-        else { return nil }
-        return certificate.nodeKey
+        return trust.trusts(reject.nodeKey, certificate: reject.certificate, sender: sender, mode: mode) ? reject.nodeKey : nil
     }
 
     /// Relay A (§6.1): app frames to 2, or to 0xFF when B participates, go to B; B's frames to 0 or
