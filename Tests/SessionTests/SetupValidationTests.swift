@@ -151,7 +151,9 @@ struct SetupValidationTests {
         }
         let invalid: WireCode? = .invalidParameter
         #expect(try await code(.keygen) { _ in } == nil)
-        #expect(try await code(.keygen) { $0.protocolVersion = 2 } == invalid)
+        // Another keyshare protocol version is a version refusal (step 2), not a field rule.
+        #expect(try await code(.keygen) { $0.protocolVersion = 1 } == .unsupportedVersion)
+        #expect(try await code(.keygen) { $0.protocolVersion = 3 } == .unsupportedVersion)
         #expect(try await code(.keygen) { $0.threshold = [2, 2] } == invalid)
         #expect(try await code(.keygen) { $0.participants = PartySet([0, 1]).encoded } == invalid)
         #expect(try await code(.keygen) { $0.participants = [3, 0, 2, 1] } == invalid)

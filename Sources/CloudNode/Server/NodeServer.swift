@@ -258,15 +258,17 @@ package final class NodeServer: Sendable {
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metricsText().utf8))
         case "/v3/verifying-key":
             let key = verifyingKeyHex
+            let versionsJSON = "[\(SessionConstants.supportedSessionVersions.map(String.init).joined(separator: ","))],"
+                + #""protocol_versions":[\#(SessionConstants.supportedProtocolVersions.map(String.init).joined(separator: ","))]"#
             let json: String
             if let trio = configuration.trio {
                 let role = trio.certificate.role == .trioA ? "trio-a" : "trio-b"
                 json = #"{"verifying_key":"\#(Hex.encode(trio.clusterKey.bytes))","node_key":"\#(key)","role":"\#(role)","#
                     + #""group_id":"\#(Hex.encode(trio.certificate.groupID))","#
-                    + #""certificate":"\#(Hex.encode(trio.certificate.encoded))","session_versions":[1]}"#
+                    + #""certificate":"\#(Hex.encode(trio.certificate.encoded))","session_versions":\#(versionsJSON)}"#
             } else {
                 json = #"{"verifying_key":"\#(key)","node_key":"\#(key)","role":null,"group_id":null,"#
-                    + #""certificate":null,"session_versions":[1]}"#
+                    + #""certificate":null,"session_versions":\#(versionsJSON)}"#
             }
             return HTTPResponse(status: 200, contentType: "application/json", body: Data(json.utf8))
         default:

@@ -96,8 +96,15 @@ package struct RejectPayload: Sendable, Equatable {
         return try? reader.readUInt64()
     }
 
-    package var supportedVersionsDetail: [UInt8]? {
-        guard code == .unsupportedVersion, let count = detail.first, detail.count == 1 + Int(count) else { return nil }
-        return Array(detail.dropFirst())
+    /// UNSUPPORTED_VERSION's detail: the session versions and the keyshare protocol versions the node speaks
+    /// (`u8 count ‖ versions ‖ u8 count ‖ versions`, §10); nil if the detail does not have that layout.
+    package var supportedVersionsDetail: (session: [UInt8], protocol: [UInt8])? {
+        guard code == .unsupportedVersion else { return nil }
+        var reader = WireReader(detail)
+        guard let sessionCount = try? reader.readUInt8(), let session = try? reader.read(Int(sessionCount)),
+              let protocolCount = try? reader.readUInt8(), let versions = try? reader.read(Int(protocolCount)),
+              reader.remaining == 0
+        else { return nil }
+        return (Array(session), Array(versions))
     }
 }

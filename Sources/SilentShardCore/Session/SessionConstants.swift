@@ -4,8 +4,20 @@ package enum SessionConstants {
     package static let sessionVersion: UInt8 = 1
     /// Session versions this implementation accepts, ascending.
     package static let supportedSessionVersions: [UInt8] = [1]
-    /// The keyshare protocol version SETUP field 0x04 carries.
-    package static let protocolVersion: UInt8 = 1
+    /// The keyshare protocol version SETUP field 0x04 carries: 2 since protocol v2 (`docs/protocol/README.md`:
+    /// SoftSpokenOT, one-block Hq, cheaper base OTs). Nothing of version 1 was deployed; a version-1 SETUP is
+    /// refused with UNSUPPORTED_VERSION (`session.md` §4.3 step 2, §11).
+    package static let protocolVersion: UInt8 = 2
+    /// Keyshare protocol versions this implementation accepts in SETUP, ascending.
+    package static let supportedProtocolVersions: [UInt8] = [2]
+
+    /// The detail of an UNSUPPORTED_VERSION REJECT (`session.md` §10): `u8 count ‖ session versions ‖
+    /// u8 count ‖ protocol versions`, so a peer learns both what frames and what keyshare protocols this
+    /// side speaks.
+    package static var unsupportedVersionDetail: [UInt8] {
+        [UInt8(supportedSessionVersions.count)] + supportedSessionVersions
+            + [UInt8(supportedProtocolVersions.count)] + supportedProtocolVersions
+    }
     /// Frame header size.
     package static let headerByteCount = 48
     /// Length of an `instance_id`, `setup_hash`, `key_id`, `gen`, `D`.

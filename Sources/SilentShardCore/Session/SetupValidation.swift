@@ -104,6 +104,11 @@ package enum SetupValidator {
         if context.isExportPost && frames.count != 1 { throw SetupRejection(.malformed) }
         let payload: SetupPayload
         do { payload = try SetupPayload(bytes: frame.body) } catch { throw rejection(error) }
+        // A SETUP of another keyshare protocol version (a v1 app) is refused as a version, not as a
+        // parameter, so its SDK can say why (`session.md` §4.3 step 2, §11).
+        guard SessionConstants.supportedProtocolVersions.contains(payload.protocolVersion) else {
+            throw SetupRejection(.unsupportedVersion, detail: SessionConstants.unsupportedVersionDetail)
+        }
 
         // 3. Route, params, operation offered.
         guard let mode = payload.mode, let algorithm = payload.algorithm, let operation = payload.operation,
@@ -149,8 +154,8 @@ package enum SetupValidator {
     }
 
     private static func rejection(_ error: SessionError) -> SetupRejection {
-        SetupRejection(error.code ?? .malformed, detail: error.code == .unsupportedVersion
-            ? [UInt8(SessionConstants.supportedSessionVersions.count)] + SessionConstants.supportedSessionVersions : [])
+        SetupRejection(error.code ?? .malformed,
+                       detail: error.code == .unsupportedVersion ? SessionConstants.unsupportedVersionDetail : [])
     }
 
     /// `params` is the hex key id for operations on an existing key and nil otherwise (§2.1). Hex is
@@ -199,7 +204,6 @@ enum SetupFieldRules {
                       operation: SessionOperation, isExportPost: Bool,
                       nodeIndex: PartyIndex) throws(SessionError) -> (SessionPublicKeys?, PartySet, PartySet?) {
         typealias T = SetupPayload.Tag
-        guard payload.protocolVersion == SessionConstants.protocolVersion else { throw .invalidParameter }
         // Presence.
         var table = presence(operation, mode: mode)
         table[T.sessionKeys] = isExportPost ? .forbidden : .required

@@ -29,6 +29,9 @@ enum BenchCommand {
           --rtt MS                          also run every WebSocket operation through a loopback proxy that
                                             delays each direction by MS/2, and report the round trips each
                                             costs: (median at RTT MS − median at RTT 0) / MS
+          --tls                             WebSocket runs over wss (and HTTPS POSTs) to nodes with a
+                                            self-signed certificate made by the openssl command; with --rtt the
+                                            round trips include the TLS 1.3 handshake
           --json FILE  --markdown FILE  --svg FILE
         """
 
@@ -46,6 +49,7 @@ enum BenchCommand {
         var svg: String?
         var pin = false
         var rtt: Int?
+        var tls = false
     }
 
     static func main(_ arguments: [String]) async -> Int32 {
@@ -115,6 +119,7 @@ enum BenchCommand {
             case "--rtt":
                 guard let rtt = Int(try value(argument)), rtt >= 1, rtt <= 2_000 else { throw BenchError("--rtt: 1…2000 ms") }
                 options.rtt = rtt
+            case "--tls": options.tls = true
             case "--pin":
                 guard CPUPinning.available else { throw BenchError("--pin needs Linux and at least 2 CPUs") }
                 options.pin = true
@@ -148,42 +153,44 @@ enum BenchCommand {
         let directory = NSTemporaryDirectory() + "silentshard-bench-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tls = options.tls ? try BenchTLS.make(directory: directory) : nil
+        let wsLabel = options.tls ? "wss" : "websocket"
 
         for transport in options.transports where options.modes.contains("duo") {
             try pinApp(transport == "websocket")
-            let node = transport == "websocket" ? try duoNode(directory: directory) : nil
+            let node = transport == "websocket" ? try duoNode(directory: directory, tls: tls) : nil
             if options.pin { node?.pin(toCPU: 1) }
             defer { node?.stop() }
             for name in options.algorithms {
                 let algorithm: Keyshare.Algorithm = name == "ecdsa" ? .ecdsa : .eddsa
                 FileHandle.standardError.write(Data("bench: duo \(name) over \(transport)…\n".utf8))
-                let target = try node.map { DuoBench.websocketTarget(port: $0.port, cloudKey: $0.verifyingKey, algorithm: algorithm) }
+                let target = try node.map { DuoBench.websocketTarget(port: $0.port, cloudKey: $0.verifyingKey, algorithm: algorithm, tls: tls) }
                     ?? DuoBench.memoryTarget(algorithm: algorithm, directory: directory)
-                let direct = try await DuoBench.run(target, algorithm: algorithm, operations: options.operations,
-                                                    runs: options.runs, warmup: options.warmup, transport: transport)
+                let direct = try await DuoBench.run(target, algorithm: algorithm, operations: options.operations, runs: options.runs,
+                                                    warmup: options.warmup, transport: transport == "websocket" ? wsLabel : transport)
                 results += direct
                 if let rtt = options.rtt, let node {
                     FileHandle.standardError.write(Data("bench: duo \(name) over websocket at RTT \(rtt) ms…\n".utf8))
                     let proxy = try DelayProxy(upstreamPort: node.port, roundTripMilliseconds: rtt)
                     defer { proxy.stop() }
                     let delayed = try await DuoBench.run(
-                        DuoBench.websocketTarget(port: proxy.port, cloudKey: node.verifyingKey, algorithm: algorithm),
+                        DuoBench.websocketTarget(port: proxy.port, cloudKey: node.verifyingKey, algorithm: algorithm, tls: tls),
                         algorithm: algorithm, operations: options.operations, runs: options.runs, warmup: options.warmup,
-                        transport: "websocket+rtt")
+                        transport: wsLabel + "+rtt")
                     results += Self.roundTrips(delayed, against: direct, rtt: rtt)
                 }
             }
         }
         if options.modes.contains("trio"), options.transports.contains("websocket") {
             try pinApp(true)
-            let nodes = try TrioNodePair()
+            let nodes = try TrioNodePair(tls: tls)
             if options.pin { nodes.nodeA.pin(toCPU: 1); nodes.nodeB.pin(toCPU: 1) }
             defer { nodes.stop() }
             for name in options.algorithms {
                 FileHandle.standardError.write(Data("bench: trio \(name) over websocket (node processes A and B)…\n".utf8))
                 let algorithm: Keyshare.Algorithm = name == "ecdsa" ? .ecdsa : .eddsa
                 let direct = try await TrioBench.run(nodes: nodes, algorithm: algorithm, operations: options.operations,
-                                                     runs: options.runs, warmup: options.warmup)
+                                                     runs: options.runs, warmup: options.warmup, transport: wsLabel)
                 results += direct
                 if let rtt = options.rtt {
                     FileHandle.standardError.write(Data("bench: trio \(name) over websocket at RTT \(rtt) ms (app ↔ A)…\n".utf8))
@@ -191,10 +198,13 @@ enum BenchCommand {
                     defer { proxy.stop() }
                     let delayed = try await TrioBench.run(nodes: nodes, algorithm: algorithm, operations: options.operations,
                                                           runs: options.runs, warmup: options.warmup, entryPort: proxy.port,
-                                                          transport: "websocket+rtt")
+                                                          transport: wsLabel + "+rtt")
                     results += Self.roundTrips(delayed, against: direct, rtt: rtt)
                 }
             }
+        }
+        for index in results.indices where options.tls && results[index].transport.hasPrefix("wss") {
+            results[index].tls = true
         }
         for index in results.indices {
             let baselineMs = (results[index].algorithm == "ecdsa" ? baselines.secp256k1 : baselines.ed25519) / 1000
@@ -215,7 +225,7 @@ enum BenchCommand {
     }
 
     /// A duo node process whose token file grants the bench's token every duo scope (export included).
-    static func duoNode(directory: String) throws -> NodeProcess {
+    static func duoNode(directory: String, tls: BenchTLS? = nil) throws -> NodeProcess {
         let tokenFile = directory + "/tokens"
         guard FileManager.default.createFile(atPath: tokenFile, contents: Data(
             (DuoBench.token + "\nscope: keygen reconcile refresh sign import export preSign preSignFinal\n").utf8), attributes: [.posixPermissions: 0o600])
@@ -224,7 +234,7 @@ enum BenchCommand {
         try FileManager.default.createDirectory(atPath: nodeDirectory, withIntermediateDirectories: true)
         return try NodeProcess(directory: nodeDirectory, arguments: [
             "--auth", "token-file:" + tokenFile, "--generate-key", "--node-key", nodeDirectory + "/node.key",
-            "--database", nodeDirectory + "/node.sqlite", "--master-key", nodeDirectory + "/master.key"])
+            "--database", nodeDirectory + "/node.sqlite", "--master-key", nodeDirectory + "/master.key"] + (tls?.nodeArguments ?? []))
     }
 
     /// Medians of 201 single-party signatures in this process, microseconds.

@@ -23,6 +23,7 @@ struct BenchReport {
                 object["baselineRatio"] = result.baselineRatio.map { .number($0) } ?? .null
                 if let rtt = result.rttMs { object["rttMs"] = .number(Double(rtt)) }
                 if let trips = result.roundTrips { object["roundTrips"] = .number(trips) }
+                object["tls"] = .bool(result.tls)
                 return .object(object)
             }),
             "throughput": .array(throughput.map { row in
@@ -50,7 +51,9 @@ struct BenchReport {
             }
             if let trips = result.roundTrips, let rtt = result.rttMs {
                 goal = String(format: "%.2f RTT at %d ms", trips, rtt)
-                if result.operation == "preSignFinal" { goal += " (goal ≤ 2.2: " + (trips <= 2.2 ? "met" : "**missed**") + ")" }
+                // The goal is for ws:// (issue 20); TLS 1.3 adds its handshake's round trip to each connection.
+                if result.operation == "preSignFinal", !result.tls { goal += " (goal ≤ 2.2: " + (trips <= 2.2 ? "met" : "**missed**") + ")" }
+                if result.tls { goal += " (wss: TLS handshake included)" }
             }
             lines.append("| \(result.mode) | \(result.algorithm) | \(result.operation) | \(result.transport) | \(result.sample.runs) | "
                          + "\(f(result.sample.medianMs)) | \(f(result.sample.p95Ms)) | \(f(result.sample.minMs)) | "

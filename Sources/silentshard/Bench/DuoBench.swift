@@ -18,6 +18,8 @@ struct BenchResult: Sendable {
     /// `--rtt`: the round-trip time the delaying proxy added, and (median here − median without it) / RTT.
     var rttMs: Int? = nil
     var roundTrips: Double? = nil
+    /// `--tls`: the WebSocket ran over wss (TLS 1.3 to a node with a self-signed certificate).
+    var tls = false
 }
 
 /// Times duo operations through a `DuoSession` on one transport. Every signature is verified
@@ -139,18 +141,18 @@ enum DuoBench {
     }
 
     /// A session over the WebSocket client to the node at `port`.
-    static func websocketTarget(port: Int, cloudKey: String, algorithm: Keyshare.Algorithm) -> Target {
-        let client = NetworkedDemo.CountingClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)",
-                                                                                   authenticationToken: token))
+    static func websocketTarget(port: Int, cloudKey: String, algorithm: Keyshare.Algorithm, tls: BenchTLS? = nil) -> Target {
+        let config = BenchTLS.config(port: port, tls: tls, token: token)
+        let client = NetworkedDemo.CountingClient(websocketConfig: config)
         let session = makeSession(algorithm: algorithm, cloudKey: cloudKey, client: client)
         return Target(session: session, bytesSent: { client.bytesSent }, resetCount: { client.reset() }, exportPost: { request in
             // The backend's call; its body counts as bytes the app side sent.
             client.add(request.body.count)
-            guard let url = URL(string: "http://127.0.0.1:\(port)\(request.path)?params=\(request.params)") else {
+            guard let url = URL(string: BenchTLS.httpURL(port: port, tls: tls) + "\(request.path)?params=\(request.params)") else {
                 throw BenchError("export URL")
             }
             return try await WebSocketTransport.post(url: url, body: request.body, bearerToken: token,
-                                                     settings: WebSocketSettings(WebsocketConfig(url: "ws://127.0.0.1")))
+                                                     settings: WebSocketSettings(config))
         })
     }
 

@@ -59,7 +59,12 @@ enum SVGChart {
             let label = "\(result.mode) \(result.algorithm) \(result.operation)"
             var row = rows.first { $0.label == label } ?? Row(label: label, goal: BenchGoals.medianGoal(
                 mode: result.mode, algorithm: result.algorithm, operation: result.operation))
-            if result.transport == "websocket" { row.websocket = result.sample.medianMs } else { row.memory = result.sample.medianMs }
+            // The chart compares the undelayed transports; `--rtt` rows (…+rtt) are in the table and JSON only.
+            switch result.transport {
+            case "websocket", "wss": row.websocket = result.sample.medianMs
+            case "memory": row.memory = result.sample.medianMs
+            default: continue
+            }
             if let index = rows.firstIndex(where: { $0.label == label }) { rows[index] = row } else { rows.append(row) }
         }
         return rows

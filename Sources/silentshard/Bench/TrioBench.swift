@@ -31,7 +31,7 @@ enum TrioBench {
     ///   - transport: the rows' transport label.
     static func run(nodes: TrioNodePair, algorithm: Keyshare.Algorithm, operations: Set<String>, runs: Int,
                     warmup: Int, entryPort: Int? = nil, transport: String = "websocket") async throws -> [BenchResult] {
-        let config = WebsocketConfig(url: "ws://127.0.0.1:\(entryPort ?? nodes.nodeA.port)", authenticationToken: TrioNodePair.token)
+        let config = BenchTLS.config(port: entryPort ?? nodes.nodeA.port, tls: nodes.tls, token: TrioNodePair.token)
         let client = CountingClient(websocketConfig: config)
         let signer = SoftwareEd25519MessageSigner()
         func session(_ storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {

@@ -9,12 +9,15 @@ final class TrioNodePair: @unchecked Sendable {
     let nodeB: NodeProcess
     /// The apps' `cloudVerifyingKey`: the cluster key.
     let clusterKey: String
+    /// `--tls`: node A serves the apps over wss with this certificate (the A–B link stays ws on loopback).
+    let tls: BenchTLS?
     /// The bench app's token; both nodes' token files grant it every trio scope (export and recover
     /// need theirs explicitly, session.md §9.3).
     static let token = "silentshard-bench-trio-token"
     static let scopes = "keygen reconcile refresh sign preSign preSignFinal recover export import hardDerivation"
 
-    init() throws {
+    init(tls: BenchTLS? = nil) throws {
+        self.tls = tls
         let cluster = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
         clusterKey = Hex.encode(cluster.verifyingKey.bytes)
         func start(_ role: NodeCertificate.Role, name: String, extra: [String]) throws -> NodeProcess {
@@ -41,7 +44,7 @@ final class TrioNodePair: @unchecked Sendable {
         nodeB = try start(.trioB, name: "b", extra: ["--peer-listen", "127.0.0.1:0"])
         do {
             guard let peerPort = nodeB.peerPort else { throw BenchError("node B did not report its peer listener") }
-            nodeA = try start(.trioA, name: "a", extra: ["--peer", "ws://127.0.0.1:\(peerPort)"])
+            nodeA = try start(.trioA, name: "a", extra: ["--peer", "ws://127.0.0.1:\(peerPort)"] + (tls?.nodeArguments ?? []))
         } catch {
             nodeB.stop()
             throw error

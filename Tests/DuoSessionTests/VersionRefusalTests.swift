@@ -1,0 +1,66 @@
+import CloudNode
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import SilentShardTestSupport
+import Testing
+import duo
+
+/// Protocol v2 replaces v1 (`docs/protocol/README.md`): a v1 app — its SETUP names keyshare protocol version 1 —
+/// gets a signed REJECT `UNSUPPORTED_VERSION` listing what the node speaks (`session.md` §4.3 step 2, §10, §11),
+/// and its SDK reports `unsupportedVersion`, not an invalid parameter. (Version 2 being accepted is what every
+/// other end-to-end suite exercises.)
+@Suite("Protocol versions: a v1 peer is refused as a version")
+struct VersionRefusalTests {
+    /// What the node answers a SETUP whose `protocol_version` is `version`.
+    private static func answer(toProtocolVersion version: UInt8) async throws
+        -> (frame: Frame, reject: RejectPayload?, appSaw: SilentShardError?, node: NodeStepReport, nodeKey: Ed25519.VerifyingKey) {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let device = try DeviceKey(signer: fixture.signer)
+        let cloudKey = fixture.nodeKey.verifyingKey
+        let keys = SessionKeyPair()
+        let now = fixture.clock.milliseconds
+        var setup = SetupPayload(mode: .duo, algorithm: .ecdsa, operation: .keygen, timestamp: now, deviceKey: device,
+                                 sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes, participants: PartySet([0, 1]))
+        setup.protocolVersion = version
+        let setupFrame = try await setup.signedFrame(instanceID: .random(), signer: fixture.signer)
+        var channel = try PartyFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
+                                            trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000), protocolTags: [])
+        let (app, node) = InMemoryNetworkClient.pair()
+        try await app.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        try await node.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        let runner = fixture.runner
+        let nodeTask = Task {
+            await runner.run(connection: PipeNodeConnection(end: node), route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+        }
+        try await app.send(bytes: Data(Frame.bundle([setupFrame])))
+        guard case .binary(let data) = try await app.readMessage() else { throw SilentShardError.network(.connectionLost) }
+        let bytes = [UInt8](data)
+        let frames = try Frame.parseBundle(bytes)
+        let frame = try #require(frames.first)
+        let reject = frame.header.kind == .reject ? try RejectPayload(bytes: frame.body) : nil
+        var appSaw: SilentShardError?
+        do throws(SilentShardError) {
+            _ = try await SessionDriver.awaitControl(.accept, channel: &channel, read: { () throws(SilentShardError) in
+                SessionDriver.Incoming(bytes: bytes, link: [1])
+            })
+        } catch { appSaw = error }
+        return (frame, reject, appSaw, await nodeTask.value, cloudKey)
+    }
+
+    @Test(arguments: [UInt8(1), 0, 3, 255])
+    func anotherProtocolVersionIsRefusedSignedWithTheVersionsTheNodeSpeaks(version: UInt8) async throws {
+        let answer = try await Self.answer(toProtocolVersion: version)
+        #expect(answer.frame.header.kind == .reject)
+        let reject = try #require(answer.reject)
+        #expect(reject.code == .unsupportedVersion)
+        #expect(answer.frame.hasValidSignature(by: answer.nodeKey))
+        let versions = try #require(reject.supportedVersionsDetail)
+        #expect(versions.session == [1])
+        #expect(versions.protocol == [2])
+        #expect(!versions.protocol.contains(version))
+        // The app's SDK: an authenticated version refusal, reported as such.
+        #expect(answer.appSaw == .unsupportedVersion)
+        #expect(answer.node == .rejected(.unsupportedVersion))
+    }
+}
