@@ -130,19 +130,29 @@ package final class AppSession: Sendable {
         var ready: ProtocolRun<Outcome>?
         var started: (run: ProtocolRun<Outcome>, unsent: [ProtocolMessage])?
         var flight: [Frame] = []
-        if mode == .duo || link.recordedGroup != nil {
-            let run = try make(link.recordedGroup)
-            if run.roundsAreShort {
-                let (first, messages) = try await SessionDriver.start(run)
-                flight = try channel.frames(for: messages.filter { $0.to == nil })
-                started = (first, messages.filter { $0.to != nil })
-            } else {
-                ready = run
-            }
+        // A new trio key's group comes with the nodes' certificates (in their ACCEPTs). The rounds never use
+        // it — it is only recorded in the resulting keyshare — so a short first round still runs now and
+        // travels with the SETUP, and the group is recorded once the ACCEPTs named it (issue 20: trio FROST
+        // keygen was one round trip above its floor).
+        let groupFromAccepts = mode == .trio && link.recordedGroup == nil
+        let run = try make(link.recordedGroup)
+        if run.roundsAreShort {
+            let (first, messages) = try await SessionDriver.start(run)
+            flight = try channel.frames(for: messages.filter { $0.to == nil })
+            started = (first, messages.filter { $0.to != nil })
+        } else if !groupFromAccepts {
+            ready = run
         }
         try await accepted(channel: &channel, link: link, flight: flight)
         return try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
-            if let started {
+            func acceptedGroup() throws(SilentShardError) -> [UInt8] {
+                guard let first = link.nodes.first, let group = channel.receiver.accepts[first]?.certificate?.groupID else {
+                    throw .cloudVerificationFailed(reason: "certificateMissing")
+                }
+                return group
+            }
+            if var started {
+                if groupFromAccepts { started.run.machine.recordGroup(try acceptedGroup()) }
                 return try await SessionDriver.run(started: started.run, unsent: started.unsent, channel: &channel,
                                                    send: link.send, read: link.read)
             }
@@ -150,10 +160,7 @@ package final class AppSession: Sendable {
             if let ready {
                 run = ready
             } else {
-                guard let first = link.nodes.first, let group = channel.receiver.accepts[first]?.certificate?.groupID else {
-                    throw .cloudVerificationFailed(reason: "certificateMissing")
-                }
-                run = try make(group)
+                run = try make(try acceptedGroup())
             }
             return try await SessionDriver.run(run, channel: &channel, send: link.send, read: link.read)
         }

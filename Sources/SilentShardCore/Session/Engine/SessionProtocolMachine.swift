@@ -40,7 +40,9 @@ package struct SessionProtocolMachine: Sendable {
     private let messageHash: [UInt8]
     /// The mode recorded in a resulting keyshare (nil for runs that end in no keyshare: signing).
     private let keyshareMode: Keyshare.Mode?
-    private let groupID: [UInt8]?
+    /// The trio group recorded in a resulting keyshare; a new trio key's group may be recorded after the
+    /// first round (``recordGroup(_:)``): nothing the rounds send depends on it.
+    private var groupID: [UInt8]?
     /// preSign: the run ends after round 2 with the presignature instead of a finish (dkls23.md §13.4).
     private var presignOnly = false
     private var state: State
@@ -56,6 +58,10 @@ package struct SessionProtocolMachine: Sendable {
     package private(set) var outcome: ProtocolOutcome?
     /// Whether the run ended.
     package var isFinished: Bool { outcome != nil }
+
+    /// Records the trio group of the keyshare this run ends with, once the nodes' certificates named it
+    /// (a new trio key whose short first round travelled with the SETUP, `session.md` §5.2 flight F1).
+    package mutating func recordGroup(_ group: [UInt8]) { groupID = group }
 
     private init(local: PartyIndex, participants: [PartyIndex], state: State, mode: Keyshare.Mode?, groupID: [UInt8]?,
                  messageHash: [UInt8] = [], receivable: Set<UInt16>) {
