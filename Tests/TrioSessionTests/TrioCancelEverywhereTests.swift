@@ -52,6 +52,10 @@ struct TrioCancelEverywhereTests {
             Issue.record("\(point): \(String(describing: failure))")
         }
 
+        // Node A's step ended with the app's (the test client awaits it); B's ends when A's ABORT or the link's
+        // close reaches it. Until then B still holds the key's lease and a reconcile would be KEY_BUSY (retry
+        // later) — seen on a loaded machine. Wait for B's steps rather than for time.
+        _ = await fixture.peer.reports()
         let settled = try await session.reconcileKeyshare(keyId: keyshare.keyId)
         #expect(try await fixture.storage.read(keyId: keyshare.keyId)?.staged == nil)
         #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](settled.generation), "\(point): A disagrees")
