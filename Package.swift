@@ -4,6 +4,12 @@
 // EdDSA/Ed25519 (FROST). Only the toolchain and C libraries from the system are used; the
 // C libraries come in as system-library targets, each behind a thin module map.
 import PackageDescription
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether this build compiles MPCCrypto's CommonCrypto backend against the Linux shim (see the end of the file).
+let commonCryptoShim = getenv("SILENTSHARD_COMMONCRYPTO_SHIM").map { String(cString: $0) == "1" } ?? false
 
 let package = Package(
     name: "SilentShard",
@@ -65,9 +71,13 @@ let package = Package(
         .systemLibrary(name: "CSpawnShims"),
 
         // MARK: Primitives
+        // MPCCrypto's platform crypto (SHA-2, HMAC, AES-CTR, P-256) sits behind Sources/MPCCrypto/Backend: OpenSSL
+        // here; SILENTSHARD_COMMONCRYPTO_SHIM=1 builds the CommonCrypto backend against a Linux shim instead
+        // (scripts/check-commoncrypto-backend; see `commonCryptoShim` below).
         .target(
             name: "MPCCrypto",
-            dependencies: ["CSecp256k1", "CSodium", "COpenSSL"]
+            dependencies: ["CSecp256k1", "CSodium", "COpenSSL"] + (commonCryptoShim ? ["CCommonCryptoShim"] : []),
+            swiftSettings: commonCryptoShim ? [.define("SILENTSHARD_COMMONCRYPTO_SHIM")] : []
         ),
 
         // MARK: Protocols (pure state machines: messages in, messages out, no I/O)
@@ -171,3 +181,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// SILENTSHARD_COMMONCRYPTO_SHIM=1 (CI only: scripts/check-commoncrypto-backend, in its own build path): MPCCrypto's
+// CommonCrypto backend compiled on Linux against CCommonCryptoShim, a C module with Apple's CommonCrypto signatures
+// over OpenSSL, and only MPCCryptoTests kept, so `swift test` runs the same known answers through that backend.
+if commonCryptoShim {
+    package.targets.append(.target(name: "CCommonCryptoShim", dependencies: ["COpenSSL"], path: "Sources/CCommonCryptoShim"))
+    let kept: Set<String> = ["CSecp256k1", "CSodium", "COpenSSL", "CCommonCryptoShim", "MPCCrypto", "MPCCryptoTests"]
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products = [.library(name: "MPCCrypto", targets: ["MPCCrypto"])]
+}

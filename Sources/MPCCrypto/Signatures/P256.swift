@@ -1,10 +1,9 @@
-internal import COpenSSL
-
-/// ECDSA over NIST P-256 with SHA-256 (OpenSSL), the other key type a `MessageSigner` may use.
+/// ECDSA over NIST P-256 with SHA-256 (the platform backend: OpenSSL on Linux, CryptoKit on Apple), the other key
+/// type a `MessageSigner` may use.
 public enum P256 {
     /// A P-256 signing key.
     public struct SigningKey: Sendable {
-        private let key: EVPKey
+        private let key: P256Backend.PrivateKey
         /// The 32-byte big-endian private scalar.
         public let rawRepresentation: [UInt8]
         /// The matching verifying key.
@@ -15,8 +14,8 @@ public enum P256 {
             guard rawRepresentation.count == 32 else {
                 throw .invalidLength(expected: 32, actual: rawRepresentation.count)
             }
-            let publicBytes = try P256Group.publicKey(forPrivateKey: rawRepresentation)
-            key = try EVPKey.p256(privateKey: rawRepresentation, publicKey: publicBytes)
+            let (key, publicBytes) = try P256Backend.privateKey(rawRepresentation: rawRepresentation)
+            self.key = key
             self.rawRepresentation = rawRepresentation
             verifyingKey = try VerifyingKey(x963Representation: publicBytes)
         }
@@ -30,19 +29,18 @@ public enum P256 {
                     return
                 }
             }
-            preconditionFailure("P-256 key generation failed 64 times: OpenSSL is not working")
+            preconditionFailure("P-256 key generation failed 64 times: the crypto backend is not working")
         }
 
         /// Signs SHA-256(message).
         public func signature(for message: [UInt8]) throws(CryptoError) -> Signature {
-            let der = try key.sign(message)
-            return try Signature(derRepresentation: der)
+            try Signature(rawRepresentation: try P256Backend.sign(message, with: key))
         }
     }
 
     /// A P-256 verifying key.
     public struct VerifyingKey: Sendable, Equatable {
-        private let key: EVPKey
+        private let key: P256Backend.PublicKey
         /// The 65-byte uncompressed SEC1 encoding (0x04 ‖ x ‖ y).
         public let x963Representation: [UInt8]
 
@@ -51,8 +49,8 @@ public enum P256 {
             guard (bytes.count == 65 && bytes.first == 0x04)
                 || (bytes.count == 33 && (bytes.first == 0x02 || bytes.first == 0x03))
             else { throw .invalidKey }
-            let uncompressed = try P256Group.uncompressed(bytes)
-            key = try EVPKey.p256(publicKey: uncompressed)
+            let (key, uncompressed) = try P256Backend.publicKey(sec1: bytes)
+            self.key = key
             x963Representation = uncompressed
         }
 
@@ -64,7 +62,7 @@ public enum P256 {
 
         /// Whether `signature` is a valid ECDSA signature of SHA-256(message).
         public func isValidSignature(_ signature: Signature, for message: [UInt8]) -> Bool {
-            key.verify(signature.derRepresentation, message: message)
+            P256Backend.isValidSignature(signature.rawRepresentation, for: message, under: key)
         }
 
         public static func == (lhs: Self, rhs: Self) -> Bool { lhs.x963Representation == rhs.x963Representation }
@@ -80,7 +78,7 @@ public enum P256 {
             guard rawRepresentation.count == 64 else {
                 throw .invalidLength(expected: 64, actual: rawRepresentation.count)
             }
-            try P256Group.checkSignatureComponents(Array(rawRepresentation[0..<32]), Array(rawRepresentation[32..<64]))
+            try Self.checkComponents(Array(rawRepresentation[0..<32]), Array(rawRepresentation[32..<64]))
             self.rawRepresentation = rawRepresentation
         }
 
@@ -88,6 +86,20 @@ public enum P256 {
         public init(derRepresentation: [UInt8]) throws(CryptoError) {
             let (r, s) = try ECDSADER.decode(derRepresentation)
             try self.init(rawRepresentation: r + s)
+        }
+
+        /// The P-256 order n, big-endian.
+        static let order: [UInt8] = [
+            0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+            0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+        ]
+
+        /// r and s must be in [1, n) (signatures are public: a plain comparison is fine).
+        static func checkComponents(_ r: [UInt8], _ s: [UInt8]) throws(CryptoError) {
+            for component in [r, s] {
+                guard component.contains(where: { $0 != 0 }), component.lexicographicallyPrecedes(order)
+                else { throw .invalidSignatureEncoding }
+            }
         }
 
         /// The DER encoding.

@@ -15,3 +15,9 @@ public func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     if a.isEmpty { return true }
     return sodium_memcmp(a, b, a.count) == 0
 }
+
+/// Overwrites `count` bytes at `pointer` with zeros in a way the compiler cannot elide (libsodium's
+/// `sodium_memzero`): for states that may hold a secret's midstate.
+func wipe(_ pointer: UnsafeMutableRawPointer, count: Int) {
+    sodium_memzero(pointer, count)
+}

@@ -1,31 +1,19 @@
-internal import COpenSSL
-
-/// A valid pointer for hashing zero bytes.
-private let emptyInput: [UInt8] = [0]
-
 /// The SHA-2 functions this module offers.
 public enum SHA2Algorithm: Sendable {
     case sha256, sha512
 
-    /// OpenSSL's EVP_MD (internal: no C type in a public signature).
-    var messageDigest: OpaquePointer {
-        switch self {
-        case .sha256: OpenSSLAlgorithms.shared.sha256
-        case .sha512: OpenSSLAlgorithms.shared.sha512
-        }
-    }
+    /// The digest length in bytes.
+    public var byteCount: Int { self == .sha256 ? 32 : 64 }
+    /// The block length in bytes.
+    public var blockByteCount: Int { self == .sha256 ? 64 : 128 }
 }
 
-/// A hash function of the SHA-2 family (OpenSSL).
+/// A hash function of the SHA-2 family (the platform backend: OpenSSL on Linux, CommonCrypto on Apple).
 public protocol SHA2Function {
     /// Output length in bytes.
     static var byteCount: Int { get }
     /// Which function it is.
     static var algorithm: SHA2Algorithm { get }
-}
-
-extension SHA2Function {
-    static var messageDigest: OpaquePointer { algorithm.messageDigest }
 }
 
 extension SHA2Function {
@@ -36,25 +24,14 @@ extension SHA2Function {
 
     /// The digest of the bytes in `buffer`.
     public static func hash(buffer: UnsafeRawBufferPointer) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        if let base = buffer.baseAddress {
-            _ = EVP_Digest(base, buffer.count, &out, &length, messageDigest, nil)
-        } else {
-            _ = EVP_Digest(emptyInput, 0, &out, &length, messageDigest, nil)
-        }
-        return out
+        let hasher = SHA2Hasher(algorithm)
+        hasher.update(buffer)
+        return hasher.finalize()
     }
 
     /// HMAC (RFC 2104) of `data` under `key`.
     public static func hmac(key: [UInt8], data: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        // OpenSSL wants non-null pointers even for empty inputs.
-        let keyBytes = key.isEmpty ? [0] : key
-        let input = data.isEmpty ? [0] : data
-        _ = HMAC(messageDigest, keyBytes, Int32(key.count), input, data.count, &out, &length)
-        return out
+        SHA2Backend.hmac(algorithm, key: key, data: data)
     }
 }
 
@@ -70,34 +47,46 @@ public enum SHA512: SHA2Function {
     public static let algorithm = SHA2Algorithm.sha512
 }
 
-/// Incremental SHA-2 hashing for inputs that arrive in pieces.
+/// Incremental SHA-2 hashing for inputs that arrive in pieces. The state is wiped when the hasher is freed.
 public final class SHA2Hasher {
-    private let context: OpaquePointer
-    private let byteCount: Int
+    private let algorithm: SHA2Algorithm
+    private let state: UnsafeMutableRawPointer
+    private let stateByteCount: Int
 
     /// A hasher for the given function, e.g. `SHA2Hasher(SHA256.self)`.
-    public init<Function: SHA2Function>(_ function: Function.Type) {
-        // EVP_MD_CTX_new fails only when memory is exhausted.
-        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new") }
-        EVP_DigestInit_ex2(context, Function.messageDigest, nil)
-        self.context = context
-        self.byteCount = Function.byteCount
+    public convenience init<Function: SHA2Function>(_ function: Function.Type) {
+        self.init(Function.algorithm)
     }
 
-    deinit { EVP_MD_CTX_free(context) }
+    init(_ algorithm: SHA2Algorithm) {
+        self.algorithm = algorithm
+        stateByteCount = SHA2Backend.stateByteCount(algorithm)
+        state = .allocate(byteCount: stateByteCount, alignment: 16)
+        state.initializeMemory(as: UInt8.self, repeating: 0, count: stateByteCount)
+        SHA2Backend.initialize(algorithm, state: state)
+    }
+
+    deinit {
+        wipe(state, count: stateByteCount)
+        state.deallocate()
+    }
 
     /// Appends bytes.
     public func update(_ data: [UInt8]) {
-        data.withUnsafeBytes { input in
-            if let base = input.baseAddress { _ = EVP_DigestUpdate(context, base, input.count) }
-        }
+        data.withUnsafeBytes { update($0) }
+    }
+
+    /// Appends the bytes in `buffer`.
+    public func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        SHA2Backend.update(algorithm, state: state, bytes: base, count: buffer.count)
     }
 
     /// The digest; the hasher must not be used afterwards.
     public func finalize() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &out, &length)
-        return out
+        [UInt8](unsafeUninitializedCapacity: algorithm.byteCount) { buffer, initialized in
+            if let base = buffer.baseAddress { SHA2Backend.finalize(algorithm, state: state, output: base) }
+            initialized = algorithm.byteCount
+        }
     }
 }

@@ -1,12 +1,10 @@
-internal import COpenSSL
-
-/// A reusable SHA-256 or SHA-512 context for hot loops: OpenSSL's low-level state in one buffer
-/// allocated once, re-initialised per digest (no EVP dispatch, no allocation per digest), with a saved
+/// A reusable SHA-256 or SHA-512 context for hot loops: the backend's low-level state (OpenSSL's `SHA256_CTX`,
+/// CommonCrypto's `CC_SHA256_CTX`, …) in one buffer allocated once, re-initialised per digest (no dispatch, no
+/// allocation per digest), with a saved
 /// midstate for inputs that share a prefix of whole blocks. Not thread-safe: one per task. The state
 /// buffers are wiped when the context is freed (they may hold a secret seed's midstate).
 public final class SHA2Context {
-    private enum Kind { case sha256, sha512 }
-    private let kind: Kind
+    private let kind: SHA2Algorithm
     private let stateSize: Int
     private let state: UnsafeMutableRawPointer
     private let midstate: UnsafeMutableRawPointer
@@ -18,15 +16,9 @@ public final class SHA2Context {
     /// A context for `function` (SHA256 or SHA512).
     public init<Function: SHA2Function>(_ function: Function.Type) {
         byteCount = Function.byteCount
-        if Function.byteCount == SHA512.byteCount {
-            kind = .sha512
-            stateSize = silentshard_sha512_state_size()
-            blockByteCount = 128
-        } else {
-            kind = .sha256
-            stateSize = silentshard_sha256_state_size()
-            blockByteCount = 64
-        }
+        kind = Function.algorithm
+        stateSize = SHA2Backend.stateByteCount(kind)
+        blockByteCount = kind.blockByteCount
         state = .allocate(byteCount: stateSize, alignment: 16)
         midstate = .allocate(byteCount: stateSize, alignment: 16)
         state.initializeMemory(as: UInt8.self, repeating: 0, count: stateSize)
@@ -35,18 +27,15 @@ public final class SHA2Context {
     }
 
     deinit {
-        OPENSSL_cleanse(state, stateSize)
-        OPENSSL_cleanse(midstate, stateSize)
+        wipe(state, count: stateSize)
+        wipe(midstate, count: stateSize)
         state.deallocate()
         midstate.deallocate()
     }
 
     /// Starts a new digest.
     public func reset() {
-        switch kind {
-        case .sha256: silentshard_sha256_init(state)
-        case .sha512: silentshard_sha512_init(state)
-        }
+        SHA2Backend.initialize(kind, state: state)
     }
 
     /// Saves the state as it is now (after whole blocks of a common prefix, for `resetToMidstate`).
@@ -62,10 +51,7 @@ public final class SHA2Context {
     /// Appends bytes.
     public func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        switch kind {
-        case .sha256: silentshard_sha256_update(state, base, bytes.count)
-        case .sha512: silentshard_sha512_update(state, base, bytes.count)
-        }
+        SHA2Backend.update(kind, state: state, bytes: base, count: bytes.count)
     }
 
     /// Appends bytes.
@@ -87,10 +73,7 @@ public final class SHA2Context {
     public func finalize(into output: UnsafeMutableRawBufferPointer) {
         guard let base = output.baseAddress, output.count >= byteCount else { return }
         let out = base.assumingMemoryBound(to: UInt8.self)
-        switch kind {
-        case .sha256: silentshard_sha256_final(state, out)
-        case .sha512: silentshard_sha512_final(state, out)
-        }
+        SHA2Backend.finalize(kind, state: state, output: out)
         reset()
     }
 

@@ -1,3 +1,4 @@
+#if !(canImport(CommonCrypto) && canImport(CryptoKit))
 internal import COpenSSL
 
 /// Digests and ciphers fetched from OpenSSL once per process (fetching per call costs 2.3×;
@@ -20,3 +21,4 @@ final class OpenSSLAlgorithms: @unchecked Sendable {
         self.aes256CTR = aes
     }
 }
+#endif

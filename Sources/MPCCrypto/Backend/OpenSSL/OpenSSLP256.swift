@@ -1,4 +1,31 @@
+#if !canImport(CryptoKit)
 internal import COpenSSL
+
+/// P-256 ECDSA on Linux: OpenSSL 3 `EVP_PKEY`s (the nonce k from OpenSSL's DRBG); OpenSSL's DER signatures
+/// converted to and from r ‖ s by `ECDSADER`.
+enum OpenSSLP256: P256BackendInterface {
+    static func privateKey(rawRepresentation: [UInt8]) throws(CryptoError) -> (key: EVPKey, x963: [UInt8]) {
+        let publicBytes = try P256Group.publicKey(forPrivateKey: rawRepresentation)
+        return (try EVPKey.p256(privateKey: rawRepresentation, publicKey: publicBytes), publicBytes)
+    }
+
+    static func publicKey(sec1: [UInt8]) throws(CryptoError) -> (key: EVPKey, x963: [UInt8]) {
+        let uncompressed = try P256Group.uncompressed(sec1)
+        return (try EVPKey.p256(publicKey: uncompressed), uncompressed)
+    }
+
+    static func sign(_ message: [UInt8], with key: EVPKey) throws(CryptoError) -> [UInt8] {
+        let (r, s) = try ECDSADER.decode(try key.sign(message))
+        return r + s
+    }
+
+    static func isValidSignature(_ rawSignature: [UInt8], for message: [UInt8], under key: EVPKey) -> Bool {
+        guard rawSignature.count == 64,
+              let der = try? ECDSADER.encode(r: Array(rawSignature[0..<32]), s: Array(rawSignature[32..<64]))
+        else { return false }
+        return key.verify(der, message: message)
+    }
+}
 
 /// An owned `EVP_PKEY` for P-256 (immutable after creation, so shared between threads).
 final class EVPKey: @unchecked Sendable {
@@ -143,63 +170,5 @@ enum P256Group {
         }
         return out
     }
-
-    /// The P-256 order n, big-endian.
-    static let order: [UInt8] = [
-        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-        0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
-    ]
-
-    /// r and s must be in [1, n) (signatures are public: a plain comparison is fine).
-    static func checkSignatureComponents(_ r: [UInt8], _ s: [UInt8]) throws(CryptoError) {
-        for component in [r, s] {
-            guard component.contains(where: { $0 != 0 }),
-                  component.lexicographicallyPrecedes(order)
-            else { throw .invalidSignatureEncoding }
-        }
-    }
 }
-
-/// Strict DER for ECDSA signatures: SEQUENCE { INTEGER r, INTEGER s } (OpenSSL's ECDSA_SIG codec).
-enum ECDSADER {
-    static func decode(_ der: [UInt8]) throws(CryptoError) -> (r: [UInt8], s: [UInt8]) {
-        guard !der.isEmpty, der.count <= 80 else { throw .invalidSignatureEncoding }
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
-        }
-        guard let signature = parsed else {
-            ERR_clear_error()
-            throw .invalidSignatureEncoding
-        }
-        defer { ECDSA_SIG_free(signature) }
-        guard let r = ECDSA_SIG_get0_r(signature), let s = ECDSA_SIG_get0_s(signature),
-              BN_num_bits(r) <= 256, BN_num_bits(s) <= 256
-        else { throw .invalidSignatureEncoding }
-        var rBytes = [UInt8](repeating: 0, count: 32)
-        var sBytes = [UInt8](repeating: 0, count: 32)
-        BN_bn2binpad(r, &rBytes, 32)
-        BN_bn2binpad(s, &sBytes, 32)
-        // Strictness: the canonical re-encoding must be the input (no BER leniency, no trailing bytes).
-        guard try encode(r: rBytes, s: sBytes) == der else { throw .invalidSignatureEncoding }
-        return (rBytes, sBytes)
-    }
-
-    static func encode(r: [UInt8], s: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let signature = ECDSA_SIG_new() else { throw .libraryFailure("ECDSA_SIG_new") }
-        defer { ECDSA_SIG_free(signature) }
-        guard let rNumber = BN_bin2bn(r, Int32(r.count), nil) else { throw .libraryFailure("BN_bin2bn") }
-        guard let sNumber = BN_bin2bn(s, Int32(s.count), nil) else {
-            BN_free(rNumber)
-            throw .libraryFailure("BN_bin2bn")
-        }
-        ECDSA_SIG_set0(signature, rNumber, sNumber)  // takes ownership of both
-        var out = [UInt8](repeating: 0, count: 80)
-        let length: Int32 = out.withUnsafeMutableBufferPointer { buffer in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            return i2d_ECDSA_SIG(signature, &cursor)
-        }
-        guard length > 0 else { throw .libraryFailure("i2d_ECDSA_SIG") }
-        return Array(out.prefix(Int(length)))
-    }
-}
+#endif

@@ -1,3 +1,4 @@
+#if !canImport(Darwin)
 internal import COpenSSL
 import Foundation
 
@@ -70,3 +71,4 @@ package struct WebSocketHandshake: Sendable {
         }
     }
 }
+#endif
