@@ -66,7 +66,7 @@ extension NodeShareStore {
                 DELETE FROM rate_events WHERE bucket = ? AND id NOT IN (
                     SELECT id FROM rate_events WHERE bucket = ? ORDER BY at DESC, id DESC LIMIT ?)
                 """, [.blob(bucket.bytes), .blob(bucket.bytes), .integer(Int64(limit))])
-            return try Self.recent(db, bucket, limit: limit, window: window, now: now).count
+            return try Self.recentCount(db, bucket, limit: limit, window: window, now: now)
         }
     }
 
@@ -113,22 +113,26 @@ extension NodeShareStore {
                    [.blob(bucket.bytes), .integer(at), .integer(max(at, expiry))])
     }
 
-    /// The times of the newest `limit` events within the window, newest first.
-    private static func recent(_ db: any StoreSQL, _ bucket: RateBucket, limit: Int, window: UInt64,
-                               now: UInt64) throws(NodeStoreError) -> [UInt64] {
+    /// How many events of `bucket` lie within the window, counting at most `limit`.
+    private static func recentCount(_ db: any StoreSQL, _ bucket: RateBucket, limit: Int, window: UInt64,
+                                    now: UInt64) throws(NodeStoreError) -> Int {
         let cutoff = Int64(clamping: now >= window ? now - window : 0)
-        return try db.query("SELECT at FROM rate_events WHERE bucket = ? AND at > ? ORDER BY at DESC, id DESC LIMIT ?",
-                            [.blob(bucket.bytes), .integer(cutoff), .integer(Int64(limit))])
-            .map { row throws(NodeStoreError) in UInt64(clamping: try row.integer(0)) }
+        let row = try db.first("""
+            SELECT COUNT(*) FROM (SELECT 1 FROM rate_events WHERE bucket = ? AND at > ? LIMIT ?) AS recent
+            """, [.blob(bucket.bytes), .integer(cutoff), .integer(Int64(limit))])
+        return Int(try row?.integer(0) ?? 0)
     }
 
-    /// `EventWindow.wait` over the bucket's rows: once the limit-th newest event leaves the window,
-    /// fewer than `limit` remain.
+    /// `EventWindow.wait` over the bucket's rows: once the limit-th newest event within the window leaves
+    /// it, fewer than `limit` remain. One indexed row read, whatever the limit's size.
     private static func wait(_ db: any StoreSQL, _ bucket: RateBucket, limit: Int, window: UInt64,
                              now: UInt64) throws(NodeStoreError) -> UInt64? {
-        let times = try recent(db, bucket, limit: limit, window: window, now: now)
-        guard times.count >= limit, let leaving = times.last else { return nil }
-        let leaves = leaving.addingReportingOverflow(window).partialValue
+        let cutoff = Int64(clamping: now >= window ? now - window : 0)
+        guard let row = try db.first("""
+            SELECT at FROM rate_events WHERE bucket = ? AND at > ? ORDER BY at DESC, id DESC LIMIT 1 OFFSET ?
+            """, [.blob(bucket.bytes), .integer(cutoff), .integer(Int64(limit - 1))])
+        else { return nil }
+        let leaves = UInt64(clamping: try row.integer(0)).addingReportingOverflow(window).partialValue
         return leaves > now ? leaves - now : 1
     }
 
