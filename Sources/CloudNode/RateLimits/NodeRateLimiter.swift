@@ -248,8 +248,6 @@ package final class NodeRateLimiter: Sendable {
         return state.withLock { blockWait($0, address: address, now: now) != nil }
     }
 
-    static func seconds(milliseconds: UInt64) -> UInt32 { seconds(milliseconds) }
-
     // MARK: Internals
 
     private static func refuse(_ state: inout State, _ refusal: Refusal, _ retryAfter: UInt32) -> RateLimitVerdict {
