@@ -154,7 +154,7 @@ enum NodeCommand {
             let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
             let store = try openStore(database: database, masterKey: masterKey)
             openedStore = store
-            // §9.5 (P5): the limits that count events over time are shared by every process on this database.
+            // session.md §9.5 (P5): the limits that count events over time are shared by every process on this database.
             let rateLimiter = NodeRateLimiter(limits: limits, cluster: ClusterRateLimits(store: store))
             config.rateLimiter = rateLimiter
             switch options["--role"] ?? "duo" {

@@ -4,7 +4,7 @@ import SilentShardTestSupport
 import Testing
 @testable import CloudNode
 
-/// The cluster-shared §9.5 counters in the node database (`NodeShareStore+RateLimits`, proposal P5): sliding
+/// The cluster-shared session.md §9.5 counters in the node database (`NodeShareStore+RateLimits`, proposal P5): sliding
 /// windows, blocks, garbage collection, and an atomic check-and-insert across store instances (each
 /// its own connection, as separate processes are). Times are given, never slept.
 @Suite("Node share store: cluster-shared rate-limit counters (SQLite and PostgreSQL)")

@@ -1,5 +1,5 @@
 // silentshard-test-limits: one node process's rate limiter over a shared node database, driven line by
-// line on stdin, for the tests that count §9.5 limits across processes (ClusterRateLimitProcessTests).
+// line on stdin, for the tests that count session.md §9.5 limits across processes (ClusterRateLimitProcessTests).
 // Test-only; not shipped.
 //
 //   silentshard-test-limits --database SQLITE-PATH|POSTGRES-URL --master-key HEX --rate-limits SPEC

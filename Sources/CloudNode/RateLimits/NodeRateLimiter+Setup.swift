@@ -13,7 +13,7 @@ extension NodeRateLimiter {
         await recordDeviceSignatureFailure(payload.deviceKey, principal: principal)
     }
 
-    /// After authorization (§9.5): RATE_LIMITED while the (principal, device key) is limited for failed
+    /// After authorization (session.md §9.5): RATE_LIMITED while the (principal, device key) is limited for failed
     /// signatures, for a keygen or import past the principal's hourly count (an admitted one is counted),
     /// or for a sign or preSign beyond the key's concurrent signing sessions (per process). The first two
     /// are shared by the cluster; when its database fails they refuse with STORAGE_FAILURE. Returns the

@@ -6,7 +6,7 @@ import Foundation
 /// Without a store, counts are per node process (in memory): a cluster of N processes behind a load
 /// balancer would admit up to N times each limit. With one (``NodeRateLimiter/cluster``), failed
 /// authentications, key creations and failed device signatures are counted in the node database by every
-/// process (§9.5, proposal P5); open connections and signing sessions stay per process. The
+/// process (session.md §9.5, proposal P5); open connections and signing sessions stay per process. The
 /// share-changing lease (one per key) and the presignature quota (100 per key) are enforced by the store,
 /// cluster-wide, and are not configured here.
 package struct NodeRateLimits: Sendable, Equatable {

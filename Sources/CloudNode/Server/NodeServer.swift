@@ -158,7 +158,7 @@ package final class NodeServer: Sendable {
                 return
             }
         }
-        // §9.5: a block decided by another process of the cluster (the door checked this process's own).
+        // session.md §9.5: a block decided by another process of the cluster (the door checked this process's own).
         if let limiter = config.rateLimiter, limiter.cluster != nil,
            case .limited(let retryAfter) = await limiter.checkAddressAcrossCluster(connection.clientAddress) {
             config.logger.log("closing \(connection.route): address blocked for failed authentications (retry after \(retryAfter) s)")

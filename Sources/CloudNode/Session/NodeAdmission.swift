@@ -5,7 +5,7 @@ import SilentShardCore
 /// 1. durable replay (§9.6): the instance id into the node's database, shared by every process on it
 ///    and kept across restarts (REPLAY; a store failure is STORAGE_FAILURE);
 /// 2. authorization (§9.1–9.3): the mode's rule, given as `authorize`;
-/// 3. rate limits (§9.5): failed device signatures, key creations (both shared by the cluster through the
+/// 3. rate limits (session.md §9.5): failed device signatures, key creations (both shared by the cluster through the
 ///    node's database when the limiter has one), signing sessions per key;
 /// 4. the key's lease (§7.2): one share-changing session or reconcile per key (KEY_BUSY).
 ///

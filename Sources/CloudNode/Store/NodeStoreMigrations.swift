@@ -104,7 +104,7 @@ enum NodeStoreMigrations {
             ALTER TABLE key_parents ADD COLUMN IF NOT EXISTS path BYTEA NOT NULL DEFAULT ''::bytea;
             CREATE TABLE IF NOT EXISTS retired_keys (key_id TEXT PRIMARY KEY, parent_key_id TEXT NOT NULL, path BYTEA NOT NULL, subject TEXT NOT NULL, retired_at BIGINT NOT NULL);
             """),
-        // 5: the §9.5 limits that count events over time, shared by every process on the database
+        // 5: the session.md §9.5 limits that count events over time, shared by every process on the database
         // (NodeShareStore+RateLimits, proposal P5): one row per counted event, and one per blocked address.
         Migration(version: 5, sqlite: """
             CREATE TABLE IF NOT EXISTS rate_events (id INTEGER PRIMARY KEY AUTOINCREMENT, bucket BLOB NOT NULL, at INTEGER NOT NULL, expires_at INTEGER NOT NULL);

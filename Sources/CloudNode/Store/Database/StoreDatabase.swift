@@ -26,7 +26,7 @@ enum StoreLockScope {
     case device([UInt8])
     /// Schema migrations and the master-key check at start.
     case migrations
-    /// One §9.5 counter shared by the cluster (`NodeShareStore+RateLimits`): its 32-byte bucket.
+    /// One session.md §9.5 counter shared by the cluster (`NodeShareStore+RateLimits`): its 32-byte bucket.
     case rateBucket([UInt8])
 
     /// The 64-bit advisory lock key: the first 8 bytes of SHA-256 over a namespaced name.
