@@ -146,14 +146,17 @@ enum NodeCommand {
             }
         }
         var config = NodeServerConfiguration(host: host, port: port, nodeKey: nodeKey, verifier: verifier)
-        let rateLimiter = NodeRateLimiter(limits: try rateLimits(options))
-        config.rateLimiter = rateLimiter
+        let limits = try rateLimits(options)
+        config.rateLimiter = NodeRateLimiter(limits: limits)
         var openedStore: NodeShareStore?
         if let database = options["--database"] {
             guard let masterKeyPath = options["--master-key"] else { throw Failure("--database needs --master-key") }
             let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
             let store = try openStore(database: database, masterKey: masterKey)
             openedStore = store
+            // session.md §9.5 (P5): the limits that count events over time are shared by every process on this database.
+            let rateLimiter = NodeRateLimiter(limits: limits, cluster: ClusterRateLimits(store: store))
+            config.rateLimiter = rateLimiter
             switch options["--role"] ?? "duo" {
             case "duo":
                 let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)

@@ -14,17 +14,42 @@ struct MigrationTests {
         try store.storePresignature(NodePresignature(id: bytes32(3), keyId: keyA, gen: bytes32(1), party: 1, deviceKey: device,
                                                      expiresAt: Date().addingTimeInterval(600), secret: secretShare(3, count: 64)))
         // Make it look like a file written by the SQLite-only releases (schema 1: no lease process column, no key_parents,
-        // no retired_keys).
-        try SQLiteConnection(path: path).execute(
-            "DROP TABLE schema_migrations; ALTER TABLE leases DROP COLUMN process; DROP TABLE key_parents; DROP TABLE retired_keys")
+        // no retired_keys, no rate-limit tables).
+        try SQLiteConnection(path: path).execute("""
+            DROP TABLE schema_migrations; ALTER TABLE leases DROP COLUMN process; DROP TABLE key_parents; DROP TABLE retired_keys;
+            DROP TABLE rate_events; DROP TABLE rate_blocks
+            """)
         let reopened = try NodeShareStore(path: path, masterKey: masterKey)
         #expect(try reopened.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
         #expect(try reopened.presignatureCount(keyId: keyA) == 1)
         let versions = try reopened.reading { db throws(NodeStoreError) in
             try db.query("SELECT version FROM schema_migrations", []).map { row throws(NodeStoreError) in try row.integer(0) }
         }
-        #expect(versions.sorted() == [1, 2, 3, 4])
+        #expect(versions.sorted() == [1, 2, 3, 4, 5])
         try reopened.acquireLease(keyId: keyA, holder: bytes32(9), seconds: 60)
+        try reopened.recordRateEvent(RateBucket(kind: "test", key: "k"), limit: 1, windowMilliseconds: 1000, nowMilliseconds: 1)
+    }
+
+    @Test("migration 5 (P5): a database at version 4 gains the cluster-shared rate-limit tables and keeps its rows",
+          arguments: StoreBackend.allCases)
+    func migrationFiveAddsRateLimitTables(_ backend: StoreBackend) throws {
+        let location = try scratchLocation(backend)
+        let masterKey = NodeMasterKey.random()
+        _ = try storeWithCommittedKey(location, masterKey: masterKey)
+        try rawExecute(location, sqlite: "DROP TABLE rate_events; DROP TABLE rate_blocks; DELETE FROM schema_migrations WHERE version = 5",
+                       postgres: "DROP TABLE rate_events; DROP TABLE rate_blocks; DELETE FROM schema_migrations WHERE version = 5")
+        let reopened = try NodeShareStore(location: location, masterKey: masterKey)
+        #expect(try reopened.share(keyId: keyA) == keyshare(gen: 1, seed: 1, digest: 0xD0))
+        let versions = try reopened.reading { db throws(NodeStoreError) in
+            try db.query("SELECT version FROM schema_migrations", []).map { row throws(NodeStoreError) in try row.integer(0) }
+        }
+        #expect(versions.sorted() == [1, 2, 3, 4, 5] && NodeStoreMigrations.latest == 5)
+        let bucket = RateBucket(kind: "test", key: "k")
+        try reopened.blockRateBucket(bucket, untilMilliseconds: 2000, nowMilliseconds: 1000)
+        #expect(try reopened.rateBlockWait(bucket, nowMilliseconds: 1000) == 1000)
+        // A second open (another process starting) applies nothing again.
+        _ = try NodeShareStore(location: location, masterKey: masterKey)
+        #expect(try reopened.rateRowCount() == 1)
     }
 
     @Test("locations: postgres URLs are PostgreSQL, anything else a SQLite path; passwords never shown")

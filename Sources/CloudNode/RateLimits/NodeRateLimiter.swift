@@ -9,8 +9,14 @@ package enum RateLimitVerdict: Sendable, Equatable {
 }
 
 /// Enforces ``NodeRateLimits`` (`docs/protocol/session.md` §9.5) for one node process: the server asks it about
-/// client addresses, the step runners about principals, keys and device keys. Thread-safe; every call is
-/// a short critical section (no I/O), so the server's service thread may call it.
+/// client addresses, the step runners about principals, keys and device keys. Thread-safe; every
+/// synchronous call is a short critical section (no I/O), so the server's service thread may call it.
+///
+/// With a ``cluster`` (the node's database), the limits that count events over time — failed
+/// authentications per address, key creations per principal, failed device signatures per (principal,
+/// device key) — are counted in the database by every process of the cluster (the `async` methods in
+/// `NodeRateLimiter+Cluster`); the in-memory counts stay as a fast refusal and as the per-process
+/// fallback when the database fails. Open connections and signing sessions are per process.
 ///
 /// Memory is bounded by recent activity: entries whose window has passed are swept at most every
 /// 10 s, and at most ``maximumTrackedClients`` addresses and device keys are tracked at once (beyond
@@ -26,6 +32,8 @@ package final class NodeRateLimiter: Sendable {
     }
 
     package let limits: NodeRateLimits
+    /// The cluster-shared counters, or nil: every limit per process.
+    package let cluster: ClusterRateLimits?
     /// Tracked addresses (failed authentications) and (principal, device key) pairs, each.
     package static let maximumTrackedClients = 100_000
 
@@ -39,19 +47,24 @@ package final class NodeRateLimiter: Sendable {
         var lastSweep: UInt64 = 0
         var refusals: [Refusal: Int] = [:]
         var addressesBlocked = 0
+        var storeErrors = 0
     }
 
     private let state = LockedValue(State())
     private let clock: @Sendable () -> UInt64
-    private static let minute: UInt64 = 60_000
-    private static let hour: UInt64 = 3_600_000
+    static let minute: UInt64 = 60_000
+    static let hour: UInt64 = 3_600_000
     private static let sweepInterval: UInt64 = 10_000
 
-    /// - Parameter clock: monotonic milliseconds (tests pass their own).
+    /// - Parameters:
+    ///   - clock: monotonic milliseconds for the in-memory counts (tests pass their own).
+    ///   - cluster: the cluster-shared counters (the node's database); nil: all in memory.
     package init(limits: NodeRateLimits = .standard,
-                clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds / 1_000_000 }) {
+                clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds / 1_000_000 },
+                cluster: ClusterRateLimits? = nil) {
         self.limits = limits
         self.clock = clock
+        self.cluster = cluster
     }
 
     // MARK: Client addresses (the server)
@@ -185,9 +198,12 @@ package final class NodeRateLimiter: Sendable {
     /// Refusals so far, by limit.
     package func refusals(_ refusal: Refusal) -> Int { state.withLock { $0.refusals[refusal, default: 0] } }
 
+    /// Database failures of the cluster-shared counters so far.
+    package var storeErrors: Int { state.withLock { $0.storeErrors } }
+
     /// Prometheus lines for `GET /metrics`: refusals by limit, addresses blocked (no addresses or principals).
     package func metricsText() -> String {
-        let (refusals, blocked) = state.withLock { ($0.refusals, $0.addressesBlocked) }
+        let (refusals, blocked, storeErrors) = state.withLock { ($0.refusals, $0.addressesBlocked, $0.storeErrors) }
         var out = "# HELP silentshard_node_rate_limited_total Requests refused by a rate limit (session.md 9.5), by limit.\n"
             + "# TYPE silentshard_node_rate_limited_total counter\n"
         for refusal in Refusal.allCases {
@@ -195,7 +211,41 @@ package final class NodeRateLimiter: Sendable {
         }
         out += "# HELP silentshard_node_addresses_blocked_total Client addresses blocked for failed authentications.\n"
             + "# TYPE silentshard_node_addresses_blocked_total counter\nsilentshard_node_addresses_blocked_total \(blocked)\n"
+        if cluster != nil {
+            out += "# HELP silentshard_node_rate_limit_store_errors_total Database failures of the cluster-shared rate limits.\n"
+                + "# TYPE silentshard_node_rate_limit_store_errors_total counter\n"
+                + "silentshard_node_rate_limit_store_errors_total \(storeErrors)\n"
+        }
         return out
+    }
+
+    // MARK: For the cluster-shared counters (NodeRateLimiter+Cluster)
+
+    /// Counts a refusal the cluster's counters decided.
+    func refused(_ refusal: Refusal, retryAfterMilliseconds wait: UInt64) -> RateLimitVerdict {
+        state.withLock { Self.refuse(&$0, refusal, Self.seconds(wait)) }
+    }
+
+    /// Counts a database failure of the cluster's counters.
+    func noteStoreError() { state.withLock { $0.storeErrors += 1 } }
+
+    /// Blocks `address` in this process for `wait` ms (a block the cluster decided; a later block stays).
+    /// `counted`: this process decided it (counted in `silentshard_node_addresses_blocked_total`).
+    func blockLocally(_ address: String, forMilliseconds wait: UInt64, counted: Bool) {
+        let until = clock().addingReportingOverflow(wait).partialValue
+        state.withLock { state in
+            guard state.blockedUntil[address].map({ $0 < until }) ?? (state.blockedUntil.count < Self.maximumTrackedClients)
+            else { return }
+            state.blockedUntil[address] = until
+            state.failedAuthentications[address] = nil
+            if counted { state.addressesBlocked += 1 }
+        }
+    }
+
+    /// Whether this process blocked `address` itself already (no need to ask the database).
+    func isBlockedLocally(_ address: String) -> Bool {
+        let now = clock()
+        return state.withLock { blockWait($0, address: address, now: now) != nil }
     }
 
     // MARK: Internals

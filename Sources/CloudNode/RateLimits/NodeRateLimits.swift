@@ -3,9 +3,12 @@ import Foundation
 /// The node's abuse limits (`docs/protocol/session.md` §9.5). A limit of 0 is off. The defaults are the spec's;
 /// ``off`` is for development, benchmarks and tests that make many keys from one principal.
 ///
-/// Counts are per node process (in memory): a cluster of N processes behind a load balancer admits up
-/// to N times each limit. The share-changing lease (one per key) and the presignature quota (100 per
-/// key) are enforced by the store, cluster-wide, and are not configured here.
+/// Without a store, counts are per node process (in memory): a cluster of N processes behind a load
+/// balancer would admit up to N times each limit. With one (``NodeRateLimiter/cluster``), failed
+/// authentications, key creations and failed device signatures are counted in the node database by every
+/// process (session.md §9.5, proposal P5); open connections and signing sessions stay per process. The
+/// share-changing lease (one per key) and the presignature quota (100 per key) are enforced by the store,
+/// cluster-wide, and are not configured here.
 package struct NodeRateLimits: Sendable, Equatable {
     /// Open WebSocket connections per client address (64). Inter-node links (`/v3/peer`) are not counted.
     package var connectionsPerAddress: Int

@@ -136,7 +136,7 @@ package final class NodeServer: Sendable {
             // Counted like a bad token (security review finding 6): holding connections open without a
             // token must not be free.
             metrics.authenticationFailed()
-            config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
+            await config.rateLimiter?.recordAuthenticationFailure(from: connection.clientAddress)
             config.logger.log("closing \(connection.route): no token within \(config.tokenTimeout)")
             connection.close(code: .authenticationTimeout)
             return
@@ -152,11 +152,18 @@ package final class NodeServer: Sendable {
             token = String(data: first.data, encoding: .utf8)
             guard BearerToken.isWellFormed(bytes: [UInt8](first.data)) else {
                 metrics.authenticationFailed()
-                config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
+                await config.rateLimiter?.recordAuthenticationFailure(from: connection.clientAddress)
                 config.logger.log("closing \(connection.route): malformed token message")
                 connection.close(code: .unauthorized)
                 return
             }
+        }
+        // session.md §9.5: a block decided by another process of the cluster (the door checked this process's own).
+        if let limiter = config.rateLimiter, limiter.cluster != nil,
+           case .limited(let retryAfter) = await limiter.checkAddressAcrossCluster(connection.clientAddress) {
+            config.logger.log("closing \(connection.route): address blocked for failed authentications (retry after \(retryAfter) s)")
+            connection.close(code: .overloaded)
+            return
         }
         let principal: Principal
         do {
@@ -177,7 +184,7 @@ package final class NodeServer: Sendable {
             return
         } catch {
             metrics.authenticationFailed()
-            config.rateLimiter?.authenticationFailed(from: connection.clientAddress)
+            await config.rateLimiter?.recordAuthenticationFailure(from: connection.clientAddress)
             config.logger.log("closing \(connection.route): authentication failed (\(error))")
             connection.close(code: .unauthorized)
             return
@@ -191,7 +198,7 @@ package final class NodeServer: Sendable {
                     connection.markAuthenticated()
                 } else {
                     metrics.authenticationFailed()
-                    limiter?.authenticationFailed(from: connection.clientAddress)
+                    if let limiter { Task { await limiter.recordAuthenticationFailure(from: connection.clientAddress) } }
                     logger.log("peer link refused (\(connection.clientAddress))")
                 }
             }
@@ -227,6 +234,12 @@ package final class NodeServer: Sendable {
     private func servePost(route: NodeRoute, params: String?, token: String?, body: Data,
                            clientAddress: String) async -> HTTPResponse {
         // The address's limits and block were checked before the body was read (LWSEngine.beginHTTP).
+        if let limiter = configuration.rateLimiter, limiter.cluster != nil,
+           case .limited(let retryAfter) = await limiter.checkAddressAcrossCluster(clientAddress) {
+            var response = HTTPResponse.text(status: 429, "rate limited\n")
+            response.retryAfter = retryAfter
+            return response
+        }
         let principal: Principal
         do {
             if let token, !BearerToken.isWellFormed(token) { throw AuthenticationError.invalidToken }
@@ -236,7 +249,7 @@ package final class NodeServer: Sendable {
             return .text(status: 503, "token verifier unavailable\n")
         } catch {
             metrics.authenticationFailed()
-            configuration.rateLimiter?.authenticationFailed(from: clientAddress)
+            await configuration.rateLimiter?.recordAuthenticationFailure(from: clientAddress)
             configuration.logger.log("POST \(route): authentication failed (\(error))")
             return .text(status: 401, "unauthorized\n")
         }

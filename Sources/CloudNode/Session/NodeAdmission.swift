@@ -5,7 +5,8 @@ import SilentShardCore
 /// 1. durable replay (§9.6): the instance id into the node's database, shared by every process on it
 ///    and kept across restarts (REPLAY; a store failure is STORAGE_FAILURE);
 /// 2. authorization (§9.1–9.3): the mode's rule, given as `authorize`;
-/// 3. rate limits (§9.5): failed device signatures, key creations, signing sessions per key;
+/// 3. rate limits (session.md §9.5): failed device signatures, key creations (both shared by the cluster through the
+///    node's database when the limiter has one), signing sessions per key;
 /// 4. the key's lease (§7.2): one share-changing session or reconcile per key (KEY_BUSY).
 ///
 /// Key state and bans (SETUP steps 9–10) follow in the runner, under the lease. Every stage refuses with a
@@ -50,7 +51,7 @@ struct NodeAdmission: Sendable {
     ) async throws(SetupRejection) -> Admitted<Authorization> {
         try await recordInstance(setup, now: now)
         let authorization = try await authorize()
-        let signingKeyID = try rateLimiter?.admit(setup, principal: rateLimitKey) ?? nil
+        let signingKeyID = try await rateLimiter?.admit(setup, principal: rateLimitKey) ?? nil
         let lease: KeyLease?
         do {
             lease = try await KeyLease.acquire(for: setup, seconds: leaseSeconds, store: store, queue: queue)

@@ -193,7 +193,7 @@ package final class NodeStepRunner: Sendable {
                 try SetupValidator.validate(message: message, context: context, replay: &window)
             }
         } catch {
-            rateLimiter?.noteRejected(error, setupMessage: message, principal: principal?.rateLimitKey ?? "")
+            await rateLimiter?.noteRejected(error, setupMessage: message, principal: principal?.rateLimitKey ?? "")
             throw StepEnded(report: await reject(error, instanceID: RejectedSetup.instanceID(of: message),
                                                  setupHash: RejectedSetup.setupHash(of: message), connection: connection))
         }

@@ -104,6 +104,21 @@ enum NodeStoreMigrations {
             ALTER TABLE key_parents ADD COLUMN IF NOT EXISTS path BYTEA NOT NULL DEFAULT ''::bytea;
             CREATE TABLE IF NOT EXISTS retired_keys (key_id TEXT PRIMARY KEY, parent_key_id TEXT NOT NULL, path BYTEA NOT NULL, subject TEXT NOT NULL, retired_at BIGINT NOT NULL);
             """),
+        // 5: the session.md §9.5 limits that count events over time, shared by every process on the database
+        // (NodeShareStore+RateLimits, proposal P5): one row per counted event, and one per blocked address.
+        Migration(version: 5, sqlite: """
+            CREATE TABLE IF NOT EXISTS rate_events (id INTEGER PRIMARY KEY AUTOINCREMENT, bucket BLOB NOT NULL, at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+            CREATE INDEX IF NOT EXISTS rate_events_by_bucket ON rate_events (bucket, at);
+            CREATE INDEX IF NOT EXISTS rate_events_by_expiry ON rate_events (expires_at);
+            CREATE TABLE IF NOT EXISTS rate_blocks (bucket BLOB PRIMARY KEY NOT NULL, blocked_until INTEGER NOT NULL) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS rate_blocks_by_expiry ON rate_blocks (blocked_until);
+            """, postgres: """
+            CREATE TABLE IF NOT EXISTS rate_events (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, bucket BYTEA NOT NULL, at BIGINT NOT NULL, expires_at BIGINT NOT NULL);
+            CREATE INDEX IF NOT EXISTS rate_events_by_bucket ON rate_events (bucket, at);
+            CREATE INDEX IF NOT EXISTS rate_events_by_expiry ON rate_events (expires_at);
+            CREATE TABLE IF NOT EXISTS rate_blocks (bucket BYTEA PRIMARY KEY, blocked_until BIGINT NOT NULL);
+            CREATE INDEX IF NOT EXISTS rate_blocks_by_expiry ON rate_blocks (blocked_until);
+            """),
     ]
 
     /// The highest migration this build knows.

@@ -26,6 +26,8 @@ enum StoreLockScope {
     case device([UInt8])
     /// Schema migrations and the master-key check at start.
     case migrations
+    /// One session.md §9.5 counter shared by the cluster (`NodeShareStore+RateLimits`): its 32-byte bucket.
+    case rateBucket([UInt8])
 
     /// The 64-bit advisory lock key: the first 8 bytes of SHA-256 over a namespaced name.
     var advisoryKey: Int64 {
@@ -34,6 +36,7 @@ enum StoreLockScope {
         case .key(let id): name = Array("silentshard/key/\(id)".utf8)
         case .device(let bytes): name = Array("silentshard/device/".utf8) + bytes
         case .migrations: name = Array("silentshard/migrations".utf8)
+        case .rateBucket(let bucket): name = Array("silentshard/rate/".utf8) + bucket
         }
         return SHA256.hash(name).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
     }
