@@ -20,7 +20,7 @@ struct EncryptedFixture {
 /// The encrypted stores: `EncryptedStorageClient` over each built-in, and `KeychainStorageClient` over
 /// the Keychain double (the same code the Apple build runs, less `SecurityKeychainItemStore`).
 enum EncryptedBackend: String, CaseIterable, CustomTestStringConvertible {
-    case memory, file, sqlite, keychain
+    case memory, file, sqlite, keychain, keychainSealed
 
     var testDescription: String { rawValue }
 
@@ -66,6 +66,18 @@ enum EncryptedBackend: String, CaseIterable, CustomTestStringConvertible {
                     return KeychainStorageClient(items: restored)
                 },
                 crashing: { KeychainStorageClient(items: FailingSetItems(inner: items)) })
+        case .keychainSealed:
+            let items = InMemoryKeychainItemStore()
+            let sealer = SoftwareStorageKeySealer()
+            return EncryptedFixture(
+                store: KeychainStorageClient(items: items, sealer: sealer), sealed: KeychainRecordStore(items: items),
+                reopen: { KeychainStorageClient(items: items, sealer: sealer) },
+                rekeyed: {
+                    let restored = items.copy()
+                    restored.force(try sealer.seal(StorageKey.random().bytes), account: KeychainAccount.sealedStorageKey)
+                    return KeychainStorageClient(items: restored, sealer: sealer)
+                },
+                crashing: { KeychainStorageClient(items: FailingSetItems(inner: items), sealer: sealer) })
         }
     }
 }

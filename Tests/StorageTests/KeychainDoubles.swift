@@ -93,6 +93,25 @@ struct FaultySecureEnclaveBackend: SecureEnclaveKeyBackend {
     }
 }
 
+/// The double of the Secure Enclave sealer: XChaCha20-Poly1305 under a software key ("another
+/// device's enclave" is another instance).
+struct SoftwareStorageKeySealer: StorageKeySealer {
+    let key = SecureRandom.bytes(count: 32)
+
+    func seal(_ plain: [UInt8]) throws(StorageError) -> [UInt8] {
+        let nonce = SecureRandom.bytes(count: 24)
+        guard let sealed = try? XChaCha20Poly1305.seal(plain, key: key, nonce: nonce) else { throw .invalidStorageKey }
+        return nonce + sealed
+    }
+
+    func open(_ sealed: [UInt8]) throws(StorageError) -> [UInt8] {
+        guard sealed.count > 24, let plain = try? XChaCha20Poly1305.open(Array(sealed.dropFirst(24)), key: key,
+                                                                           nonce: Array(sealed.prefix(24)))
+        else { throw .keychain(operation: "open the sealed storage key", status: -26275) }
+        return plain
+    }
+}
+
 /// A storage key the test holds.
 struct FixedKeyProvider: StorageKeyProvider {
     let key: StorageKey

@@ -58,6 +58,41 @@ struct KeychainStorageClientTests {
         #expect(await storageError { _ = try await store.read(keyId: keyA) } == .corruptRecord(keyId: keyA, reason: "truncated"))
     }
 
+    @Test("a sealed storage key: only the sealed form is stored, another enclave cannot open it, kinds never mix")
+    func sealedKey() async throws {
+        let items = InMemoryKeychainItemStore()
+        let sealer = SoftwareStorageKeySealer()
+        let record = KeyshareRecord(keyId: keyA, current: share(1))
+        try await KeychainStorageClient(items: items, sealer: sealer).write(record)
+        #expect(try items.data(account: KeychainAccount.storageKey) == nil)
+        let stored = try #require(try items.data(account: KeychainAccount.sealedStorageKey))
+        let key = try StorageKey(bytes: try sealer.open(stored))
+        #expect(!stored.indices.dropLast(7).contains { stored[$0..<($0 + 8)] == key.bytes[0..<8] })
+        let underKey = EncryptedStorageClient(wrapping: KeychainRecordStore(items: items), keyProvider: FixedKeyProvider(key: key))
+        #expect(try await underKey.read(keyId: keyA) == record)
+        #expect(try await KeychainStorageClient(items: items, sealer: sealer).read(keyId: keyA) == record)
+
+        // Another device's enclave (or a copied Keychain) cannot open the key, and replaces nothing.
+        let elsewhere = KeychainStorageClient(items: items, sealer: SoftwareStorageKeySealer())
+        #expect(await storageError { _ = try await elsewhere.read(keyId: keyA) }
+                == .keychain(operation: "open the sealed storage key", status: -26275))
+        #expect(await storageError { try await elsewhere.stage(keyId: keyA, share(2)) }
+                == .keychain(operation: "open the sealed storage key", status: -26275))
+        #expect(try items.data(account: KeychainAccount.sealedStorageKey) == stored)
+
+        // A client without the sealer does not make a second, plain key for the same records.
+        let unsealed = KeychainStorageClient(items: items)
+        #expect(await storageError { try await unsealed.write(KeyshareRecord(keyId: keyB, current: share(3))) }
+                == .keychain(operation: "storage key is sealed by the Secure Enclave", status: -25299))
+        #expect(try items.data(account: KeychainAccount.storageKey) == nil && items.data(account: keyB) == nil)
+        // Nor the reverse.
+        let plainItems = InMemoryKeychainItemStore()
+        try await KeychainStorageClient(items: plainItems).write(record)
+        #expect(await storageError { _ = try await KeychainStorageClient(items: plainItems, sealer: sealer).read(keyId: keyA) }
+                == .keychain(operation: "storage key is not sealed", status: -25299))
+        #expect(try plainItems.data(account: KeychainAccount.sealedStorageKey) == nil)
+    }
+
     @Test("key and error descriptions never show key bytes")
     func redaction() async throws {
         let key = try StorageKey(bytes: [UInt8](repeating: 0xC3, count: 32))

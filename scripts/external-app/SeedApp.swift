@@ -48,7 +48,7 @@ func run() async throws {
         if case .wrongStorageKey(let id) = error { print(id) }
     } catch let error as DeviceKeyError { print(error) }
     #if canImport(Security)
-    let keychain = KeychainStorageClient(service: "com.example.wallet")
+    let keychain = KeychainStorageClient(service: "com.example.wallet", sealKeyInSecureEnclave: SecureEnclaveMessageSigner.isAvailable)
     let deviceKey: MessageSigner = try SecureEnclaveMessageSigner.loadOrCreate(service: "com.example.wallet")
     _ = (keychain, deviceKey)
     #endif

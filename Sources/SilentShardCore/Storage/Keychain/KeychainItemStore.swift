@@ -28,6 +28,10 @@ public enum KeychainAccessibility: Sendable, CaseIterable {
 enum KeychainAccount {
     /// The storage key of `KeychainStorageClient`.
     static let storageKey = "~ss/storage-key/v1"
+    /// The storage key sealed by the Secure Enclave (`StorageKeySealer`).
+    static let sealedStorageKey = "~ss/storage-key-sealed/v1"
+    /// The Secure Enclave key-agreement key's blob that seals the storage key.
+    static let storageKeySealingKey = "~ss/storage-key-sealing-key/v1"
     /// The Secure Enclave key blob of `SecureEnclaveMessageSigner` named `name`.
     static func deviceKey(_ name: String) -> String { "~ss/device-key/" + name }
 }

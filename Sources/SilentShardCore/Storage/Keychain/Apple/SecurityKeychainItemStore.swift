@@ -74,10 +74,18 @@ struct SecurityKeychainItemStore: KeychainItemStore {
 extension KeychainStorageClient {
     /// Records in the Keychain under `service` (and `accessGroup`, to share them between an app and
     /// its extensions), encrypted under a key kept in the same service. Default accessibility: after
-    /// first unlock, this device only.
+    /// first unlock, this device only. With `sealKeyInSecureEnclave` the key item is sealed by a Secure
+    /// Enclave key (created on first write; needs a device with a Secure Enclave), so the Keychain's
+    /// contents alone do not open the records. Choose once per service: the two keep different items.
     public init(service: String, accessGroup: String? = nil,
-                accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly) {
-        self.init(items: SecurityKeychainItemStore(service: service, accessGroup: accessGroup, accessibility: accessibility))
+                accessibility: KeychainAccessibility = .afterFirstUnlockThisDeviceOnly,
+                sealKeyInSecureEnclave: Bool = false) {
+        let items = SecurityKeychainItemStore(service: service, accessGroup: accessGroup, accessibility: accessibility)
+        #if canImport(CryptoKit)
+        self.init(items: items, sealer: sealKeyInSecureEnclave ? SecureEnclaveStorageKeySealer(items: items) : nil)
+        #else
+        self.init(items: items)
+        #endif
     }
 }
 #endif
