@@ -237,6 +237,20 @@ struct EncryptedStorageClientTests {
         #expect(try await f.sealed.read(keyId: keyA) == KeyshareRecord(keyId: keyA, current: sealed.staged))
     }
 
+    @Test("known answer: the sealed-share format (computed independently with Python's hmac and libsodium via ctypes)")
+    func knownAnswer() throws {
+        let key = try StorageKey(bytes: Array(0..<32))
+        let share = StoredShare(kind: .ecdsa, bytes: Array("silentshard share".utf8))
+        let sealed = try SealedShareCodec.seal(share, keyId: keyA, slot: .current, key: key, nonce: Array(0x40..<0x58))
+        #expect(Hex.encode(sealed.bytes) == "5353454e01f7631141801958d3404142434445464748494a4b4c4d4e4f5051525354555657"
+                + "a7506915be940a7eee86e39edcf404e0f71a8161cc4e9923e481f261b73568c228")
+        #expect(sealed.kind == .ecdsa)
+        #expect(try SealedShareCodec.open(sealed, keyId: keyA, slot: .current, key: key) == share)
+        #expect(throws: StorageError.recordNotAuthentic(keyId: keyA)) {
+            try SealedShareCodec.open(sealed, keyId: keyA, slot: .staged, key: key)
+        }
+    }
+
     @Test("uppercase key ids name the same record")
     func uppercaseIds() async throws {
         for backend in EncryptedBackend.allCases {

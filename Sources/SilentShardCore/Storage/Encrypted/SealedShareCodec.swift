@@ -22,9 +22,10 @@ enum SealedShareCodec {
         case current = 2
     }
 
-    static func seal(_ share: StoredShare, keyId: String, slot: Slot, key: StorageKey) throws(StorageError) -> StoredShare {
+    /// Seals `share` under a fresh random nonce (`nonce` is for known-answer tests only).
+    static func seal(_ share: StoredShare, keyId: String, slot: Slot, key: StorageKey,
+                     nonce: [UInt8] = SecureRandom.bytes(count: XChaCha20Poly1305.nonceByteCount)) throws(StorageError) -> StoredShare {
         let header = magic + [version] + key.check
-        let nonce = SecureRandom.bytes(count: XChaCha20Poly1305.nonceByteCount)
         let sealed: [UInt8]
         do {
             sealed = try XChaCha20Poly1305.seal(Array(share.bytes), key: key.bytes, nonce: nonce,
