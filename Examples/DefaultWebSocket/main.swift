@@ -27,8 +27,9 @@ let status = await ExampleRun.main("default WebsocketConfig") { target in
     // Secure Enclave key behind your own `MessageSigner`). The node binds each key to it.
     let messageSigner = SoftwareEd25519MessageSigner()
 
-    // Where the app keeps its keyshares. In memory for the example; use `SQLiteStorageClient` or
-    // `FileStorageClient` (or your own `StorageClient`) in an app.
+    // Where the app keeps its keyshares. In memory for the example; in an app use an encrypted store:
+    // `KeychainStorageClient` on Apple, `SQLiteStorageClient.encrypted(path:keyProvider:)` elsewhere
+    // (docs/storage.md).
     let storageClient = InMemoryStorageClient()
 
     // The seed's code, as is: one session per algorithm.

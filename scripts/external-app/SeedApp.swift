@@ -36,6 +36,22 @@ func run() async throws {
     for stored in try await duo.reconcilePreSignatures(keyshare: key) where stored.pendingMessage != nil {
         _ = try await duo.preSignatureFinal(preSignature: stored, message: stored.pendingMessage ?? Data())
     }
+    // Records encrypted at rest: over any store, over the file/SQLite built-ins, with the app's own key.
+    struct AppKey: StorageKeyProvider {
+        func storageKey() async throws -> StorageKey { try StorageKey(bytes: [UInt8](repeating: 1, count: StorageKey.byteCount)) }
+    }
+    let sealed: StorageClient = EncryptedStorageClient(wrapping: storage, keyProvider: AppKey())
+    _ = (sealed, try FileStorageClient.encrypted(directory: "/tmp/x", keyProvider: AppKey()), StorageKey.random().description)
+    _ = try SQLiteStorageClient.encrypted(path: "/tmp/x.sqlite", keyProvider: AppKey())
+    _ = (KeychainAccessibility.afterFirstUnlockThisDeviceOnly, KeychainStorageClient.self, SecureEnclaveMessageSigner.self)
+    do { _ = try await sealed.read(keyId: "") } catch let error as StorageError {
+        if case .wrongStorageKey(let id) = error { print(id) }
+    } catch let error as DeviceKeyError { print(error) }
+    #if canImport(Security)
+    let keychain = KeychainStorageClient(service: "com.example.wallet", sealKeyInSecureEnclave: SecureEnclaveMessageSigner.isAvailable)
+    let deviceKey: MessageSigner = try SecureEnclaveMessageSigner.loadOrCreate(service: "com.example.wallet")
+    _ = (keychain, deviceKey)
+    #endif
     let trio = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: "", websocketConfig: config, storageClient: storage)
     let tkey = try await trio.keygen()
     let tpresignature = try await trio.preSignature(keyshare: tkey, signer: .nodeB)

@@ -14,8 +14,9 @@ import Glibc
 /// use `KeyshareRecordCodec` (versioned, SHA-256 checked, bound to their key id). File names come from
 /// validated key ids only (`KeyId`), so no key id can escape the directory.
 ///
-/// Records are integrity-checked, not encrypted: put the directory in protected storage (an iOS data
-/// protection class, an encrypted home) or wrap `StorageClient` with encryption.
+/// Records are integrity-checked, not encrypted: this initializer keeps shares in the clear. Use
+/// `FileStorageClient.encrypted(directory:keyProvider:)` (or `KeychainStorageClient` on Apple) unless the
+/// directory is already protected storage (an iOS data protection class, an encrypted home).
 public final class FileStorageClient: StorageClient {
     /// The directory holding the records.
     public let directory: String

@@ -11,7 +11,8 @@ import Glibc
 /// and delete is one transaction; the database runs in WAL mode with `synchronous = FULL`, so a
 /// committed write survives power loss. The database file is created with mode 0600.
 ///
-/// Like the file store it checks integrity but does not encrypt: keep the file in protected storage.
+/// Like the file store it checks integrity but does not encrypt: use
+/// `SQLiteStorageClient.encrypted(path:keyProvider:)` unless the file is already in protected storage.
 public final class SQLiteStorageClient: StorageClient {
     private let connection: LockedValue<SQLiteConnection>
 

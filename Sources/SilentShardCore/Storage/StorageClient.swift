@@ -2,9 +2,10 @@
 ///
 /// Implementations MUST write a record atomically (all of it or nothing, durable when `write`
 /// returns), MUST accept the reserved key ids `~ss/presig/<hex>`, `~ss/ban/<hex>` and `~ss/backup/<hex>`, and SHOULD store
-/// records encrypted or in protected storage (they hold secret shares). The built-ins
-/// (`InMemoryStorageClient`, `FileStorageClient`, `SQLiteStorageClient`) throw `StorageError`;
-/// app-supplied implementations may throw their own errors.
+/// records encrypted or in protected storage (they hold secret shares): `EncryptedStorageClient` wraps
+/// any store, `KeychainStorageClient` is the Apple default (docs/storage.md). The built-ins
+/// (`InMemoryStorageClient`, `FileStorageClient`, `SQLiteStorageClient`, the encrypted ones) throw
+/// `StorageError`; app-supplied implementations may throw their own errors.
 ///
 /// The read-modify-write helpers below (`stage`, `promote`, `discardStaged`) are not atomic against
 /// concurrent callers on the same key id: the SDK serializes share-changing operations per key id

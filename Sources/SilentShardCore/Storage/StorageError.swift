@@ -28,6 +28,18 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
     case backupTampered
     /// Password hashing could not run (usually: not enough memory for the chosen limits).
     case keyDerivationFailed
+    /// A `StorageKeyProvider` returned a key that is not 32 bytes (the key itself is never shown).
+    case invalidStorageKey
+    /// An encrypted record was sealed under another storage key than the provider's (the key was
+    /// replaced or lost, or the record comes from another install). Nothing was changed.
+    case wrongStorageKey(keyId: String)
+    /// An encrypted record did not authenticate under the right key: it was altered, moved from another
+    /// key id, or its staged and current shares were swapped. Nothing was changed.
+    case recordNotAuthentic(keyId: String)
+    /// An encrypted record uses a format version this SDK does not read.
+    case unsupportedRecordVersion(keyId: String, version: UInt8)
+    /// A Keychain call failed (the call's name and its `OSStatus`).
+    case keychain(operation: String, status: Int32)
 
     public var description: String {
         switch self {
@@ -43,6 +55,12 @@ public enum StorageError: Error, Equatable, Sendable, CustomStringConvertible {
         case .incorrectPassword: "incorrect backup password"
         case .backupTampered: "backup failed authentication (altered)"
         case .keyDerivationFailed: "password hashing failed (out of memory?)"
+        case .invalidStorageKey: "the storage key provider returned a key that is not 32 bytes"
+        case .wrongStorageKey(let keyId): "record for key \(keyId) was encrypted under another storage key"
+        case .recordNotAuthentic(let keyId): "encrypted record for key \(keyId) failed authentication (altered or moved)"
+        case .unsupportedRecordVersion(let keyId, let version):
+            "encrypted record for key \(keyId) has unsupported format version \(version)"
+        case .keychain(let operation, let status): "\(operation) failed (OSStatus \(status))"
         }
     }
 }
