@@ -1,8 +1,16 @@
+import Foundation
 import MPCCrypto
 import Testing
 
 @Suite("Hashes, MACs, PRGs, AEADs, X25519")
 struct SymmetricTests {
+    /// scripts/check-commoncrypto-backend runs this target with SILENTSHARD_COMMONCRYPTO_SHIM=1: then every known
+    /// answer here must have gone through the CommonCrypto backend (over its Linux shim), not OpenSSL.
+    @Test func theBuildsBackendIsInUse() {
+        let shim = ProcessInfo.processInfo.environment["SILENTSHARD_COMMONCRYPTO_SHIM"] == "1"
+        #expect(CryptoBackendSelection.symmetric == (shim ? "CommonCrypto" : "OpenSSL"))
+    }
+
     @Test func sha2KnownAnswers() {
         #expect(SHA256.hash(Array("abc".utf8)) == hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
         #expect(SHA256.hash([]) == hex("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"))

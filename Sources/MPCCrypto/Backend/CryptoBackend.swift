@@ -25,9 +25,16 @@ typealias P256Backend = CryptoKitP256
 typealias P256Backend = OpenSSLP256
 #endif
 
+/// Which backends this build selected (for tests and diagnostics).
+package enum CryptoBackendSelection {
+    /// "CommonCrypto" or "OpenSSL": SHA-2, HMAC and AES-CTR.
+    package static var symmetric: String { SHA2Backend.name }
+}
+
 /// SHA-256 and SHA-512 over a state buffer the caller owns (`stateByteCount` bytes, 16-byte aligned). The state is
 /// plain memory: copying it saves a midstate.
 protocol SHA2BackendInterface {
+    static var name: String { get }
     static func stateByteCount(_ algorithm: SHA2Algorithm) -> Int
     static func initialize(_ algorithm: SHA2Algorithm, state: UnsafeMutableRawPointer)
     static func update(_ algorithm: SHA2Algorithm, state: UnsafeMutableRawPointer, bytes: UnsafeRawPointer, count: Int)

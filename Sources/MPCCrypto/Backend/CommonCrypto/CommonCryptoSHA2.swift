@@ -9,6 +9,8 @@ internal import CCommonCryptoShim
 /// midstate is a copy; Apple silicon has SHA instructions) and `CCHmac`. Compiled on Linux CI against
 /// `CCommonCryptoShim` (same C signatures) and run through MPCCryptoTests' known answers there.
 enum CommonCryptoSHA2: SHA2BackendInterface {
+    static let name = "CommonCrypto"
+
     static func stateByteCount(_ algorithm: SHA2Algorithm) -> Int {
         switch algorithm {
         case .sha256: MemoryLayout<CC_SHA256_CTX>.size

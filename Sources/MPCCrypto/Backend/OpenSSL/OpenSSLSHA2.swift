@@ -4,6 +4,8 @@ internal import COpenSSL
 /// SHA-2 and HMAC on Linux: OpenSSL's low-level SHA-256/512 states (plain C structs: copyable midstates, no EVP
 /// dispatch, no allocation per digest) and its one-shot HMAC.
 enum OpenSSLSHA2: SHA2BackendInterface {
+    static let name = "OpenSSL"
+
     static func stateByteCount(_ algorithm: SHA2Algorithm) -> Int {
         switch algorithm {
         case .sha256: silentshard_sha256_state_size()
