@@ -124,6 +124,9 @@ let package = Package(
             path: "Fuzz/Harness"
         ),
 
+        // The sample iOS wallet's logic (Examples/iOSApp: its SwiftUI files need Xcode; this part is compiled and
+        // tested here, ExamplesTests).
+        .target(name: "WalletCore", dependencies: ["duo", "SilentShardChains"], path: "Examples/iOSApp/WalletCore"),
         // MARK: Examples (each runs alone against an embedded node, or against --node URL --cloud-key HEX)
         .target(
             name: "ExampleSupport", dependencies: ["duo", "CloudNode", "SilentShardCore", "MPCCrypto"],
@@ -163,7 +166,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["SilentShardCore", "SilentShardTestSupport", "MPCCrypto"]),
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
         .testTarget(name: "ExamplesTests", dependencies: ["SilentShardTestTraits", "ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",
-                                                        "SilentShardTestSupport", "ChildProcesses"]),
+                                                        "SilentShardTestSupport", "ChildProcesses", "WalletCore", "duo", "SilentShardChains"]),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
         .testTarget(
