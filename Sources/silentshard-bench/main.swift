@@ -25,11 +25,16 @@ do {
         var rng = SecureRandom()
         let duo = try DKLsBenchmarks.keygen(n: 2, t: 2, using: &rng)
         for _ in 0..<100 { blackHole(try DKLsBenchmarks.sign(duo, hash: [UInt8](repeating: 7, count: 32), using: &rng)) }
+    case "dkls-dkg-loop":
+        // For CPU-time measurements (`/usr/bin/time`) and profilers: 10 three-party DKGs (2-of-3), all
+        // parties in this process, OT loops serial (ChunkedParallelism.width 1).
+        var rng = SecureRandom()
+        for _ in 0..<10 { blackHole(try DKLsBenchmarks.keygen(n: 3, t: 2, using: &rng)) }
     case "frost":
         print("# silentshard-bench frost (medians of 15 samples, this machine: \(ProcessInfo.processInfo.activeProcessorCount) cores)")
         try FROSTBenchmarks.run(harness: Harness())
     default:
-        FileHandle.standardError.write(Data("usage: silentshard-bench primitives | dkls | dkls-lifecycle | frost\n".utf8))
+        FileHandle.standardError.write(Data("usage: silentshard-bench primitives | dkls | dkls-lifecycle | dkls-sign-loop | dkls-dkg-loop | frost\n".utf8))
         exit(2)
     }
 } catch {

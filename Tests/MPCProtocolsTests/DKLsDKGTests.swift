@@ -66,7 +66,7 @@ struct DKLsDKGTests {
         #expect(out.filter { !$0.isBroadcast }.map(\.payload.count) == [16_928, 16_928])
         #expect(DKLsDKG.round2BroadcastSize(threshold: 2, mode: .keygen) == 324)
         #expect(DKLsDKG.round2BroadcastSize(threshold: 3, mode: .keygen) == 390)
-        #expect(DKLsDKG.round2DirectSize == 8_576)
+        #expect(DKLsDKG.round2DirectSize == 161)   // fsid ‖ f(x_j) ‖ g(x_j) ‖ σ ‖ enc(z)
         #expect(DKLsDKG.round3BroadcastSize == 160)
     }
 
@@ -107,14 +107,14 @@ struct DKLsDKGTests {
                 }
             }
         }
-        // An invalid base-OT response (a z_j that is not a point): Abort(1, malformedMessage).
+        // An invalid base-OT response (the batch's z is not a point): Abort(1, malformedMessage).
         #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
             _ = try DKLsHarness.keygen(n: 2, t: 2, seed: 9) { round, messages in
                 guard round == 2 else { return messages }
                 return messages.map { m in
                     guard m.from == 1, !m.isBroadcast else { return m }
                     var payload = m.payload
-                    payload[128 + 33 * 5] = 0x05   // prefix of z_5
+                    payload[128] = 0x05   // prefix of z (dkls23.md §8: one sender point per batch)
                     return ProtocolMessage(tag: m.tag, from: m.from, to: m.to, payload: payload)
                 }
             }

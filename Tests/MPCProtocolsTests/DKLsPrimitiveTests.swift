@@ -43,10 +43,24 @@ struct DKLsKnownAnswerTests {
         #expect(chi[895].bytes == hex("619deb9cfc6a1220f879b377843d6de7215a79412dece7b251b8b8892afa15b4"))
         let out = KOS.output(outId: [UInt8](repeating: 0, count: 32), index: 0, column: GF256(l0: 1, l1: 0, l2: 0, l3: 0))
         #expect(out.map(\.bytes) == [
-            hex("24427b381c4b66a389e6545b0a8a629186e53dc22fd9197abd3572647beddbad"),
-            hex("604b36d6781c870a3b157aa707907e8c4284e881acb9bae26386b60797c79c0a"),
-            hex("1440973aeb555308a113ba62d5fcd5552f6778cfe5634237754c461fb8f31325"),
+            hex("f8cd1415d4e1fbc32668f7a079f8c10f215fb8cce6079b04f53ed228ba89b3ca"),
+            hex("2472e68fb2f526524b63afc58f1f6614efe8df6dcf65fd1449250504d35a8a26"),
+            hex("8d8614908ae6e6b2513be3e452df594bcd203ac94d06dadb6580d308e64dc131"),
         ])
+    }
+
+    /// dkls23.md §5: the compact frame of OTout is 102 bytes (one SHA-512 block holds ≤ 111) and starts
+    /// with 0xFF, where every frame(…) starts with u32(21) — the two input sets are disjoint.
+    @Test func compactFrameLayout() {
+        let header = DKLsHash.compactHeader(DKLsHash.otOutputTag)
+        #expect(header == [0xFF, 21] + Array("SilentShard-DKLs23-v1".utf8) + [9] + Array("ote/out-c".utf8))
+        #expect(header.count + 32 + 4 + 1 + 32 == 102)
+        #expect(DKLsHash.domain.frame("ote/out", [[]]).prefix(4) == [0, 0, 0, 21])
+        // The plain definition is SHA-512 of exactly that layout, reduced mod q.
+        let outId = [UInt8](repeating: 0xA5, count: 32), column = GF256(l0: 7, l1: 8, l2: 9, l3: 10)
+        let input = header + outId + DKLsHash.u32(300) + [2] + column.bytes
+        #expect(KOS.output(outId: outId, index: 300, column: column)[2]
+                == (try? Secp256k1.Scalar(reducingWide: SHA512.hash(input))))
     }
 
     @Test func hotHashersEqualThePlainDefinitions() {
@@ -105,7 +119,7 @@ struct DKLsOTTests {
         let (receiver, message1) = try EndemicOT.Receiver.start(popfContext: popf, choices: choices, using: &rng)
         #expect(message1.count == 16_896)
         let (sender, message2) = try EndemicOT.Sender.respond(popfContext: popf, message1: message1, from: 1, using: &rng)
-        #expect(message2.count == 8_448)
+        #expect(message2.count == 33)   // one sender point z for the whole batch
         let aliceKeys = try receiver.keys(keyContext: keyContext, message2: message2, from: 0)
         let bobKeys = try sender.keys(keyContext: keyContext)
         for j in 0..<256 {
@@ -119,6 +133,52 @@ struct DKLsOTTests {
         let wrongBob = try wrongSender.keys(keyContext: keyContext)
         let wrongAlice = try receiver.keys(keyContext: keyContext, message2: wrongMessage2, from: 0)
         #expect(wrongAlice[0] != wrongBob.zero[0] && wrongAlice[0] != wrongBob.one[0])
+    }
+
+    /// dkls23.md §8: Bob's point z is shared by the batch, so every key hash must bind j. A malicious
+    /// Alice sending the same (r_0, r_1) at two indices still gets unrelated keys, and all 512 of Bob's
+    /// keys differ.
+    @Test func endemicOTKeysAreBoundToTheIndex() throws {
+        var rng = DeterministicRandom(seed: 23)
+        let popf = rng.randomBytes(count: 32), keyContext = rng.randomBytes(count: 32)
+        let (_, honest) = try EndemicOT.Receiver.start(popfContext: popf, choices: rng.randomBytes(count: 32), using: &rng)
+        var replayed = honest
+        replayed.replaceSubrange(66..<132, with: honest[0..<66])   // pair 1 := pair 0
+        let (sender, message2) = try EndemicOT.Sender.respond(popfContext: popf, message1: replayed, from: 1, using: &rng)
+        #expect(message2.count == 33)
+        let keys = try sender.keys(keyContext: keyContext)
+        #expect(keys.zero[0] != keys.zero[1] && keys.one[0] != keys.one[1])
+        #expect(Set(keys.zero + keys.one).count == 512)
+    }
+
+    /// dkls23.md §8: r_{j,1−c_j} is a random x with a random parity; both parities occur and every
+    /// encoding decodes.
+    @Test func randomPointsDecodeWithBothParities() {
+        var rng = DeterministicRandom(seed: 24)
+        let encodings = (0..<64).map { _ in EndemicOT.randomPointEncoding(using: &rng) }
+        #expect(encodings.allSatisfy { (try? Secp256k1.Point(compressed: $0)) != nil })
+        #expect(Set(encodings.map { $0[0] }) == [0x02, 0x03])
+        #expect(Set(encodings).count == 64)
+    }
+
+    @Test func endemicOTRejectsABadSenderPoint() throws {
+        var rng = DeterministicRandom(seed: 25)
+        let popf = rng.randomBytes(count: 32)
+        let (receiver, message1) = try EndemicOT.Receiver.start(popfContext: popf, choices: rng.randomBytes(count: 32), using: &rng)
+        let (_, message2) = try EndemicOT.Sender.respond(popfContext: popf, message1: message1, from: 1, using: &rng)
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            try receiver.keys(keyContext: popf, message2: message2 + [0], from: 1)
+        }
+        var badPrefix = message2
+        badPrefix[0] = 0x04
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            try receiver.keys(keyContext: popf, message2: badPrefix, from: 1)
+        }
+        // x = p − 1 is not the x-coordinate of a point of secp256k1 ((p−1)³ + 7 = 6 is not a square mod p).
+        let offCurve = [0x02] + hex("fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2e")
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            try receiver.keys(keyContext: popf, message2: offCurve, from: 1)
+        }
     }
 
     @Test func endemicOTRejectsMalformedMessages() throws {

@@ -3,7 +3,7 @@ import MPCCrypto
 /// The hash functions of the DKLs23 spec §5, all framed under the label "SilentShard-DKLs23-v1".
 ///
 /// Assumptions: SHA-256 and SHA-512 behave as random oracles; PRG is SHA-256 in counter mode (a PRF in
-/// the seed); the OT extension's correlation-robust hash is `Hq("ote/out"; …)`.
+/// the seed); the OT extension's correlation-robust hash is `HqC("ote/out-c"; …)` (a compact frame).
 enum DKLsHash {
     static let domain = DomainHash(protocolLabel: "SilentShard-DKLs23-v1")
 
@@ -20,6 +20,24 @@ enum DKLsHash {
     /// Hq(tag; fields): a scalar by wide reduction.
     static func hq(_ tag: String, _ fields: [UInt8]...) -> Secp256k1.Scalar {
         domain.hashToScalar(tag, fields: fields)
+    }
+
+    /// The compact-frame tag of the OT output hash OTout (dkls23.md §5, §9.4).
+    static let otOutputTag = "ote/out-c"
+
+    /// The constant start of a compact frame (dkls23.md §5): u8(0xFF) ‖ u8(len(label)) ‖ label ‖ u8(len(tag)) ‖ tag.
+    /// The fields follow raw, each with the fixed length its tag's registry row gives, so one tag's compact
+    /// frames decode uniquely. No compact frame equals a `frame(…)`: those start with u32(21) = 0x00000015.
+    static func compactHeader(_ tag: String) -> [UInt8] {
+        let label = domain.protocolLabel, tagBytes = Array(tag.utf8)
+        return [0xFF, UInt8(truncatingIfNeeded: label.count)] + label + [UInt8(truncatingIfNeeded: tagBytes.count)] + tagBytes
+    }
+
+    /// HqC(tag; fields) = int_BE(SHA-512(compactHeader(tag) ‖ f1 ‖ … ‖ fk)) mod q (wide reduction). For
+    /// fixed-length fields only (the caller's tag defines the lengths).
+    static func hqCompact(_ tag: String, _ fields: [UInt8]...) -> Secp256k1.Scalar {
+        // A 64-byte digest always reduces.
+        (try? Secp256k1.Scalar(reducingWide: SHA512.hash(compactHeader(tag) + fields.flatMap { $0 }))) ?? .zero
     }
 
     /// PRG(seed, label, count).

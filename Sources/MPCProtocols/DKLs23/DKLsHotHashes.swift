@@ -2,7 +2,7 @@ import MPCCrypto
 
 /// The two hashes the OT extension calls thousands of times per signature, computed with a reused
 /// SHA-2 context and no intermediate arrays. Byte-for-byte the same as `DKLsHash.prg` and
-/// `DKLsHash.hq("ote/out"; …)` (the spec's known answers test both paths).
+/// `KOS.output` (the spec's known answers test both paths).
 final class PRGHasher {
     private let context = SHA2Context(SHA256.self)
     private let header = DKLsHash.domain.frameHeader("prg", fieldCount: 3)
@@ -51,8 +51,9 @@ final class PRGHasher {
     }
 }
 
-/// OTout(col) = (Hq("ote/out"; out_id, u32(j), u8(k), gf(col)))_{k = 0,1,2} for one out_id. The framed
-/// input is kept in one buffer whose variable fields are patched in place: one update per digest.
+/// OTout(col) = (HqC("ote/out-c"; out_id, u32(j), u8(k), gf(col)))_{k = 0,1,2} for one out_id (dkls23.md
+/// §9.4). The 102-byte compact frame fits one SHA-512 block; it is kept in one buffer whose variable fields
+/// are patched in place: one update and one compression per digest.
 final class OTOutputHasher {
     private let context = SHA2Context(SHA512.self)
     private var frame: [UInt8]
@@ -61,16 +62,12 @@ final class OTOutputHasher {
     private let columnOffset: Int
 
     init(outId: [UInt8]) {
-        var frame = DKLsHash.domain.frameHeader("ote/out", fieldCount: 4)
-        DomainHash.appendUInt32(UInt32(outId.count), to: &frame)
+        var frame = DKLsHash.compactHeader(DKLsHash.otOutputTag)
         frame += outId
-        DomainHash.appendUInt32(4, to: &frame)
         indexOffset = frame.count
         frame += [0, 0, 0, 0]
-        DomainHash.appendUInt32(1, to: &frame)
         branchOffset = frame.count
         frame.append(0)
-        DomainHash.appendUInt32(32, to: &frame)
         columnOffset = frame.count
         frame += [UInt8](repeating: 0, count: 32)
         self.frame = frame

@@ -119,11 +119,11 @@ enum KOS {
         return Array(q[0..<usedColumns])
     }
 
-    /// OTout(col) = (Hq("ote/out"; out_id, u32(j), u8(k), gf(col)))_{k=0,1,2} (spec §9.4).
+    /// OTout(col) = (HqC("ote/out-c"; out_id, u32(j), u8(k), gf(col)))_{k=0,1,2} (dkls23.md §9.4).
     /// Hot loops use `OTOutputHasher` directly; this is the plain definition.
     static func output(outId: [UInt8], index: Int, column: GF256) -> [Secp256k1.Scalar] {
         let j = DKLsHash.u32(UInt32(index))
         let encoded = column.bytes
-        return (0..<3).map { DKLsHash.hq("ote/out", outId, j, [UInt8($0)], encoded) }
+        return (0..<3).map { DKLsHash.hqCompact(DKLsHash.otOutputTag, outId, j, [UInt8($0)], encoded) }
     }
 }
