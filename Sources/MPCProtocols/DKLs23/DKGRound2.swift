@@ -2,7 +2,7 @@ import MPCCrypto
 
 extension DKLsDKG.Round1State {
     /// Round 2: the PKI (refresh), the final session id, evaluation points, proofs, the openings of the
-    /// commitments, shares and base-OT message 2 with the GGM corrections of SoftSpokenOT (spec §8.1)
+    /// commitments, shares and base-OT message 2 with the GGM corrections of SoftSpokenOT (dkls23.md §8.1)
     /// toward every peer.
     public func round2<R: RandomNumberGenerator>(_ messages: [ProtocolMessage], using rng: inout R)
         throws(ProtocolError) -> (DKLsDKG.Round2State, [ProtocolMessage]) {

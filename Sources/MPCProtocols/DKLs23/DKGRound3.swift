@@ -2,7 +2,7 @@ import MPCCrypto
 
 extension DKLsDKG.Round2State {
     /// Round 3: open and check every commitment and proof, check every received share against the
-    /// Feldman commitments, finish the base OTs and the punctured GGM trees (spec §8.1), compute the
+    /// Feldman commitments, finish the base OTs and the punctured GGM trees (dkls23.md §8.1), compute the
     /// shares and the transcript hash TH, and prove knowledge of the new shares under TH.
     public func round3<R: RandomNumberGenerator>(_ messages: [ProtocolMessage], using rng: inout R)
         throws(ProtocolError) -> (DKLsDKG.Round3State, [ProtocolMessage]) {

@@ -4,7 +4,7 @@ import MPCCrypto
 /// the public data every party agreed on, and for every other party a zero-sharing seed and the two
 /// OT-extension setups. Secret fields are internal; `description` shows public fields only.
 public struct DKLsKeyshare: Sendable {
-    /// 2 since protocol v2 (SoftSpokenOT setups, spec §11); version 1 (KOS) is refused.
+    /// 2 since protocol v2 (SoftSpokenOT setups, dkls23.md §11); version 1 (KOS) is refused.
     public static let version: UInt8 = 2
 
     public let partyCount: Int

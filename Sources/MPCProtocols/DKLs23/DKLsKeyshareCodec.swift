@@ -1,7 +1,7 @@
 import MPCCrypto
 
 extension DKLsKeyshare {
-    /// Bytes per peer: zero seed, Bob's GGM roots, Δ and Alice's co-paths (spec §11).
+    /// Bytes per peer: zero seed, Bob's GGM roots, Δ and Alice's co-paths (dkls23.md §11).
     static let pairwiseSize = 32 + 32 * SoftSpokenOT.blockCount + 32 + 32 * 256
 
     /// The encoded size for n parties.

@@ -1,6 +1,6 @@
 import MPCCrypto
 
-/// The GGM trees of SoftSpokenOT's all-but-one OT layer (DKLs23 spec §8.1).
+/// The GGM trees of SoftSpokenOT's all-but-one OT layer (dkls23.md §8.1).
 ///
 /// A tree has depth k = `SoftSpokenOT.blockBits`. A node is a 32-byte seed; its children are
 /// G_b(s) = H("ote/ggm"; s, u8(b)) for b ∈ {0, 1}. Leaf x ∈ [0, 2^k) is reached by taking branch

@@ -1,13 +1,13 @@
 import MPCCrypto
 
 /// SoftSpokenOT (Roy, CRYPTO 2022, ePrint 2022/192) with k-bit blocks in the random-oracle model,
-/// one message from the receiver (DKLs23 spec §9).
+/// one message from the receiver (dkls23.md §9).
 ///
 /// The receiver (RVOLE's Bob) holds all 2^k leaf seeds of λc/k GGM trees; the sender (RVOLE's Alice)
 /// holds Δ and every leaf except leaf Δ_i of tree i. One batch extends m′ = 896 OTs (512 used, 384
 /// padding) with a 7,232-byte message, and leaves the same correlation as KOS: q_j = t_j ⊕ x_j·Δ.
 enum SoftSpokenOT {
-    /// k: bits of Δ per block (spec §9.1 table).
+    /// k: bits of Δ per block (dkls23.md §9.1 table).
     static let blockBits = 4
     static let blockCount = 256 / blockBits
     static let leafCount = 1 << blockBits
@@ -16,7 +16,7 @@ enum SoftSpokenOT {
     static let rowBytes = columnCount / 8
     static let matrixBytes = blockCount * rowBytes
     static let messageSize = matrixBytes + 64
-    /// Bob's GGM corrections toward one Alice (sent with the base-OT message 2, spec §12.3).
+    /// Bob's GGM corrections toward one Alice (sent with the base-OT message 2, dkls23.md §12.3).
     static let correctionSize = blockCount * GGMTree.correctionSize
 
     /// Bob's stored setup toward one peer: one GGM root per block; `leaves[i][x]` is the cached expansion.
@@ -34,7 +34,7 @@ enum SoftSpokenOT {
             ReceiverSetup(roots: (0..<blockCount).map { _ in rng.randomBytes(count: GGMTree.seedSize) })
         }
 
-        /// The corrections (spec §8.1) for the base-OT keys (K_{b,0}, K_{b,1}), b = k·i + l.
+        /// The corrections (dkls23.md §8.1) for the base-OT keys (K_{b,0}, K_{b,1}), b = k·i + l.
         func corrections(zeroKeys: [[UInt8]], oneKeys: [[UInt8]]) -> [UInt8] {
             var out: [UInt8] = []
             out.reserveCapacity(correctionSize)
@@ -123,10 +123,20 @@ enum SoftSpokenOT {
     struct Cheat: Sendable {
         let block: Int
         let guess: UInt8
+
+        /// χ_0 ⊗ (the guess placed in the block's bits of Δ): what an honest t̃ misses after the flip.
+        func correction(chi0: GF256) -> GF256 {
+            var guessed = [UInt8](repeating: 0, count: 32)
+            for l in 0..<blockBits where (guess >> UInt8(l)) & 1 == 1 {
+                let b = blockBits * block + l
+                guessed[b >> 3] |= 1 << UInt8(b & 7)
+            }
+            return GF256.multiply(publicFactor: chi0, secret: GF256(littleEndian: guessed))
+        }
     }
 
     /// Receiver (Bob) with 512 choice bits (64 bytes, LSB-first): returns t_j for the used columns and
-    /// the message û ‖ x̃ ‖ t̃ (spec §9.3).
+    /// the message û ‖ x̃ ‖ t̃ (dkls23.md §9.3).
     static func receive<R: RandomNumberGenerator>(setup: ReceiverSetup, prgId: [UInt8], choices: [UInt8],
                                                   using rng: inout R, cheat: Cheat? = nil) -> (columns: [GF256], message: [UInt8]) {
         let extended = choices + rng.randomBytes(count: (columnCount - usedColumns) / 8)   // x = β ‖ padding
@@ -172,16 +182,10 @@ enum SoftSpokenOT {
             xTilde ^= chi[j].masked(by: Bits.bit(extended, j))
             tTilde.add(publicFactor: chi[j], secret: t[j])
         }
-        var tTildeValue = tTilde.reduced()
         #if DEBUG
-        if let cheat {
-            var guess = [UInt8](repeating: 0, count: 32)
-            for l in 0..<blockBits where (cheat.guess >> UInt8(l)) & 1 == 1 {
-                let b = blockBits * cheat.block + l
-                guess[b >> 3] |= 1 << UInt8(b & 7)
-            }
-            tTildeValue ^= GF256.multiply(publicFactor: chi[0], secret: GF256(littleEndian: guess))
-        }
+        let tTildeValue = tTilde.reduced() ^ (cheat.map { $0.correction(chi0: chi[0]) } ?? .zero)
+        #else
+        let tTildeValue = tTilde.reduced()
         #endif
         message.append(contentsOf: xTilde.bytes)
         message.append(contentsOf: tTildeValue.bytes)
@@ -227,7 +231,7 @@ enum SoftSpokenOT {
         return Array(q[0..<usedColumns])
     }
 
-    /// OTout(col) = (Hq("ote/out"; out_id, u32(j), u8(k), gf(col)))_{k=0,1,2} (spec §9.4).
+    /// OTout(col) = (Hq("ote/out"; out_id, u32(j), u8(k), gf(col)))_{k=0,1,2} (dkls23.md §9.4).
     /// Hot loops use `OTOutputHasher` directly; this is the plain definition.
     static func output(outId: [UInt8], index: Int, column: GF256) -> [Secp256k1.Scalar] {
         let j = DKLsHash.u32(UInt32(index))
