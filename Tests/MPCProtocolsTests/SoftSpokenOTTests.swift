@@ -28,6 +28,15 @@ struct SoftSpokenOTTests {
         #expect(SHA256.hash(correction) == hex("b5410866bb228fcc452326c493e1d8840e4143789b3dc9f86fa9a1893673fa97"))
     }
 
+    @Test func nodeHasherEqualsThePlainDefinition() {
+        var rng = DeterministicRandom(seed: 45)
+        let hasher = GGMTree.NodeHasher()
+        for _ in 0..<8 {
+            let seed = rng.randomBytes(count: 32)
+            for branch: UInt8 in [0, 1] { #expect(hasher.child(seed, branch: branch) == GGMTree.child(seed, branch: branch)) }
+        }
+    }
+
     /// Alice, whose base-OT choice bits are Δ_i, learns every leaf except leaf Δ_i: for every Δ_i.
     @Test func punctureRevealsEveryLeafButTheChosenOne() {
         var rng = DeterministicRandom(seed: 40)

@@ -13,20 +13,50 @@ enum GGMTree {
     /// e_l^0 ‖ e_l^1 per level.
     static let correctionSize = 2 * seedSize * depth
 
-    /// G_b(seed) = H("ote/ggm"; seed, u8(b)).
+    /// G_b(seed) = H("ote/ggm"; seed, u8(b)) (the plain definition; the trees use `NodeHasher`).
     static func child(_ seed: [UInt8], branch: UInt8) -> [UInt8] {
         DKLsHash.h("ote/ggm", seed, [branch])
     }
 
+    /// G_b with one reused SHA-256 context and frame: byte-for-byte `child(_:branch:)` (the known
+    /// answers of dkls23.md Appendix A pin both), without an allocation per hash.
+    final class NodeHasher {
+        private let context = SHA2Context(SHA256.self)
+        private var frame: [UInt8]
+        private let seedOffset: Int
+        private let branchOffset: Int
+
+        init() {
+            var frame = DKLsHash.domain.frameHeader("ote/ggm", fieldCount: 2)
+            DomainHash.appendUInt32(UInt32(seedSize), to: &frame)
+            seedOffset = frame.count
+            frame += [UInt8](repeating: 0, count: seedSize)
+            DomainHash.appendUInt32(1, to: &frame)
+            branchOffset = frame.count
+            frame.append(0)
+            self.frame = frame
+        }
+
+        func child(_ seed: [UInt8], branch: UInt8) -> [UInt8] {
+            // Seeds are 32 bytes by construction (CSPRNG roots, decoded fixed-size fields, hash outputs).
+            guard seed.count == seedSize else { return GGMTree.child(seed, branch: branch) }
+            for k in 0..<seedSize { frame[seedOffset + k] = seed[k] }
+            frame[branchOffset] = branch
+            frame.withUnsafeBytes { context.update($0) }
+            return context.finalize()   // also resets the context for the next node
+        }
+    }
+
     /// Every level of the tree grown from `root`: `levels[d]` holds the 2^d nodes of depth d.
     static func expand(root: [UInt8]) -> [[[UInt8]]] {
+        let hasher = NodeHasher()
         var levels: [[[UInt8]]] = [[root]]
         for l in 0..<depth {
             let parents = levels[l]
             var next = [[UInt8]](repeating: [], count: 2 * parents.count)
             for p in parents.indices {
-                next[p] = child(parents[p], branch: 0)
-                next[p + parents.count] = child(parents[p], branch: 1)
+                next[p] = hasher.child(parents[p], branch: 0)
+                next[p + parents.count] = hasher.child(parents[p], branch: 1)
             }
             levels.append(next)
         }
@@ -59,6 +89,7 @@ enum GGMTree {
     /// off-path sibling at depth l + 1. Returns the leaves (the punctured leaf is a don't-care value
     /// that SoftSpoken multiplies by 0) and the co-path (the k siblings).
     static func walk(choices: [UInt64], sibling: (Int, [UInt8]) -> [UInt8]) -> (leaves: [[UInt8]], coPath: [[UInt8]]) {
+        let hasher = NodeHasher()
         var nodes = [[UInt8](repeating: 0, count: seedSize)]
         var path: UInt64 = 0   // index of the punctured node at the current depth (secret)
         var coPath: [[UInt8]] = []
@@ -66,8 +97,8 @@ enum GGMTree {
             let half = nodes.count
             var next = [[UInt8]](repeating: [], count: 2 * half)
             for p in 0..<half {
-                next[p] = child(nodes[p], branch: 0)
-                next[p + half] = child(nodes[p], branch: 1)
+                next[p] = hasher.child(nodes[p], branch: 0)
+                next[p + half] = hasher.child(nodes[p], branch: 1)
             }
             // XOR of the known children on each branch: every parent except the punctured one.
             var sum0 = [UInt8](repeating: 0, count: seedSize), sum1 = sum0
