@@ -59,6 +59,13 @@ enum DKLsLifecycleBenchmarks {
                 blackHole(try? DKLsInProcess.export(receiver: receiver, exporters: exporters, receiverInSet: true, using: &rng))
             })
         }
+        // Decoding re-expands the SoftSpokenOT GGM leaves (dkls23.md §11): one Bob and one Alice setup per peer.
+        for (name, keyshare) in [("2-of-2", duo[0]), ("2-of-3", trio[0])] {
+            let bytes = keyshare.serialized()
+            results.append(harness.measure("keyshare decode \(name) (\(bytes.count) bytes)") {
+                blackHole(try? DKLsKeyshare(serialized: bytes))
+            })
+        }
         let softPath = try DerivationPath("m/44/60/0/0/5")
         results.append(harness.measure("xpub at depth 5 (CKDpub + fingerprints + Base58Check)") {
             blackHole(try? DKLsBIP32.deriveChildPublicKey(keyshare: duo[0], path: softPath).base58)

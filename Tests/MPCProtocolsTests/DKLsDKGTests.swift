@@ -23,15 +23,18 @@ struct DKLsDKGTests {
         let secret = try DKLsHarness.reconstruct(Array(keyshares.prefix(t)))
         #expect(Secp256k1.Point(base: secret) == first.publicKey)
         #expect(try DKLsHarness.reconstruct(Array(keyshares.suffix(t))) == secret)
-        // The pairwise setups are base-OT correlated: Alice's seeds are Bob's, selected by Δ.
+        // The pairwise setups are all-but-one correlated (spec §8.1): Alice holds every GGM leaf of
+        // Bob's except leaf Δ_i of tree i.
         for keyshare in keyshares {
             for peer in keyshare.peers {
                 let mine = try #require(keyshare.pairwise[peer])
                 let theirs = try #require(keyshares[Int(peer)].pairwise[keyshare.partyIndex])
                 #expect(mine.zeroSeed == theirs.zeroSeed)
-                for b in [0, 1, 100, 255] {
-                    let expected = Bits.bit(theirs.sender.delta, b) == 1 ? mine.receiver.oneSeeds[b] : mine.receiver.zeroSeeds[b]
-                    #expect(theirs.sender.chosenSeeds[b] == expected)
+                for i in [0, 1, 37, 63] {
+                    let punctured = (0..<4).reduce(0) { $0 | Int(Bits.bit(theirs.sender.delta, 4 * i + $1)) << $1 }
+                    for x in 0..<16 {
+                        #expect((theirs.sender.leaves[i][x] == mine.receiver.leaves[i][x]) == (x != punctured))
+                    }
                 }
             }
         }
@@ -41,7 +44,7 @@ struct DKLsDKGTests {
         let keyshares = try DKLsHarness.keygen(n: 3, t: 2, seed: 99)
         for keyshare in keyshares {
             let bytes = keyshare.serialized()
-            #expect(bytes.count == 49_804)   // spec §11: trio keyshare size
+            #expect(bytes.count == 21_132)   // spec §11: trio keyshare size
             let decoded = try DKLsKeyshare(serialized: bytes)
             #expect(decoded.serialized() == bytes)
             #expect(decoded.publicKey == keyshare.publicKey)
@@ -51,9 +54,18 @@ struct DKLsDKGTests {
         wrongShare[200] ^= 1   // inside s_i: s_i·G ≠ S_i
         #expect(throws: ProtocolError.invalidInput(.invalidKeyshare)) { try DKLsKeyshare(serialized: wrongShare) }
         #expect(throws: ProtocolError.invalidInput(.invalidKeyshare)) { try DKLsKeyshare(serialized: Array(bytes.dropLast())) }
-        var wrongVersion = bytes
-        wrongVersion[0] = 2
-        #expect(throws: ProtocolError.invalidInput(.invalidKeyshare)) { try DKLsKeyshare(serialized: wrongVersion) }
+        // Protocol v1 (KOS) keyshares and unknown versions are refused with their own error.
+        #expect(bytes[0] == 2)
+        for version: UInt8 in [1, 3] {
+            var wrongVersion = bytes
+            wrongVersion[0] = version
+            #expect(throws: ProtocolError.invalidInput(.unsupportedKeyshareVersion)) { try DKLsKeyshare(serialized: wrongVersion) }
+        }
+        let oldFormat = [UInt8(1), 3, 2, 0] + [UInt8](repeating: 0, count: 49_800)   // a v1 trio keyshare's size
+        #expect(throws: ProtocolError.invalidInput(.unsupportedKeyshareVersion)) { try DKLsKeyshare(serialized: oldFormat) }
+        // The decoded setups (GGM leaves re-expanded from the stored roots and co-paths) equal the originals.
+        let decoded = try DKLsKeyshare(serialized: bytes)
+        #expect(decoded.pairwise == keyshares[0].pairwise)
         #expect(throws: ProtocolError.invalidInput(.invalidKeyshare)) { try DKLsKeyshare(serialized: []) }
         #expect(!"\(keyshares[0])".contains(Hex.encode(keyshares[0].share.bytes)))
     }
@@ -66,7 +78,7 @@ struct DKLsDKGTests {
         #expect(out.filter { !$0.isBroadcast }.map(\.payload.count) == [16_928, 16_928])
         #expect(DKLsDKG.round2BroadcastSize(threshold: 2, mode: .keygen) == 324)
         #expect(DKLsDKG.round2BroadcastSize(threshold: 3, mode: .keygen) == 390)
-        #expect(DKLsDKG.round2DirectSize == 161)   // fsid ‖ f(x_j) ‖ g(x_j) ‖ σ ‖ enc(z)
+        #expect(DKLsDKG.round2DirectSize == 16_545)   // fsid ‖ f(x_j) ‖ g(x_j) ‖ σ ‖ enc(z) (161) ‖ GGM corrections (16,384)
         #expect(DKLsDKG.round3BroadcastSize == 160)
     }
 
@@ -154,6 +166,44 @@ struct DKLsDKGTests {
                 round == 3 ? messages + [ProtocolMessage(tag: DKLsTag.dkgRound3Broadcast, from: 7, to: nil, payload: [])] : messages
             }
         }
+    }
+
+    /// Bob (party 1) corrupts his GGM corrections toward Alice (party 0) in round 2 (both branches of
+    /// tree 0, level 0, so Alice uses one of them whatever Δ is): keygen cannot notice, the first
+    /// signature does, as AbortAndBan(1) by Alice's consistency check (spec §8.1, §9.3).
+    @Test func badGGMCorrectionAtKeygenIsCaughtAtSigning() throws {
+        let keyshares = try DKLsHarness.keygen(n: 2, t: 2, seed: 12) { round, messages in
+            guard round == 2 else { return messages }
+            return messages.map { m in
+                guard m.from == 1, m.to == 0 else { return m }
+                var payload = m.payload
+                payload[128 + 8_448] ^= 1        // e_0^0 of tree 0
+                payload[128 + 8_448 + 32] ^= 1   // e_0^1 of tree 0
+                return ProtocolMessage(tag: m.tag, from: m.from, to: m.to, payload: payload)
+            }
+        }
+        #expect(throws: ProtocolError.abortAndBan(party: 1, reason: .otConsistencyCheckFailed)) {
+            _ = try DKLsHarness.sign(keyshares, signers: [0, 1], hash: [UInt8](repeating: 3, count: 32), seed: 13)
+        }
+    }
+
+    /// A short round-2 direct message (corrections cut) is Abort(sender) before the state is consumed:
+    /// the same state then finishes with the real messages.
+    @Test func shortCorrectionIsAbortWithoutStateChange() throws {
+        var rng = DeterministicRandom(seed: 14)
+        let parameters = try DKLsHarness.parameters(n: 2, t: 2, instance: rng.randomBytes(count: 32))
+        let starts = try parameters.map { p throws in try DKLsDKG.start(p, using: &rng) }
+        let sent1 = starts.flatMap(\.1)
+        let seconds = try starts.map { s throws in try s.0.round2(DKLsHarness.inbox(of: s.0.parameters.partyIndex, sent1), using: &rng) }
+        let sent2 = seconds.flatMap(\.1)
+        let inbox0 = DKLsHarness.inbox(of: 0, sent2)
+        let short = inbox0.map { m in
+            m.from == 1 && !m.isBroadcast ? ProtocolMessage(tag: m.tag, from: 1, to: 0, payload: Array(m.payload.dropLast(32))) : m
+        }
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            _ = try seconds[0].0.round3(short, using: &rng)
+        }
+        _ = try seconds[0].0.round3(inbox0, using: &rng)
     }
 
     @Test func parametersAreValidated() {

@@ -35,13 +35,13 @@ struct DKLsKnownAnswerTests {
         }
     }
 
-    @Test func gadgetAndKOSChallengesAndOutputs() {
+    @Test func gadgetChallengesAndOutputs() {
         #expect(RVOLE.gadget[0].bytes == hex("7a2839a9c943bd7a9ae35d89f09997d7d42992add140fe4d33c3bb22b186d222"))
         #expect(RVOLE.gadget[511].bytes == hex("f75c383459fb543689d78fce248950265f1cf44d53b18159215b698ecddec212"))
-        let chi = KOS.challenges(prgId: [UInt8](repeating: 0, count: 32), matrix: [UInt8](repeating: 0, count: 28672)[...])
+        let chi = SoftSpokenOT.challenges(prgId: [UInt8](repeating: 0, count: 32), matrix: [UInt8](repeating: 0, count: 28672)[...])
         #expect(chi[0].bytes == hex("662a33f6c201fec262251e8b3bca057897d7df1ad01e951b07530e2e2d0b79ae"))
         #expect(chi[895].bytes == hex("619deb9cfc6a1220f879b377843d6de7215a79412dece7b251b8b8892afa15b4"))
-        let out = KOS.output(outId: [UInt8](repeating: 0, count: 32), index: 0, column: GF256(l0: 1, l1: 0, l2: 0, l3: 0))
+        let out = SoftSpokenOT.output(outId: [UInt8](repeating: 0, count: 32), index: 0, column: GF256(l0: 1, l1: 0, l2: 0, l3: 0))
         #expect(out.map(\.bytes) == [
             hex("f8cd1415d4e1fbc32668f7a079f8c10f215fb8cce6079b04f53ed228ba89b3ca"),
             hex("2472e68fb2f526524b63afc58f1f6614efe8df6dcf65fd1449250504d35a8a26"),
@@ -59,7 +59,7 @@ struct DKLsKnownAnswerTests {
         // The plain definition is SHA-512 of exactly that layout, reduced mod q.
         let outId = [UInt8](repeating: 0xA5, count: 32), column = GF256(l0: 7, l1: 8, l2: 9, l3: 10)
         let input = header + outId + DKLsHash.u32(300) + [2] + column.bytes
-        #expect(KOS.output(outId: outId, index: 300, column: column)[2]
+        #expect(SoftSpokenOT.output(outId: outId, index: 300, column: column)[2]
                 == (try? Secp256k1.Scalar(reducingWide: SHA512.hash(input))))
     }
 
@@ -75,7 +75,7 @@ struct DKLsKnownAnswerTests {
         for index in [0, 1, 511] {
             let column = GF256(littleEndian: rng.randomBytes(count: 32))
             let fast = hasher.output(index: index, column: column)
-            #expect([fast.0, fast.1, fast.2] == KOS.output(outId: outId, index: index, column: column))
+            #expect([fast.0, fast.1, fast.2] == SoftSpokenOT.output(outId: outId, index: index, column: column))
         }
     }
 
@@ -195,52 +195,9 @@ struct DKLsOTTests {
         }
     }
 
-    @Test func kosCorrelationAndCheck() throws {
-        var rng = DeterministicRandom(seed: 22)
-        let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
-        let prgId = rng.randomBytes(count: 32)
-        let choices = rng.randomBytes(count: 64)
-        let (t, message) = KOS.receive(setup: bobSetup, prgId: prgId, choices: choices, using: &rng)
-        #expect(message.count == 28_736)
-        let q = try KOS.send(setup: aliceSetup, prgId: prgId, message: message, from: 1)
-        let delta = GF256(littleEndian: aliceSetup.delta)
-        for j in 0..<512 {
-            #expect(q[j] == t[j] ^ delta.masked(by: Bits.bit(choices, j)))
-        }
-        // A flipped bit of x̃ is caught and classified as abort-and-ban.
-        var tampered = message
-        tampered[28_672] ^= 1
-        #expect(throws: ProtocolError.abortAndBan(party: 1, reason: .otConsistencyCheckFailed)) {
-            try KOS.send(setup: aliceSetup, prgId: prgId, message: tampered, from: 1)
-        }
-    }
-
-    @Test func kosCatchesInconsistentChoiceRowsExactlyWhenDeltaBitIsSet() throws {
-        // A malicious Bob uses a different choice bit in one base-OT row (x̃, t̃ consistent with the
-        // honest choices): Alice's check fails exactly when her Δ bit for that row is 1.
-        var rng = DeterministicRandom(seed: 23)
-        var outcomes: Set<String> = []
-        for _ in 0..<12 {
-            let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
-            let prgId = rng.randomBytes(count: 32)
-            let row = Int(rng.next() % 256)
-            let (_, message) = KOS.receive(setup: bobSetup, prgId: prgId, choices: rng.randomBytes(count: 64),
-                                           using: &rng, cheatingRow: row)
-            let result = Result { () throws(ProtocolError) in try KOS.send(setup: aliceSetup, prgId: prgId, message: message, from: 1) }
-            switch (result, Bits.bit(aliceSetup.delta, row)) {
-            case (.failure(let error), 1):
-                #expect(error == .abortAndBan(party: 1, reason: .otConsistencyCheckFailed))
-                outcomes.insert("caught")
-            case (.success, 0): outcomes.insert("undetected")
-            default: Issue.record("outcome does not follow Δ bit of the row")
-            }
-        }
-        #expect(outcomes == ["caught", "undetected"])
-    }
-
     @Test func rvoleProducesAdditiveSharesOfTheProducts() throws {
         var rng = DeterministicRandom(seed: 24)
-        let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+        let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng)
         let prgId = rng.randomBytes(count: 32), outId = rng.randomBytes(count: 32), vsid = rng.randomBytes(count: 32)
         let (bob, kosMessage) = RVOLE.sample(setup: bobSetup, prgId: prgId, using: &rng)
         let a0 = Secp256k1.Scalar.random(using: &rng), a1 = Secp256k1.Scalar.random(using: &rng)
@@ -258,7 +215,7 @@ struct DKLsOTTests {
         var rng = DeterministicRandom(seed: 25)
         var outcomes: Set<String> = []
         for _ in 0..<12 {
-            let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+            let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng)
             let prgId = rng.randomBytes(count: 32), outId = rng.randomBytes(count: 32), vsid = rng.randomBytes(count: 32)
             let (bob, kosMessage) = RVOLE.sample(setup: bobSetup, prgId: prgId, using: &rng)
             let a0 = Secp256k1.Scalar.random(using: &rng), a1 = Secp256k1.Scalar.random(using: &rng)
@@ -284,7 +241,7 @@ struct DKLsOTTests {
 
     @Test func rvoleRejectsTamperedMessages() throws {
         var rng = DeterministicRandom(seed: 26)
-        let (bobSetup, aliceSetup) = randomKOSSetups(using: &rng)
+        let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng)
         let prgId = rng.randomBytes(count: 32), outId = rng.randomBytes(count: 32), vsid = rng.randomBytes(count: 32)
         let (bob, kosMessage) = RVOLE.sample(setup: bobSetup, prgId: prgId, using: &rng)
         let (_, message) = try RVOLE.multiply(setup: aliceSetup, prgId: prgId, outId: outId, vsid: vsid, kosMessage: kosMessage,

@@ -34,4 +34,20 @@ struct DKLsKeyshareStorageTests {
         let restored = try KeyshareBackup.open(blob, password: "correct horse")
         #expect(try DKLsKeyshare(serialized: [UInt8](restored)).serialized() == app.serialized())
     }
+
+    @Test("a protocol-v1 (KOS) DKLs23 keyshare is refused as an unsupported version, not as corrupt")
+    func protocolV1KeyshareIsRefused() throws {
+        var rng = DeterministicRandom(seed: 24)
+        var bytes = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)[0].serialized()
+        #expect(bytes[0] == 2)
+        bytes[0] = 1
+        #expect(throws: SilentShardError.invalidKeyshare(reason: "DKLs23 keyshare format version 1 is not supported (this SDK reads version 2)")) {
+            try Keyshare(algorithm: .ecdsa, mode: .duo, protocolBytes: bytes)
+        }
+        bytes[0] = 2
+        bytes[300] ^= 1
+        #expect(throws: SilentShardError.invalidKeyshare(reason: "DKLs23 keyshare does not decode")) {
+            try Keyshare(algorithm: .ecdsa, mode: .duo, protocolBytes: bytes)
+        }
+    }
 }

@@ -15,17 +15,17 @@ import trio
 struct TrioBanTests {
     static var message: Data { Data(SHA256.hash(Array("trio ban".utf8))) }
 
-    /// DKLs23 keyshare layout (spec §11), app = party 0 of 3: 230 header bytes, 98 per party, then per
-    /// peer (ascending; peer 1 first): zero seed (32), KOS receiver seeds k0 (256 × 32) and k1 (256 × 32),
-    /// sender Δ (32) and chosen seeds (256 × 32).
+    /// DKLs23 keyshare layout (dkls23.md §11, keyshare version 2), app = party 0 of 3: 230 header bytes,
+    /// 98 per party, then per peer (ascending; peer 1 first): zero seed (32), SoftSpokenOT receiver GGM
+    /// roots (64 × 32), sender Δ (32) and punctured-tree co-paths (256 × 32).
     static let peer1Block = 230 + 98 * 3
-    static let peer1ReceiverOneSeeds = peer1Block + 32 + 256 * 32
-    static let peer1SenderChosenSeeds = peer1ReceiverOneSeeds + 256 * 32 + 32
+    static let peer1ReceiverRoots = peer1Block + 32
+    static let peer1SenderCoPath = peer1ReceiverRoots + 64 * 32 + 32
 
-    /// The app keyshare with the first byte of every 32-byte seed from `offset` on flipped.
-    static func corrupted(_ keyshare: Keyshare, seedsAt offset: Int) throws -> Keyshare {
+    /// The app keyshare with the first byte of `count` 32-byte seeds from `offset` on flipped.
+    static func corrupted(_ keyshare: Keyshare, seedsAt offset: Int, count: Int) throws -> Keyshare {
         var bytes = keyshare.protocolKeyshareBytes
-        for k in 0..<256 { bytes[offset + 32 * k] ^= 0x01 }
+        for k in 0..<count { bytes[offset + 32 * k] ^= 0x01 }
         return try Keyshare(algorithm: .ecdsa, mode: .trio, protocolBytes: bytes, groupId: keyshare.groupId.map { [UInt8]($0) })
     }
 
@@ -33,8 +33,8 @@ struct TrioBanTests {
         let fixture = try TrioFixture(algorithm: .ecdsa)
         let keyshare = try await fixture.session.keygen()
         let device = try DeviceKey(signer: fixture.signer)
-        // The app's KOS receiver seeds toward A are wrong: A (the KOS sender) finds U inconsistent.
-        let cheating = try Self.corrupted(keyshare, seedsAt: Self.peer1ReceiverOneSeeds)
+        // The app's OT-extension receiver roots toward A are wrong: A (the sender) finds û inconsistent.
+        let cheating = try Self.corrupted(keyshare, seedsAt: Self.peer1ReceiverRoots, count: 64)
         await #expect(throws: SilentShardError.self) {
             _ = try await fixture.session.signature(keyshare: cheating, message: Self.message, signer: .nodeA)
         }
@@ -71,9 +71,9 @@ struct TrioBanTests {
     @Test func appBansANodeWhoseMessagesFailItsOTCheck() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)
         let keyshare = try await fixture.session.keygen()
-        // The app's KOS sender state toward A is wrong, so A's (honest) U fails the app's check: to the
+        // The app's OT-extension sender state toward A is wrong, so A's (honest) û fails the app's check: to the
         // app, A cheated. It aborts with AbortAndBan(A) and records the ban on A's node key.
-        let skewed = try Self.corrupted(keyshare, seedsAt: Self.peer1SenderChosenSeeds)
+        let skewed = try Self.corrupted(keyshare, seedsAt: Self.peer1SenderCoPath, count: 256)
         await #expect(throws: SilentShardError.abortProtocolAndBanParty(party: .node(1))) {
             _ = try await fixture.session.signature(keyshare: skewed, message: Self.message, signer: .nodeA)
         }

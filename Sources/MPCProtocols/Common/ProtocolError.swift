@@ -32,7 +32,7 @@ public enum ProtocolError: Error, Equatable, Sendable {
         // Forbidden values an honest run reaches with negligible probability
         case identityPoint, zeroScalar, collidingEvaluationPoints
         // Caller input
-        case invalidParameters, invalidKeyshare, invalidMessageHash, invalidDerivationPath
+        case invalidParameters, invalidKeyshare, unsupportedKeyshareVersion, invalidMessageHash, invalidDerivationPath
         case presignatureAlreadyUsed, presignatureMismatch, stateAlreadyConsumed
     }
 

@@ -12,8 +12,8 @@ extension DKLsSign.Round1State: SecretReflecting {}
 extension DKLsSign.Round2State: SecretReflecting {}
 extension DKLsDKG.Mode: SecretReflecting {}
 extension GF256: SecretReflecting {}
-extension KOS.ReceiverSetup: SecretReflecting {}
-extension KOS.SenderSetup: SecretReflecting {}
+extension SoftSpokenOT.ReceiverSetup: SecretReflecting {}
+extension SoftSpokenOT.SenderSetup: SecretReflecting {}
 extension RVOLE.BobState: SecretReflecting {}
 
 extension FROST.Keyshare: SecretReflecting {}

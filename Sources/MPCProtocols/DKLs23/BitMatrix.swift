@@ -1,4 +1,4 @@
-/// Bit-vector helpers for the OT layers (DKLs23 spec §4: bit vectors are LSB-first; §6.7: KOS matrices).
+/// Bit-vector helpers for the OT layers (DKLs23 spec §4: bit vectors are LSB-first; §6.7: OT-extension matrices).
 enum Bits {
     /// Bit `index` of an LSB-first bit vector, as 0 or 1 (no branch).
     @inline(__always)

@@ -41,7 +41,7 @@ public enum DKLsDKG {
 
     static let round1BroadcastSize = 64
     static let round1DirectSize = 32 + EndemicOT.message1Size
-    static let round2DirectSize = 32 * 4 + EndemicOT.message2Size
+    static let round2DirectSize = 32 * 4 + EndemicOT.message2Size + SoftSpokenOT.correctionSize
     static let round3BroadcastSize = 32 + 2 * SchnorrProof.size
 
     /// Atx ‖ [π^x] ‖ Btx ‖ [π^v] ‖ cc_i ‖ salt: keygen 66t + 192, refresh 66t − 34, import 66t + 63.
@@ -142,7 +142,8 @@ public enum DKLsDKG {
         let points: [Secp256k1.Scalar]
         let ownBroadcast: [UInt8]
         let zeroCommitments: [PartyIndex: [UInt8]]
-        let otSenders: [PartyIndex: EndemicOT.Sender]
+        /// Bob's SoftSpokenOT setup toward every peer (its GGM corrections went out in round 2).
+        let otReceivers: [PartyIndex: SoftSpokenOT.ReceiverSetup]
         /// The agreed PKI in a refresh.
         let pki: PublicKeyInfo?
         /// `round3` runs once.

@@ -2,7 +2,8 @@ import MPCCrypto
 
 extension DKLsDKG.Round1State {
     /// Round 2: the PKI (refresh), the final session id, evaluation points, proofs, the openings of the
-    /// commitments, shares and base-OT message 2 toward every peer.
+    /// commitments, shares and base-OT message 2 with the GGM corrections of SoftSpokenOT (dkls23.md §8.1)
+    /// toward every peer.
     public func round2<R: RandomNumberGenerator>(_ messages: [ProtocolMessage], using rng: inout R)
         throws(ProtocolError) -> (DKLsDKG.Round2State, [ProtocolMessage]) {
         let i = parameters.partyIndex, mode = parameters.mode
@@ -46,7 +47,7 @@ extension DKLsDKG.Round1State {
         }
         let broadcast = aEncoded + proofX + bEncoded + proofV + chainCodePart + salt
         var out = [ProtocolMessage(tag: DKLsTag.dkgRound2Broadcast, from: i, to: nil, payload: broadcast)]
-        var senders: [PartyIndex: EndemicOT.Sender] = [:]
+        var receivers: [PartyIndex: SoftSpokenOT.ReceiverSetup] = [:]
         var zeroCommitments: [PartyIndex: [UInt8]] = [:]
         for j in parameters.peers {
             guard let direct = directs[j], let peer = peers[j], let peerNonce = nonces[j] else { continue }
@@ -54,13 +55,17 @@ extension DKLsDKG.Round1State {
             let popf = DKLsHash.h("dkg/popf", context, [i], [j], peerNonce)
             let (sender, otMessage) = try EndemicOT.Sender.respond(popfContext: popf, message1: Array(direct[32...]),
                                                                    from: j, using: &rng)
-            senders[j] = sender
+            // Bob's keys are known now (key_ctx needs only fsid): grow the GGM trees and correct them.
+            let keys = try sender.keys(keyContext: DKLsHash.h("dkg/eotkey", fsid, [i], [j]))
+            let receiver = SoftSpokenOT.ReceiverSetup.random(using: &rng)
+            receivers[j] = receiver
+            let corrections = receiver.corrections(zeroKeys: keys.zero, oneKeys: keys.one)
             let payload = fsid + f.evaluate(at: points[Int(j)]).bytes + g.evaluate(at: points[Int(j)]).bytes
-                + peer.sigma + otMessage
+                + peer.sigma + otMessage + corrections
             out.append(ProtocolMessage(tag: DKLsTag.dkgRound2Direct, from: i, to: j, payload: payload))
         }
         let state = DKLsDKG.Round2State(round1: self, nonces: nonces, commitments: commitments, fsid: fsid, points: points,
-                                        ownBroadcast: broadcast, zeroCommitments: zeroCommitments, otSenders: senders,
+                                        ownBroadcast: broadcast, zeroCommitments: zeroCommitments, otReceivers: receivers,
                                         pki: pki)
         return (state, out)
     }

@@ -2,8 +2,8 @@ import MPCCrypto
 
 extension DKLsDKG.Round2State {
     /// Round 3: open and check every commitment and proof, check every received share against the
-    /// Feldman commitments, finish the base OTs, compute the shares and the transcript hash TH, and
-    /// prove knowledge of the new shares under TH.
+    /// Feldman commitments, finish the base OTs and the punctured GGM trees (dkls23.md §8.1), compute the
+    /// shares and the transcript hash TH, and prove knowledge of the new shares under TH.
     public func round3<R: RandomNumberGenerator>(_ messages: [ProtocolMessage], using rng: inout R)
         throws(ProtocolError) -> (DKLsDKG.Round3State, [ProtocolMessage]) {
         let parameters = round1.parameters
@@ -14,6 +14,11 @@ extension DKLsDKG.Round2State {
         broadcasts[i] = ownBroadcast
         let directs = try RoundInbox(tag: DKLsTag.dkgRound2Direct, broadcast: false, receiver: i, senders: peers)
             .collect(messages)
+        // Lengths first (base-OT message 2 and the GGM corrections): a short message is Abort(sender)
+        // and leaves this state usable.
+        for j in parameters.peers where (directs[j] ?? []).count != DKLsDKG.round2DirectSize {
+            throw .abort(party: j, reason: .malformedMessage)
+        }
         try once.consume()
 
         // Steps 1–3: every party's opening, commitment and proofs.
@@ -38,6 +43,7 @@ extension DKLsDKG.Round2State {
             let gShare = try reader.readSecp256k1Scalar()
             let sigma = try reader.read(32)
             let otMessage = try reader.read(EndemicOT.message2Size)
+            let corrections = try reader.read(SoftSpokenOT.correctionSize)
             try reader.finish()
             guard Secp256k1.Point(base: fShare) == Feldman.evaluate(aCommitments[Int(j)], at: ownPoint),
                   Secp256k1.Point(base: gShare) == Feldman.evaluate(bCommitments[Int(j)], at: ownPoint)
@@ -45,17 +51,14 @@ extension DKLsDKG.Round2State {
             guard let expected = zeroCommitments[j],
                   DKLsHash.h("dkg/zcommit", round1.context, [j], [i], sigma) == expected
             else { throw .abort(party: j, reason: .commitmentMismatch) }
-            guard let peer = round1.peers[j], let otSender = otSenders[j] else { throw .abort(party: j, reason: .missingMessages) }
+            guard let peer = round1.peers[j], let receiver = otReceivers[j] else { throw .abort(party: j, reason: .missingMessages) }
             let (low, high) = i < j ? (i, j) : (j, i)
             let (lowSigma, highSigma) = i < j ? (peer.sigma, sigma) : (sigma, peer.sigma)
             let zeroSeed = DKLsHash.h("dkg/zseed", fsid, [low], [high], lowSigma, highSigma)
             let chosen = try peer.otReceiver.keys(keyContext: DKLsHash.h("dkg/eotkey", fsid, [j], [i]),
                                                   message2: otMessage, from: j)
-            let both = try otSender.keys(keyContext: DKLsHash.h("dkg/eotkey", fsid, [i], [j]))
-            pairwise[j] = DKLsKeyshare.PairwiseSetup(
-                zeroSeed: zeroSeed,
-                receiver: KOS.ReceiverSetup(zeroSeeds: both.zero, oneSeeds: both.one),
-                sender: KOS.SenderSetup(delta: peer.delta, chosenSeeds: chosen))
+            let sender = try SoftSpokenOT.SenderSetup(delta: peer.delta, corrections: corrections, chosenKeys: chosen, from: j)
+            pairwise[j] = DKLsKeyshare.PairwiseSetup(zeroSeed: zeroSeed, receiver: receiver, sender: sender)
             share += fShare
             vrfShare += gShare
         }

@@ -2,7 +2,7 @@ import MPCCrypto
 
 /// The two hashes the OT extension calls thousands of times per signature, computed with a reused
 /// SHA-2 context and no intermediate arrays. Byte-for-byte the same as `DKLsHash.prg` and
-/// `KOS.output` (the spec's known answers test both paths).
+/// `SoftSpokenOT.output` (the spec's known answers test both paths).
 final class PRGHasher {
     private let context = SHA2Context(SHA256.self)
     private let header = DKLsHash.domain.frameHeader("prg", fieldCount: 3)

@@ -4,7 +4,8 @@ import MPCCrypto
 /// the public data every party agreed on, and for every other party a zero-sharing seed and the two
 /// OT-extension setups. Secret fields are internal; `description` shows public fields only.
 public struct DKLsKeyshare: Sendable {
-    public static let version: UInt8 = 1
+    /// 2 since protocol v2 (SoftSpokenOT setups, dkls23.md §11); version 1 (KOS) is refused.
+    public static let version: UInt8 = 2
 
     public let partyCount: Int
     public let threshold: Int
@@ -36,9 +37,9 @@ public struct DKLsKeyshare: Sendable {
         /// zseed_{ij} (the same at both ends).
         let zeroSeed: [UInt8]
         /// i is the OT-extension receiver (RVOLE Bob) toward j.
-        let receiver: KOS.ReceiverSetup
+        let receiver: SoftSpokenOT.ReceiverSetup
         /// i is the OT-extension sender (RVOLE Alice) toward j.
-        let sender: KOS.SenderSetup
+        let sender: SoftSpokenOT.SenderSetup
     }
 
     /// The other parties' indices, ascending.

@@ -1,9 +1,15 @@
 import MPCCrypto
 
 extension DKLsKeyshare {
+    /// Bytes per peer: zero seed, Bob's GGM roots, Δ and Alice's co-paths (dkls23.md §11).
+    static let pairwiseSize = 32 + 32 * SoftSpokenOT.blockCount + 32 + 32 * 256
+
+    /// The encoded size for n parties.
+    static func size(partyCount n: Int) -> Int { 230 + 98 * n + pairwiseSize * (n - 1) }
+
     /// The versioned binary encoding (spec §11 field order, peers ascending).
     public func serialized() -> [UInt8] {
-        var writer = ByteWriter(capacity: 230 + 98 * partyCount + 24_640 * (partyCount - 1))
+        var writer = ByteWriter(capacity: Self.size(partyCount: partyCount))
         writer.append(uint8: Self.version)
         writer.append(uint8: UInt8(partyCount))
         writer.append(uint8: UInt8(threshold))
@@ -24,25 +30,28 @@ extension DKLsKeyshare {
         for peer in peers {
             guard let setup = pairwise[peer] else { continue }
             writer.append(setup.zeroSeed)
-            for seed in setup.receiver.zeroSeeds { writer.append(seed) }
-            for seed in setup.receiver.oneSeeds { writer.append(seed) }
+            for seed in setup.receiver.roots { writer.append(seed) }
             writer.append(setup.sender.delta)
-            for seed in setup.sender.chosenSeeds { writer.append(seed) }
+            for seed in setup.sender.coPath { writer.append(seed) }
         }
         return writer.bytes
     }
 
-    /// Decodes and checks a keyshare (spec §11 "checks when a keyshare is loaded"); any failure is
-    /// `invalidInput(.invalidKeyshare)`.
+    /// Decodes and checks a keyshare (spec §11 "checks when a keyshare is loaded"). Another format
+    /// version (such as 1, the KOS keyshares of protocol v1) is `invalidInput(.unsupportedKeyshareVersion)`;
+    /// any other failure is `invalidInput(.invalidKeyshare)`. The OT setups are expanded here (GGM
+    /// leaves, kept in memory with the keyshare).
     public init(serialized bytes: [UInt8]) throws(ProtocolError) {
         let invalid = ProtocolError.invalidInput(.invalidKeyshare)
+        guard let version = bytes.first else { throw invalid }
+        guard version == Self.version else { throw .invalidInput(.unsupportedKeyshareVersion) }
         var reader = ByteReader(bytes, from: nil)
         do {
-            guard try reader.readUInt8() == Self.version else { throw invalid }
+            _ = try reader.readUInt8()
             let n = Int(try reader.readUInt8()), t = Int(try reader.readUInt8())
             let i = try reader.readUInt8()
             guard t >= 2, t <= n, Int(i) < n,
-                  bytes.count == 230 + 98 * n + 24_640 * (n - 1) else { throw invalid }
+                  bytes.count == Self.size(partyCount: n) else { throw invalid }
             let keyId = try reader.read(32), generation = try reader.read(32)
             let publicKey = try reader.readSecp256k1Point()
             let chainCode = try reader.read(32)
@@ -58,13 +67,12 @@ extension DKLsKeyshare {
             var pairwise: [PartyIndex: PairwiseSetup] = [:]
             for peer in (0..<PartyIndex(n)) where peer != i {
                 let zeroSeed = try reader.read(32)
-                let zero = try (0..<256).map { _ throws(ProtocolError) in try reader.read(32) }
-                let one = try (0..<256).map { _ throws(ProtocolError) in try reader.read(32) }
+                let roots = try (0..<SoftSpokenOT.blockCount).map { _ throws(ProtocolError) in try reader.read(32) }
                 let delta = try reader.read(32)
-                let chosen = try (0..<256).map { _ throws(ProtocolError) in try reader.read(32) }
+                let coPath = try (0..<256).map { _ throws(ProtocolError) in try reader.read(32) }
                 pairwise[peer] = PairwiseSetup(zeroSeed: zeroSeed,
-                                               receiver: KOS.ReceiverSetup(zeroSeeds: zero, oneSeeds: one),
-                                               sender: KOS.SenderSetup(delta: delta, chosenSeeds: chosen))
+                                               receiver: SoftSpokenOT.ReceiverSetup(roots: roots),
+                                               sender: SoftSpokenOT.SenderSetup(delta: delta, coPath: coPath))
             }
             try reader.finish()
             self.init(partyCount: n, threshold: t, partyIndex: i, keyId: keyId, generation: generation,

@@ -3,40 +3,40 @@ import MPCCrypto
 /// Random vector OLE, DKLs23 Protocol 5.2 with ℓ = 2, ρ = 1 (spec §10): Bob gets a random χ, Alice
 /// inputs (a_0, a_1); afterwards c_k + d_k = a_k·χ with c at Alice and d at Bob.
 enum RVOLE {
-    static let otCount = KOS.usedColumns
+    static let otCount = SoftSpokenOT.usedColumns
     static let messageSize = otCount * 3 * 32 + 32 + 64
 
     /// g_j = Hq("rvole/gadget"; u32(j)), a public constant.
     static let gadget: [Secp256k1.Scalar] = (0..<otCount).map { DKLsHash.hq("rvole/gadget", DKLsHash.u32(UInt32($0))) }
 
-    /// Bob's state after sampling (round 1): β, χ and the KOS columns t_j.
+    /// Bob's state after sampling (round 1): β, χ and the OT-extension columns t_j.
     struct BobState: Sendable {
         let choices: [UInt8]
         let chi: Secp256k1.Scalar
         let columns: [GF256]
     }
 
-    /// Bob samples β and χ = Σ β_j g_j, and runs the KOS receiver: returns the KOS message.
-    static func sample<R: RandomNumberGenerator>(setup: KOS.ReceiverSetup, prgId: [UInt8], using rng: inout R)
+    /// Bob samples β and χ = Σ β_j g_j, and runs the SoftSpokenOT receiver: returns its message.
+    static func sample<R: RandomNumberGenerator>(setup: SoftSpokenOT.ReceiverSetup, prgId: [UInt8], using rng: inout R)
         -> (BobState, [UInt8]) {
         let choices = rng.randomBytes(count: otCount / 8)
         var chi = Secp256k1.Scalar.zero
         for j in 0..<otCount { chi += gadget[j].masked(by: Bits.bit(choices, j)) }
-        let (columns, message) = KOS.receive(setup: setup, prgId: prgId, choices: choices, using: &rng)
+        let (columns, message) = SoftSpokenOT.receive(setup: setup, prgId: prgId, choices: choices, using: &rng)
         return (BobState(choices: choices, chi: chi, columns: columns), message)
     }
 
-    /// Alice: KOS sender check on Bob's message, then the multiplication with input (a_0, a_1).
+    /// Alice: SoftSpokenOT sender check on Bob's message, then the multiplication with input (a_0, a_1).
     /// Returns (c_0, c_1) and the RVOLE message ã ‖ η ‖ μ.
     ///
     /// `cheatingRow` (tests only) makes a malicious Alice: ã of that OT row is perturbed before θ and μ
     /// are derived, the classic selective-failure probe on Bob's choice bit.
     static func multiply<R: RandomNumberGenerator>(
-        setup: KOS.SenderSetup, prgId: [UInt8], outId: [UInt8], vsid: [UInt8], kosMessage: [UInt8],
+        setup: SoftSpokenOT.SenderSetup, prgId: [UInt8], outId: [UInt8], vsid: [UInt8], kosMessage: [UInt8],
         from bob: PartyIndex, inputs: (Secp256k1.Scalar, Secp256k1.Scalar), using rng: inout R,
         cheatingRow: Int? = nil
     ) throws(ProtocolError) -> (c: (Secp256k1.Scalar, Secp256k1.Scalar), message: [UInt8]) {
-        let q = try KOS.send(setup: setup, prgId: prgId, message: kosMessage, from: bob)
+        let q = try SoftSpokenOT.send(setup: setup, prgId: prgId, message: kosMessage, from: bob)
         let delta = GF256(littleEndian: setup.delta)
         let aHat = Secp256k1.Scalar.random(using: &rng)
         let a = [inputs.0, inputs.1, aHat]

@@ -79,7 +79,7 @@ public enum DKLsSign {
         /// mask â, which gives a co-signer two equations in (r_i, sk_i).
         let once = ConsumeOnce()
 
-        /// Round 2: context check (first, so a stale keyshare is not mistaken for a cheater), KOS
+        /// Round 2: context check (first, so a stale keyshare is not mistaken for a cheater), OT-extension
         /// checks as Alice (AbortAndBan on failure), the additive key share sk_i and one RVOLE
         /// multiplication toward every co-signer.
         public func round2<R: RandomNumberGenerator>(_ messages: [ProtocolMessage], using rng: inout R)

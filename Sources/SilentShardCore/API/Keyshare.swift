@@ -129,7 +129,16 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
     public init(algorithm: Algorithm, mode: Mode, protocolBytes bytes: [UInt8], groupId: [UInt8]? = nil) throws(SilentShardError) {
         switch algorithm {
         case .ecdsa:
-            guard let share = try? DKLsKeyshare(serialized: bytes) else { throw .invalidKeyshare(reason: "DKLs23 keyshare does not decode") }
+            let share: DKLsKeyshare
+            do {
+                share = try DKLsKeyshare(serialized: bytes)
+            } catch ProtocolError.invalidInput(.unsupportedKeyshareVersion) {
+                // Protocol v1 (KOS) keyshares are not migrated (dkls23.md §11): say so instead of "corrupt".
+                throw .invalidKeyshare(reason: "DKLs23 keyshare format version \(bytes.first ?? 0) is not supported "
+                                       + "(this SDK reads version \(DKLsKeyshare.version))")
+            } catch {
+                throw .invalidKeyshare(reason: "DKLs23 keyshare does not decode")
+            }
             try self.init(dkls: share, mode: mode, groupId: groupId)
         case .eddsa:
             guard let share = try? FROST.Keyshare(encoded: bytes) else { throw .invalidKeyshare(reason: "FROST keyshare does not decode") }

@@ -1,0 +1,179 @@
+import MPCCrypto
+import SilentShardTestTraits
+import Testing
+@testable import MPCProtocols
+
+/// SoftSpokenOT (dkls23.md §8.1, §9): the GGM all-but-one OT layer, the extension's correlation and
+/// consistency check, malicious-Bob behaviour, and the known answers of dkls23.md Appendix A.
+@Suite("DKLs23 SoftSpokenOT", .heavy)
+struct SoftSpokenOTTests {
+    static func key(_ label: String, _ fields: [UInt8]...) -> [UInt8] {
+        DKLsHash.h("kat", Array(label.utf8) + fields.flatMap { $0 })
+    }
+
+    // MARK: GGM all-but-one OT
+
+    @Test func ggmKnownAnswers() {
+        let root = [UInt8](repeating: 1, count: 32)
+        let levels = GGMTree.expand(root: root)
+        #expect(levels[1][0] == hex("aeddf6c79abf55217876eac2eae61cc2c8e6ef86905f5e5d2052fcf803239c55"))
+        #expect(levels[4][0] == hex("3d143789d5819183d7e2548a128033fc30aebc57e46b5306fa49618b2764b6d9"))
+        #expect(levels[4][15] == hex("62fbfb1eefb0b010a318cd840ca5c4357be348edb6c41d41db029539d69a6db8"))
+        let zeroKeys = (0..<4).map { Self.key("ggm-key", [UInt8($0)], [0]) }
+        let oneKeys = (0..<4).map { Self.key("ggm-key", [UInt8($0)], [1]) }
+        let correction = GGMTree.corrections(levels: levels, zeroKeys: zeroKeys[...], oneKeys: oneKeys[...])
+        #expect(correction.count == 256)
+        #expect(Array(correction[0..<32]) == hex("93a04601fe2d6182aa5b40dbb9c7e81d1127cd17f118da4d9dee41e70afb83fa"))
+        #expect(Array(correction[224..<256]) == hex("d24068c286dcea37102327983f76bb1bed0bcbd4bf639cadd657fb79be3ad502"))
+        #expect(SHA256.hash(correction) == hex("b5410866bb228fcc452326c493e1d8840e4143789b3dc9f86fa9a1893673fa97"))
+    }
+
+    @Test func nodeHasherEqualsThePlainDefinition() {
+        var rng = DeterministicRandom(seed: 45)
+        let hasher = GGMTree.NodeHasher()
+        for _ in 0..<8 {
+            let seed = rng.randomBytes(count: 32)
+            for branch: UInt8 in [0, 1] { #expect(hasher.child(seed, branch: branch) == GGMTree.child(seed, branch: branch)) }
+        }
+    }
+
+    /// Alice, whose base-OT choice bits are Δ_i, learns every leaf except leaf Δ_i: for every Δ_i.
+    @Test func punctureRevealsEveryLeafButTheChosenOne() {
+        var rng = DeterministicRandom(seed: 40)
+        let root = rng.randomBytes(count: 32)
+        let levels = GGMTree.expand(root: root)
+        let zeroKeys = (0..<4).map { _ in rng.randomBytes(count: 32) }
+        let oneKeys = (0..<4).map { _ in rng.randomBytes(count: 32) }
+        let correction = GGMTree.corrections(levels: levels, zeroKeys: zeroKeys[...], oneKeys: oneKeys[...])
+        for punctured in 0..<16 {
+            let choices = (0..<4).map { UInt64((punctured >> $0) & 1) }
+            let keys = (0..<4).map { choices[$0] == 1 ? oneKeys[$0] : zeroKeys[$0] }
+            let coPath = GGMTree.coPath(choices: choices, correction: correction[...], keys: keys[...])
+            let leaves = GGMTree.puncturedLeaves(choices: choices, coPath: coPath[...])
+            for x in 0..<16 {
+                if x == punctured {
+                    #expect(leaves[x] != levels[4][x])
+                } else {
+                    #expect(leaves[x] == levels[4][x], "Δ_i = \(punctured), leaf \(x)")
+                }
+            }
+        }
+    }
+
+    // MARK: The extension
+
+    @Test func correlationHoldsForEveryColumn() throws {
+        var rng = DeterministicRandom(seed: 41)
+        let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng)
+        let prgId = rng.randomBytes(count: 32)
+        let choices = rng.randomBytes(count: 64)
+        let (t, message) = SoftSpokenOT.receive(setup: bobSetup, prgId: prgId, choices: choices, using: &rng)
+        #expect(message.count == 7_232)
+        let q = try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: message, from: 1)
+        let delta = GF256(littleEndian: aliceSetup.delta)
+        #expect(q.count == 512 && t.count == 512)
+        for j in 0..<512 {
+            #expect(q[j] == t[j] ^ delta.masked(by: Bits.bit(choices, j)))
+        }
+        // A flipped bit of x̃ is caught and classified as abort-and-ban; a short message is Abort(Bob).
+        var tampered = message
+        tampered[7_168] ^= 1
+        #expect(throws: ProtocolError.abortAndBan(party: 1, reason: .otConsistencyCheckFailed)) {
+            try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: tampered, from: 1)
+        }
+        #expect(throws: ProtocolError.abort(party: 1, reason: .malformedMessage)) {
+            try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: Array(message.dropLast()), from: 1)
+        }
+    }
+
+    /// A malicious Bob whose û is inconsistent in one block (column 0's choice flipped there) and who
+    /// fixes t̃ for a guess of Δ_i passes exactly when the guess is right (and then learns Δ_i).
+    @Test func cheatingReceiverPassesExactlyWhenItsGuessIsRight() throws {
+        var rng = DeterministicRandom(seed: 42)
+        var outcomes: Set<String> = []
+        for trial in 0..<12 {
+            let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng)
+            let prgId = rng.randomBytes(count: 32)
+            let block = Int(rng.next() % 64)
+            let actual = UInt8((0..<4).reduce(UInt64(0)) { $0 | Bits.bit(aliceSetup.delta, 4 * block + $1) << UInt64($1) })
+            // Half the trials guess right (a cheater who knew Δ_i), half guess a wrong value.
+            let guess = trial % 2 == 0 ? actual : (actual ^ UInt8(1 + rng.next() % 15))
+            let (_, message) = SoftSpokenOT.receive(setup: bobSetup, prgId: prgId, choices: rng.randomBytes(count: 64),
+                                                    using: &rng, cheat: SoftSpokenOT.Cheat(block: block, guess: guess))
+            let result = Result { () throws(ProtocolError) in try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: message, from: 1) }
+            switch (result, guess == actual) {
+            case (.failure(let error), false):
+                #expect(error == .abortAndBan(party: 1, reason: .otConsistencyCheckFailed))
+                outcomes.insert("caught")
+            case (.success, true): outcomes.insert("passed")
+            default: Issue.record("outcome does not follow the guess of Δ_\(block)")
+            }
+        }
+        #expect(outcomes == ["caught", "passed"])
+    }
+
+    /// A bad GGM correction at keygen (Bob flips e_l^c of one tree) leaves Alice with wrong leaves
+    /// exactly when she used that correction (c = her base-OT choice bit), and then the first
+    /// extension fails the check: AbortAndBan(Bob). Otherwise nothing changes.
+    @Test func badCorrectionIsCaughtAtTheFirstExtensionExactlyWhenUsed() throws {
+        var rng = DeterministicRandom(seed: 43)
+        var outcomes: Set<String> = []
+        for _ in 0..<12 {
+            let block = Int(rng.next() % 64), level = Int(rng.next() % 4), branch = Int(rng.next() % 2)
+            let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng) { corrections in
+                var bad = corrections
+                bad[block * 256 + level * 64 + branch * 32] ^= 1
+                return bad
+            }
+            let prgId = rng.randomBytes(count: 32)
+            let (_, message) = SoftSpokenOT.receive(setup: bobSetup, prgId: prgId, choices: rng.randomBytes(count: 64), using: &rng)
+            let result = Result { () throws(ProtocolError) in try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: message, from: 1) }
+            switch (result, Bits.bit(aliceSetup.delta, 4 * block + level) == UInt64(branch)) {
+            case (.failure(let error), true):
+                #expect(error == .abortAndBan(party: 1, reason: .otConsistencyCheckFailed))
+                outcomes.insert("caught")
+            case (.success, false): outcomes.insert("unused")
+            default: Issue.record("outcome does not follow Alice's use of the correction")
+            }
+        }
+        #expect(outcomes == ["caught", "unused"])
+    }
+
+    @Test func malformedCorrectionIsAbortOfBob() throws {
+        var rng = DeterministicRandom(seed: 44)
+        let delta = rng.randomBytes(count: 32)
+        let keys = (0..<256).map { _ in rng.randomBytes(count: 32) }
+        for size in [0, 16_383, 16_385] {
+            #expect(throws: ProtocolError.abort(party: 3, reason: .malformedMessage)) {
+                try SoftSpokenOT.SenderSetup(delta: delta, corrections: rng.randomBytes(count: size), chosenKeys: keys, from: 3)
+            }
+        }
+        #expect(throws: ProtocolError.abort(party: 3, reason: .malformedMessage)) {
+            try SoftSpokenOT.SenderSetup(delta: delta, corrections: rng.randomBytes(count: 16_384),
+                                         chosenKeys: Array(keys.dropLast()), from: 3)
+        }
+    }
+
+    /// One batch from fixed seeds (dkls23.md Appendix A): roots_i = H("kat"; "ss-root" ‖ u8(i)),
+    /// prg_id = 0^32, x = 0xA5 × 112; Alice's setup from Δ = H("kat"; "ss-delta") and base-OT keys
+    /// K_{b,c} = H("kat"; "ss-key" ‖ u32(b) ‖ u8(c)).
+    @Test func batchKnownAnswers() throws {
+        let bob = SoftSpokenOT.ReceiverSetup(roots: (0..<64).map { Self.key("ss-root", [UInt8($0)]) })
+        let zero = (0..<256).map { Self.key("ss-key", DKLsHash.u32(UInt32($0)), [0]) }
+        let one = (0..<256).map { Self.key("ss-key", DKLsHash.u32(UInt32($0)), [1]) }
+        let delta = Self.key("ss-delta")
+        let chosen = (0..<256).map { Bits.bit(delta, $0) == 1 ? one[$0] : zero[$0] }
+        let corrections = bob.corrections(zeroKeys: zero, oneKeys: one)
+        #expect(SHA256.hash(corrections) == hex("db50dd4f60886a668ccf112aff052c34f8690045c9b59aed6643f09112b248f3"))
+        let alice = try SoftSpokenOT.SenderSetup(delta: delta, corrections: corrections, chosenKeys: chosen, from: 1)
+        let prgId = [UInt8](repeating: 0, count: 32)
+        let extended = [UInt8](repeating: 0xA5, count: 112)
+        let (t, message) = SoftSpokenOT.receive(setup: bob, prgId: prgId, extended: extended)
+        #expect(SHA256.hash(message) == hex("7fdea567eb9c841b9777b05e110b58a532019d4c49bb11d725cc761e13d7c4cd"))
+        #expect(t[0].bytes == hex("1030e31dbb7c3af15d5e631efb687486fe66e61af1e30afe230eb79c1bb57631"))
+        #expect(t[511].bytes == hex("6f276e163ddb0cd2c07ea4492a3273ee1ad18f28bcbefc46d7b9fa57752eae5e"))
+        let q = try SoftSpokenOT.send(setup: alice, prgId: prgId, message: message, from: 1)
+        let d = GF256(littleEndian: delta)
+        for j in [0, 1, 255, 511] { #expect(q[j] == t[j] ^ d.masked(by: Bits.bit(extended, j))) }
+    }
+}
