@@ -1,15 +1,80 @@
 // swift-tools-version:6.0
 //
 // SilentShard for Swift: threshold-signature (MPC) wallets, ECDSA/secp256k1 (DKLs23) and
-// EdDSA/Ed25519 (FROST). Only the toolchain and C libraries from the system are used; the
-// C libraries come in as system-library targets, each behind a thin module map.
+// EdDSA/Ed25519 (FROST). On Linux only the toolchain and C libraries from the system are used; the
+// C libraries come in as system-library targets, each behind a thin module map. On Apple platforms
+// libsecp256k1 and libsodium come from two pinned SwiftPM packages instead (docs/apple.md), behind
+// the same module names (CSecp256k1, CSodium), so no Swift source changes between the two.
 import PackageDescription
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Whether this build compiles MPCCrypto's CommonCrypto backend against the Linux shim (see the end of the file).
-let commonCryptoShim = getenv("SILENTSHARD_COMMONCRYPTO_SHIM").map { String(cString: $0) == "1" } ?? false
+let commonCryptoShim = Context.environment["SILENTSHARD_COMMONCRYPTO_SHIM"] == "1"
+
+/// OpenSSL is a Linux-only dependency of the modules an app links: on Apple platforms MPCCrypto uses
+/// CommonCrypto/CryptoKit (Sources/MPCCrypto/Backend) and SilentShardCore the URLSession engine
+/// (scripts/check-openssl-imports keeps it that way).
+let linuxOpenSSL: Target.Dependency = .target(name: "COpenSSL", condition: .when(platforms: [.linux]))
+
+/// The manifest's branch. Apple hosts (where iOS and macOS apps are built) take the Apple branch,
+/// every other host the Linux one; `SILENTSHARD_MANIFEST_PLATFORM=apple` or `=linux` overrides that,
+/// so CI on Linux can evaluate the Apple branch with `swift package dump-package`, which does not
+/// resolve or fetch dependencies (scripts/check-apple-manifest). Nothing of the Apple branch is ever
+/// fetched by a Linux build.
+let appleBranch: Bool = {
+    switch Context.environment["SILENTSHARD_MANIFEST_PLATFORM"] {
+    case "apple": return true
+    case "linux": return false
+    default:
+        #if os(macOS)
+        return true
+        #else
+        return false
+        #endif
+    }
+}()
+
+/// libsecp256k1 and libsodium for Apple platforms, pinned to exact tags (docs/apple.md gives the
+/// revisions to check Package.resolved against). `SILENTSHARD_APPLE_PACKAGES=DIR` takes local clones
+/// `DIR/swift-secp256k1` and `DIR/swift-sodium` instead (offline checks of the Apple branch).
+let applePackages: [Package.Dependency] = {
+    if let directory = Context.environment["SILENTSHARD_APPLE_PACKAGES"], !directory.isEmpty {
+        return [.package(path: directory + "/swift-secp256k1"), .package(path: directory + "/swift-sodium")]
+    }
+    return [
+        // MIT; libsecp256k1 v0.7.1 compiled from source (extrakeys always; ecdh, recovery, schnorrsig,
+        // musig by the package's default traits).
+        .package(url: "https://github.com/21-DOT-DEV/swift-secp256k1", exact: "0.23.2"),
+        // ISC; libsodium 1.0.22 as a prebuilt static xcframework from libsodium's author.
+        .package(url: "https://github.com/jedisct1/swift-sodium", exact: "0.11.0"),
+    ]
+}()
+
+/// The C libraries of the primitives: on Linux system libraries (pkg-config; scripts/setup installs
+/// them); on Apple platforms Swift modules of the same names that re-export the packages' modules
+/// (Sources/Apple/).
+let cryptoLibraries: [Target] = appleBranch
+    ? [
+        .target(
+            name: "CSecp256k1", dependencies: [.product(name: "libsecp256k1", package: "swift-secp256k1")],
+            path: "Sources/Apple/CSecp256k1"
+        ),
+        .target(
+            name: "CSodium", dependencies: [.product(name: "Clibsodium", package: "swift-sodium")],
+            path: "Sources/Apple/CSodium"
+        ),
+    ]
+    : [
+        .systemLibrary(
+            name: "CSecp256k1",
+            pkgConfig: "libsecp256k1",
+            providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+    ]
 
 let package = Package(
     name: "SilentShard",
@@ -28,18 +93,11 @@ let package = Package(
         .executable(name: "example-subclassed-client", targets: ["example-subclassed-client"]),
         .executable(name: "example-custom-transport", targets: ["example-custom-transport"]),
     ],
-    targets: [
-        // MARK: C libraries (system packages; see scripts/setup)
-        .systemLibrary(
-            name: "CSecp256k1",
-            pkgConfig: "libsecp256k1",
-            providers: [.apt(["libsecp256k1-dev"]), .brew(["secp256k1"])]
-        ),
-        .systemLibrary(
-            name: "CSodium",
-            pkgConfig: "libsodium",
-            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
-        ),
+    dependencies: appleBranch ? applePackages : [],
+    targets: cryptoLibraries + [
+        // MARK: C libraries (system packages; see scripts/setup). OpenSSL is declared on both branches but the
+        // app-side modules depend on it on Linux only (`linuxOpenSSL`): on Apple MPCCrypto's CommonCrypto/CryptoKit
+        // backends and the URLSession engine take its place (docs/apple.md); the node and CLI are Linux tools.
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
@@ -76,7 +134,7 @@ let package = Package(
         // (scripts/check-commoncrypto-backend; see `commonCryptoShim` below).
         .target(
             name: "MPCCrypto",
-            dependencies: ["CSecp256k1", "CSodium", "COpenSSL"] + (commonCryptoShim ? ["CCommonCryptoShim"] : []),
+            dependencies: ["CSecp256k1", "CSodium", linuxOpenSSL] + (commonCryptoShim ? ["CCommonCryptoShim"] : []),
             swiftSettings: commonCryptoShim ? [.define("SILENTSHARD_COMMONCRYPTO_SHIM")] : []
         ),
 
@@ -84,7 +142,15 @@ let package = Package(
         .target(name: "MPCProtocols", dependencies: ["MPCCrypto"]),
 
         // MARK: SDK
-        .target(name: "SilentShardCore", dependencies: ["MPCProtocols", "MPCCrypto", "COpenSSL", "CSocketShims", "CSQLite"]),
+        // The SDK's privacy manifest ships in SilentShardCore's resource bundle on Apple platforms only
+        // (every app links it through duo or trio); Linux builds have no bundle (docs/apple.md).
+        .target(
+            name: "SilentShardCore",
+            dependencies: ["MPCProtocols", "MPCCrypto", linuxOpenSSL, .target(name: "CSocketShims", condition: .when(platforms: [.linux])),
+                           "CSQLite"],
+            exclude: appleBranch ? [] : ["PrivacyInfo.xcprivacy"],
+            resources: appleBranch ? [.copy("PrivacyInfo.xcprivacy")] : []
+        ),
         .target(name: "duo", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
         .target(name: "trio", dependencies: ["SilentShardCore", "MPCProtocols", "MPCCrypto"]),
         // Chain helpers over the SDK's public API only (issue 21).

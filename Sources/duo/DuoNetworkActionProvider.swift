@@ -2,10 +2,15 @@
 /// exactly what the client's `connect` receives. Use the built-in `.ecdsa` / `.eddsa`, or implement
 /// it to route steps yourself.
 public protocol DuoNetworkActionProvider: Sendable {
+    /// Where a keygen step goes.
     var keygen: NetworkAction { get }
+    /// Where a reconcile step goes (settling a share change in doubt).
     var reconcile: NetworkAction { get }
+    /// Where a key refresh step goes.
     var refresh: NetworkAction { get }
+    /// Where a signing step goes.
     var sign: NetworkAction { get }
+    /// Where an import step goes (an existing private key shared out).
     var `import`: NetworkAction { get }
     /// Presigning (protocol v2; optional: the default routes it like `sign` with action `presign`).
     var preSign: NetworkAction { get }
@@ -24,6 +29,7 @@ extension DuoNetworkActionProvider {
 
 /// The stock ECDSA routing (`/v3/ecdsa/{action}`, subprotocol `duo-instance`). Use it as `.ecdsa`.
 public struct DuoECDSANetworkActions: DuoNetworkActionProvider {
+    /// The stock ECDSA routing.
     public init() {}
     public var keygen: NetworkAction { DuoAction.ECDSA.Keygen() }
     public var reconcile: NetworkAction { DuoAction.ECDSA.Reconcile() }
@@ -36,6 +42,7 @@ public struct DuoECDSANetworkActions: DuoNetworkActionProvider {
 
 /// The stock EdDSA routing (`/v3/eddsa/{action}`, subprotocol `duo-instance`). Use it as `.eddsa`.
 public struct DuoEdDSANetworkActions: DuoNetworkActionProvider {
+    /// The stock EdDSA routing.
     public init() {}
     public var keygen: NetworkAction { DuoAction.EdDSA.Keygen() }
     public var reconcile: NetworkAction { DuoAction.EdDSA.Reconcile() }

@@ -17,8 +17,9 @@ import MPCProtocols
 public final class PreSignature: Sendable {
     /// The presignature id (the preSign session's instance id), 32 bytes.
     public let id: Data
-    /// The key id (hex) and generation of the keyshare that presigned.
+    /// The key id (hex) of the keyshare that presigned.
     public let keyId: String
+    /// The generation (32 bytes) of the keyshare that presigned; a refresh makes the presignature unusable.
     public let generation: Data
     /// The co-signing node X's party index (duo: 1; trio: 1 = A, 2 = B).
     package let signerIndex: PartyIndex

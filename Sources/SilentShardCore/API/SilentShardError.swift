@@ -40,21 +40,38 @@ public enum SessionParty: Sendable, Equatable, CustomStringConvertible {
 /// * `rejected`/`reported` forms carry the reporting node (`by`) and whether its signature verified.
 public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertible {
     // Frames and protocol
+    /// A frame, bundle, TLV or value could not be parsed, or was too large (MALFORMED, TOO_LARGE, §10).
     case malformedMessage(party: SessionParty?)
+    /// A message arrived that the protocol does not allow now: wrong kind, tag or sender, a duplicate,
+    /// or a gap or reorder in a stream (UNEXPECTED, SEQUENCE).
     case protocolViolation(party: SessionParty?)
+    /// A frame's signature or AEAD tag did not verify (BAD_AUTHENTICATOR).
     case messageAuthenticationFailed(party: SessionParty?)
+    /// The protocol aborted, blaming `party` after authenticated checks (ABORT, RESULT_MISMATCH).
     case abortProtocol(party: SessionParty?)
+    /// The protocol aborted with proof against `party`, which this app now bans (ABORT_AND_BAN, §9.4).
     case abortProtocolAndBanParty(party: SessionParty)
+    /// The protocol produced no valid signature, blaming `party` (SIGNATURE_FAILED).
     case signatureFailed(party: SessionParty?)
+    /// The peer does not speak this session version, or sent a field this version does not know
+    /// (UNSUPPORTED_VERSION, UNKNOWN_FIELD, §11).
     case unsupportedVersion
+    /// A party stayed silent past its deadline (TIMEOUT, or the app's own deadline).
     case timeout
     // Trust and authorization
     /// An ACCEPT, certificate or node signature did not verify under `cloudVerifyingKey`.
     case cloudVerificationFailed(reason: String)
+    /// The node refused the token (missing, invalid or expired) or the device's SETUP signature
+    /// (AUTH_REQUIRED, AUTH_INVALID, DEVICE_SIGNATURE_INVALID); `reason` says which.
     case authenticationFailed(reason: String)
+    /// The token does not grant this operation on this key (FORBIDDEN: scope or owner mismatch).
     case authorizationDenied
+    /// The device key is not the one registered for the key (DEVICE_NOT_REGISTERED); trio can recover.
     case deviceNotRegistered
+    /// The device's clock is outside the node's window (STALE_TIMESTAMP); `nodeTime` is the node's time in
+    /// milliseconds when it was authenticated. The SDK corrects its clock and retries once by itself.
     case clockSkew(nodeTime: UInt64?)
+    /// The node has seen this session's instance id before (REPLAY).
     case replayDetected
     /// A party is banned: this app banned node `party` (§9.4: it failed a check this app made; only
     /// reconcile and export still run with it), or, on a node, the app's device is banned (`.app`).
@@ -63,19 +80,29 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     /// device until its operator lifts the ban. Not a reason to try another node (in trio A relays every
     /// step and refuses it too). Protocol v1.3 (`spec-proposals.md` P4); before, `partyBanned(node)`.
     case deviceBanned(by: SessionParty?)
+    /// A node's rate limit or presignature quota was reached (RATE_LIMITED, PRESIGN_LIMIT); retry after
+    /// `retryAfter` seconds when given.
     case rateLimited(retryAfter: UInt32?)
     // Key state
+    /// No such key at the node (KEY_NOT_FOUND), or no record of it in the app's `StorageClient`.
     case keyNotFound(keyId: String?)
     /// The key is a hard-derived child its parent's refresh or recover retired (its shares lay on the
     /// parent's old generation): derive it again with `hardDerivation(keyshare: parent, path: path)` from
     /// the parent's current keyshare — the same public key and key id. `parentKeyId` and `path` come from
     /// an authenticated node answer; nil when the answer did not carry them.
     case keyRetired(keyId: String?, parentKeyId: String?, path: String?)
+    /// Keygen or import named a key id that already exists (KEY_EXISTS).
     case keyAlreadyExists
+    /// The keyshare's generation is not the nodes' current one (STALE_GENERATION) and reconcile did not
+    /// bring it up to date: use the current keyshare from storage.
     case staleKeyshare
+    /// Another share-changing session holds the key's lease (KEY_BUSY); the SDK backs off and retries a
+    /// few times before reporting it.
     case keyBusy
     /// A share change is in doubt: call `reconcileKeyshare(keyId:)`.
     case reconcileRequired(keyId: String)
+    /// The parties' generations of the key disagree in a way reconcile cannot settle (RECONCILE_CONFLICT,
+    /// §7.3): nothing was changed; an operator must look.
     case reconcileConflict(keyId: String)
     /// Reconcile rolled back the first generation of a key: there is no key.
     case abortedKeyshare(keyId: String)
@@ -84,11 +111,19 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     /// (trio) recover with the nodes.
     case staleBackup(keyId: String, generation: Data)
     // Parameters and node
+    /// A parameter was refused before or by the node: a bad path, message, party set, threshold or point
+    /// (INVALID_PARAMETER); `reason` says which, without secret values.
     case invalidInput(reason: String)
+    /// The keyshare passed in is unusable here (wrong algorithm, mode or encoding); `reason` says why.
     case invalidKeyshare(reason: String)
+    /// The session's configuration is unusable (for example a malformed `cloudVerifyingKey`).
     case invalidConfiguration(reason: String)
+    /// The operation is not offered in this mode, algorithm or node role (UNSUPPORTED_OPERATION).
     case unsupportedOperation
+    /// The node operator's policy refused the operation or message (POLICY_DENIED).
     case policyDenied
+    /// A needed party cannot be reached: in trio node A cannot reach B, or no signer is available
+    /// (PEER_UNAVAILABLE, SIGNER_UNAVAILABLE).
     case peerUnavailable(party: SessionParty?)
     /// No such presignature at its node (never stored, expired and collected, or its generation was
     /// refreshed away): presign again.
@@ -97,11 +132,15 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case presignatureConsumed
     /// The presignature is past its expiry.
     case presignatureExpired
+    /// The node is overloaded or failed internally (OVERLOADED, INTERNAL, STORAGE_FAILURE); retry after
+    /// `retryAfter` seconds when given.
     case serviceUnavailable(retryAfter: UInt32?)
+    /// The operation was cancelled, by this app's task or by a party's caller (CANCELLED).
     case cancelled
     /// A node refused or ended the session with a code this enum has no closer case for.
     case rejected(code: UInt16, name: String, by: SessionParty, authenticated: Bool)
     // App-local
+    /// The transport failed (connect, TLS, handshake, close, timeout); retryable by the caller.
     case network(NetworkError)
     /// The app's `StorageClient` failed (its error's description; storage errors hold no secrets).
     case storage(reason: String)

@@ -15,17 +15,21 @@ public struct SilentShardEvent: Sendable, Equatable {
         case operationFinished
     }
 
+    /// Where in the operation this event comes from.
     public let phase: Phase
     /// The operation's name (`keygen`, `refresh`, `sign`, `import`, `reconcile`, `preSign`,
     /// `preSignFinal`, `recover`, `hardDerivation`, `export`, `backup`, `restoreBackup`); for a step, the
     /// step's own operation (a refresh may run a `reconcile` step first).
     public let operation: String
+    /// Duo or trio.
     public let mode: Keyshare.Mode
+    /// ECDSA (DKLs23) or EdDSA (FROST).
     public let algorithm: Keyshare.Algorithm
     /// The key the operation works on, when known (nil for keygen and import until they finish).
     public let keyId: String?
-    /// Bytes the app sent and received: the step's, or the whole operation's.
+    /// Bytes the app sent: the step's, or the whole operation's.
     public let bytesSent: Int
+    /// Bytes the app received: the step's, or the whole operation's.
     public let bytesReceived: Int
     /// The step's or the operation's duration (nil for `operationStarted`).
     public let duration: Duration?
@@ -33,6 +37,7 @@ public struct SilentShardEvent: Sendable, Equatable {
     /// `network.connectionLost`), nil on success.
     public let errorKind: String?
 
+    /// An event with these fields (for tests and for loggers that forward events).
     public init(phase: Phase, operation: String, mode: Keyshare.Mode, algorithm: Keyshare.Algorithm, keyId: String?,
                 bytesSent: Int = 0, bytesReceived: Int = 0, duration: Duration? = nil, errorKind: String? = nil) {
         self.phase = phase
@@ -74,6 +79,7 @@ extension SilentShardEvent: CustomStringConvertible {
 /// task, synchronously: return quickly (hand the event to a queue for slow sinks). The default is
 /// `SilentShardLoggers.none`.
 public protocol SilentShardLogger: Sendable {
+    /// Takes one event; must not block for long.
     func record(_ event: SilentShardEvent)
 }
 

@@ -16,7 +16,9 @@ public protocol MessageSigner: Sendable {
 
 /// The key types a `MessageSigner` may have, with their wire codes (§1.2).
 public enum MessageSignerKeyType: UInt8, Sendable, CaseIterable {
+    /// Ed25519 (RFC 8032): 32-byte public key, 64-byte signature.
     case ed25519 = 0x01
+    /// ECDSA P-256 with SHA-256: 65-byte uncompressed public key, raw r ‖ s (64-byte) signature.
     case p256 = 0x02
 
     /// Public-key length on the wire.

@@ -5,6 +5,7 @@ import MPCCrypto
 public final class InMemoryStorageClient: StorageClient {
     private let records = LockedValue<[String: KeyshareRecord]>([:])
 
+    /// An empty store.
     public init() {}
 
     public func read(keyId: String) async throws -> KeyshareRecord? {

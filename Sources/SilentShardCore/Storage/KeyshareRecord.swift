@@ -29,14 +29,18 @@ extension StoredShareKind {
 /// One stored share: an opaque, versioned serialization plus its kind. The storage layer never parses
 /// `bytes`; the keyshare codecs do (and version them).
 public struct StoredShare: Sendable, Equatable, SecretRedacting {
+    /// What the bytes encode (an ECDSA or EdDSA keyshare, or an SDK record).
     public var kind: StoredShareKind
+    /// The serialization, secret: keep it only in the app's `StorageClient`.
     public var bytes: Data
 
+    /// A stored share of `kind` holding `bytes`.
     public init(kind: StoredShareKind, bytes: Data) {
         self.kind = kind
         self.bytes = bytes
     }
 
+    /// A stored share of `kind` holding `bytes`.
     public init(kind: StoredShareKind, bytes: [UInt8]) {
         self.init(kind: kind, bytes: Data(bytes))
     }
@@ -48,10 +52,14 @@ public struct StoredShare: Sendable, Equatable, SecretRedacting {
 /// a staged share is durably written before the app votes and promoted once every node confirmed.
 /// Written atomically as one unit by every `StorageClient`.
 public struct KeyshareRecord: Sendable, Equatable, SecretRedacting {
+    /// The key id (hex) the record belongs to.
     public var keyId: String
+    /// A share written during a share-changing step and not yet promoted; nil when settled.
     public var staged: StoredShare?
+    /// The share in use; nil before the key's first generation is promoted.
     public var current: StoredShare?
 
+    /// A record for `keyId` with the given shares.
     public init(keyId: String, staged: StoredShare? = nil, current: StoredShare? = nil) {
         self.keyId = keyId
         self.staged = staged

@@ -1,5 +1,11 @@
-#if canImport(Darwin)
+// Compiled on Apple platforms, and on Linux under SILENTSHARD_TYPECHECK_APPLE (scripts/check-apple-typecheck:
+// type-checked against FoundationNetworking, never linked into a Linux product; docs/apple.md).
+#if canImport(Darwin) || SILENTSHARD_TYPECHECK_APPLE
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 
 /// HTTP POST over an ephemeral `URLSession` (same trust policy as the WebSocket), invalidated
 /// after the exchange.
@@ -18,10 +24,7 @@ enum URLSessionHTTPPost {
         guard body.count <= settings.maximumMessageSize else {
             throw NetworkError.messageTooLarge(limit: settings.maximumMessageSize)
         }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.waitsForConnectivity = false
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
+        let configuration = URLSessionConfiguration.silentShardEphemeral()
         configuration.timeoutIntervalForRequest = settings.readTimeout.timeInterval
         configuration.timeoutIntervalForResource = (settings.connectTimeout + settings.readTimeout).timeInterval
         let delegate = TrustDelegate(trustedRoots: settings.trustedRootCertificates)

@@ -1,5 +1,11 @@
-#if canImport(Darwin)
+// Compiled on Apple platforms, and on Linux under SILENTSHARD_TYPECHECK_APPLE (scripts/check-apple-typecheck:
+// type-checked against FoundationNetworking, never linked into a Linux product; docs/apple.md).
+#if canImport(Darwin) || SILENTSHARD_TYPECHECK_APPLE
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 
 /// ``WebSocketConnection`` over `URLSessionWebSocketTask`. The `URLSession` (and its delegate,
 /// this object) is created on open and invalidated on close, so nothing outlives the connection.
@@ -43,10 +49,7 @@ final class URLSessionWebSocketConnection: NSObject, WebSocketConnection, URLSes
     }
 
     private func start() async throws {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.waitsForConnectivity = false
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
+        let configuration = URLSessionConfiguration.silentShardEphemeral()
         // Our own timers enforce the connect and read timeouts; keep URLSession's out of the way.
         configuration.timeoutIntervalForRequest = max(settings.connectTimeout, settings.readTimeout).timeInterval + 30
         let queue = OperationQueue()
