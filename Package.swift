@@ -180,7 +180,7 @@ let package = Package(
         .executableTarget(name: "silentshard-test-app", dependencies: ["trio", "SilentShardCore", "MPCCrypto"],
                           path: "Tests/CrashApp"),
         // One node process's rate limiter over a shared database, driven on stdin, so a test can count the
-        // §9.5 limits across two processes (ClusterRateLimitProcessTests). Test-only.
+        // session.md §9.5 limits across two processes (ClusterRateLimitProcessTests). Test-only.
         .executableTarget(name: "silentshard-test-limits", dependencies: ["CloudNode", "MPCCrypto"],
                           path: "Tests/RateLimitProcess"),
         // libFuzzer targets for every decoder of outside bytes (Fuzz/README.md). Built for fuzzing by

@@ -3,7 +3,7 @@
 Starts the built binary (SILENTSHARD_BIN) on 127.0.0.1:0 with a fresh node key, master key and
 SQLite database in a temporary directory, and parses what the node sends back: frames
 (docs/protocol/session.md §3.1), the REJECT payload (§4.5), the ACCEPT TLV (§4.4), and checks the node's
-Ed25519 signatures over sigmsg(label, header ‖ payload) (§0, §1.2) with `cryptography`.
+Ed25519 signatures over sigmsg(label, header ‖ payload) (session.md §0, §1.2) with `cryptography`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from oracles import domain_frame
 HEADER_BYTES = 48
 KIND_SETUP, KIND_ACCEPT, KIND_REJECT = 0x01, 0x02, 0x03
 
-# §10 wire codes used here.
+# session.md §10 wire codes used here.
 MALFORMED = 0x0101
 UNSUPPORTED_VERSION = 0x0102
 REPLAY = 0x0207
@@ -33,12 +33,12 @@ WRONG_CLUSTER = 0x020A
 
 
 def sigmsg(label: str, message: bytes) -> bytes:
-    """§0: "SilentShard/v3/" ‖ label ‖ 0x00 ‖ m."""
+    """session.md §0: "SilentShard/v3/" ‖ label ‖ 0x00 ‖ m."""
     return b"SilentShard/v3/" + label.encode() + b"\x00" + message
 
 
 def session_hash(tag: str, *fields: bytes) -> bytes:
-    """§0: Hs(tag; f1..fk) in the session domain."""
+    """session.md §0: Hs(tag; f1..fk) in the session domain."""
     return hashlib.sha256(domain_frame("SilentShard-Session-v1", tag, list(fields))).digest()
 
 
@@ -88,7 +88,7 @@ class Reject:
 
 
 def parse_reject(payload: bytes) -> Reject:
-    """§4.5: u16 code ‖ u32 retry_after_s ‖ setup_hash (32) ‖ node_key (32) ‖ u8 has_cert ‖ [cert 142] ‖
+    """session.md §4.5: u16 code ‖ u32 retry_after_s ‖ setup_hash (32) ‖ node_key (32) ‖ u8 has_cert ‖ [cert 142] ‖
     u16 detail_len ‖ detail; nothing may follow."""
     code, retry = struct.unpack(">HI", payload[:6])
     setup_hash, node_key = payload[6:38], payload[38:70]
@@ -106,7 +106,7 @@ def parse_reject(payload: bytes) -> Reject:
 
 
 def parse_tlv(payload: bytes) -> dict[int, bytes]:
-    """§4.1: u8 tag ‖ u16 length ‖ value, tags ascending."""
+    """session.md §4.1: u8 tag ‖ u16 length ‖ value, tags ascending."""
     fields, offset, previous = {}, 0, -1
     while offset < len(payload):
         tag, length = payload[offset], struct.unpack(">H", payload[offset + 1:offset + 3])[0]

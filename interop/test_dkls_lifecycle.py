@@ -170,7 +170,7 @@ def test_hardened_xpub_paths_are_refused(interop):
         assert result.get("error") == "invalidInput", result
 
 
-# ---------------------------------------------------------------- §15 recomputed from the spec
+# ---------------------------------------------------------------- session.md §15 recomputed from the spec
 
 PROTOCOL = "SilentShard-DKLs23-v1"
 

@@ -79,7 +79,7 @@ def handshake_status(node, path, protocols) -> int:
 
 
 def expect_reject(node, received, close_code, code, instance_id=ZEROS):
-    """One signed REJECT frame (§4.5) with `code`, then close 1008."""
+    """One signed REJECT frame (session.md §4.5) with `code`, then close 1008."""
     assert len(received) == 1 and isinstance(received[0], bytes), received
     frame, rest = parse_signed_frame(received[0])
     assert rest == b""
@@ -123,7 +123,7 @@ def test_garbage_with_version_1_is_malformed(node):
 def test_garbage_of_an_unknown_version_is_unsupported_version(node):
     received, close = exchange(node, "/v3/eddsa/sign", [b"GET / HTTP/1.1 garbage " * 8])
     reject = expect_reject(node, received, close, UNSUPPORTED_VERSION)
-    assert reject.detail == bytes([1, 1])  # §10: u8 count ‖ supported versions (1)
+    assert reject.detail == bytes([1, 1])  # session.md §10: u8 count ‖ supported versions (1)
 
 
 def test_truncated_setup_header_is_malformed(node, interop):

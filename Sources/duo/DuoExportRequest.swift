@@ -51,7 +51,7 @@ public final class DuoExportRequest: Sendable, SecretRedacting {
         self.oneTimeKey = LockedValue(oneTimeKey)
     }
 
-    /// The route's `params` (hex key id, §2.1). The node accepts the export POST with or without it,
+    /// The route's `params` (hex key id, session.md §2.1). The node accepts the export POST with or without it,
     /// and refuses it when it names another key.
     public var params: String { keyId }
 

@@ -14,7 +14,7 @@ extension DuoSession {
     /// ``exportCombine(request:response:)``.
     ///
     /// `chainPath` is a soft path ("m" or "m/1/2"): the combine then returns the child's private key
-    /// (x + δ, the child chain code). Export is allowed whatever the app's bans (§9.4: it lets the
+    /// (x + δ, the child chain code). Export is allowed whatever the app's bans (session.md §9.4: it lets the
     /// user move funds). The node refuses a stale generation (`staleKeyshare`): reconcile first.
     public func exportRequest(keyshare: Keyshare, chainPath: String = "m") async throws(SilentShardError) -> DuoExportRequest {
         try check(keyshare)
@@ -106,7 +106,7 @@ extension DuoSession {
         guard header.sender == 1, header.receiver == 0 else { throw .protocolViolation(party: .node(1)) }
         switch header.kind {
         case .reject:
-            // A REJECT to an unparsable SETUP carries zeros (§4.5); it is reported, flagged by
+            // A REJECT to an unparsable SETUP carries zeros (session.md §4.5); it is reported, flagged by
             // `RejectPayload.sessionError` as authenticated only if signed and bound to our setup hash.
             guard header.instanceID == instanceID || header.instanceID == .unbound else {
                 throw .protocolViolation(party: .node(1))

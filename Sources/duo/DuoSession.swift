@@ -5,7 +5,7 @@ import SilentShardCore
 
 /// The app's side of duo (app + one cloud node, 2-of-2) for one algorithm. Each operation is one step
 /// (`docs/protocol/session.md` §2.1, §5.3): connect → SETUP → ACCEPT (verified under `cloudVerifyingKey`) →
-/// protocol frames → for share-producing operations the commit of §7.2 → disconnect.
+/// protocol frames → for share-producing operations the commit of session.md §7.2 → disconnect.
 ///
 /// Steps run one at a time on the session's `NetworkClient` (a client carries one connection); the
 /// session is `Sendable` and may be shared between tasks.

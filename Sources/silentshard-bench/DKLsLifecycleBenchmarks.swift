@@ -1,7 +1,7 @@
 import MPCCrypto
 @_spi(InProcess) import MPCProtocols
 
-/// DKLs23 key-lifecycle benchmarks (hard derivation §15, export §16, xpub derivation §14): every
+/// DKLs23 key-lifecycle benchmarks (hard derivation §15, export §16, xpub derivation dkls23.md §14): every
 /// party in this process on one thread, so a figure is the CPU time of all parties together.
 /// Wired in as `silentshard-bench dkls-lifecycle`.
 enum DKLsLifecycleBenchmarks {
@@ -14,7 +14,7 @@ enum DKLsLifecycleBenchmarks {
         let trio = try DKLsInProcess.keygen(partyCount: 3, threshold: 2, using: &rng)
         let path = try DerivationPath("m/44'/60'/0'/0/5", allowHardened: true)
 
-        // Refresh, recovery and import: the DKG engine's other modes (spec §12.6–12.7).
+        // Refresh, recovery and import: the DKG engine's other modes (dkls23.md §12.6–12.7).
         func refresh(_ keyshares: [DKLsKeyshare], holders: [PartyIndex], lost: Set<PartyIndex>) -> [DKLsDKG.Mode] {
             keyshares.map { .refresh(holders: holders, keyshare: lost.contains($0.partyIndex) ? nil : $0,
                                      expectedPublicKey: $0.publicKey) }

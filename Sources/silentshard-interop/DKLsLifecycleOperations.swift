@@ -128,7 +128,7 @@ enum DKLsLifecycleOperations {
 
     /// `{n, t, seed, participants, path, instanceId, setupHash}` → the public transcript of one hard
     /// derivation run through the state machine directly (parent public data, every broadcast) and
-    /// the child's public fields, so Python can recompute §15 from the spec.
+    /// the child's public fields, so Python can recompute dkls23.md §15 from the spec.
     static func hardDerive(_ input: CaseInput) throws -> JSONValue {
         var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))
         let keyshares = try keygen(input, rng: &rng)

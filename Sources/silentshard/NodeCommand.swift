@@ -239,8 +239,8 @@ enum NodeCommand {
             }
             peer = WebSocketPeerConnector(baseURL: url)
         }
-        // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (§6.1 rule 3),
-        // and authorizes with its principal (scopes, key owner, device binding; §9.1–9.3).
+        // Node B checks the app token A forwards in LINK_OPEN with its own --auth verifier (session.md §6.1 rule 3),
+        // and authorizes with its principal (scopes, key owner, device binding; session.md §9.1–9.3).
         return NodeStepRunner(identity: identity, store: store, peer: peer, replayWindow: try ReplayWindow(),
                               tokenVerifier: verifier, rateLimiter: rateLimiter)
     }

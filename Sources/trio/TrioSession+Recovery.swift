@@ -7,10 +7,10 @@ import SilentShardCore
 /// and B are the holders H = {1, 2} and re-share the same key to all three parties. Each holder sends
 /// the app the public key information (PKI) in its round-1 P2P frame; the app requires both copies to
 /// be byte-identical and the key to equal `keysharePublicKey`, so a lying A cannot substitute a key.
-/// All three shares are new (the old app share is useless with them), committed as in §7.2.
+/// All three shares are new (the old app share is useless with them), committed as in session.md §7.2.
 /// EdDSA (FROST): A and B repair the app's share (δ between them, then σ ‖ PKI to the app, whose two PKI
 /// copies must be byte-identical with the key `keysharePublicKey`) and all three refresh in the same
-/// session (the SHOULD-refresh of §6.4), so the result is a new generation at every party.
+/// session (the SHOULD-refresh of session.md §6.4), so the result is a new generation at every party.
 extension TrioSession {
     /// Recovers the app's share of the key `keysharePublicKey` (ECDSA: 33-byte compressed secp256k1;
     /// EdDSA: 32-byte Ed25519 public key)

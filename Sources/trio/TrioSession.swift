@@ -17,7 +17,7 @@ public enum TrioSigner: Sendable, Equatable {
 /// step over one connection to node A (`docs/protocol/session.md` §2.1, §5.3, §6): connect → SETUP →
 /// ACCEPTs of the participating nodes (each certified by the cluster key, the app's
 /// `cloudVerifyingKey`, and of one `group_id`) → protocol frames (B's relayed by A, its P2P traffic
-/// end-to-end encrypted) → for share-producing operations the commit of §7.2 → disconnect.
+/// end-to-end encrypted) → for share-producing operations the commit of session.md §7.2 → disconnect.
 ///
 /// Steps run one at a time on the session's `NetworkClient`; the session is `Sendable`.
 public final class TrioSession: Sendable {
@@ -59,7 +59,7 @@ public final class TrioSession: Sendable {
     }
 
     /// Signs `message` with node A (S = {0, 1}); if A answers SIGNER_UNAVAILABLE (its share missing
-    /// or its operator's policy, §6.3) or this app has banned A (§9.4), signs with node B instead
+    /// or its operator's policy, session.md §6.3) or this app has banned A (session.md §9.4), signs with node B instead
     /// (S = {0, 2}, A relaying). ECDSA:
     /// `message` is exactly the 32-byte hash; EdDSA: the message (≤ 32,768 bytes). `chainPath` is a
     /// soft BIP32 path ("m" or "m/1/2"). The signature is verified under the derived public key
@@ -77,12 +77,12 @@ public final class TrioSession: Sendable {
         } catch .peerUnavailable(party: .node(1)?) {
             return try await sign(keyshare, message: message, chainPath: chainPath, signer: .nodeB)
         } catch .partyBanned(party: .node(1)?) {
-            // §9.4: this app banned A; B signs (A relays ciphertext only).
+            // session.md §9.4: this app banned A; B signs (A relays ciphertext only).
             return try await sign(keyshare, message: message, chainPath: chainPath, signer: .nodeB)
         }
     }
 
-    /// Signs `message` with the given co-signer (§6.3: e.g. `.nodeB` when A is banned or the caller
+    /// Signs `message` with the given co-signer (session.md §6.3: e.g. `.nodeB` when A is banned or the caller
     /// prefers B). Otherwise as `signature(keyshare:message:chainPath:)`, without fallback.
     public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m",
                           signer: TrioSigner) async throws(SilentShardError) -> Signature {

@@ -207,7 +207,7 @@ extension RobustnessTests {
         let error = await thrownError { _ = try await client.read() }
         #expect(closeCode(error) == Int(NodeCloseCode.routeNotServed.rawValue), "a node without --database serves no steps")
         try await client.disconnect()
-        // --rate-limits: two refused tokens block this address (§9.5), whatever the next token.
+        // --rate-limits: two refused tokens block this address (session.md §9.5), whatever the next token.
         for _ in 0..<2 {
             let bad = DuoNetworkClient(websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(port)", authenticationToken: "wrong"))
             try await bad.connect(action: DuoAction.ECDSA.Keygen(), params: nil)

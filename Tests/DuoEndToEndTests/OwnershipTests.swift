@@ -7,7 +7,7 @@ import SilentShardTestTraits
 import Testing
 import duo
 
-/// §9.1–9.2 over real sockets with the HS256 JWT verifier: the token's scopes limit the operations,
+/// session.md §9.1–9.2 over real sockets with the HS256 JWT verifier: the token's scopes limit the operations,
 /// and a key belongs to the subject that created it — another subject, even with the registered
 /// device key, is refused with FORBIDDEN; the node keeps serving.
 @Suite("Duo end to end: token scopes and key ownership (JWT)", .heavy)
@@ -92,7 +92,7 @@ struct OwnershipTests {
         await node.server.stop()
     }
 
-    /// §9.1: a token bound to a device key is good only with that device's SETUPs.
+    /// session.md §9.1: a token bound to a device key is good only with that device's SETUPs.
     @Test func deviceBoundTokens() async throws {
         let signer = SoftwareEd25519MessageSigner()
         let node = try DuoOverWebSocketTests.startNode(verifier: BoundTokens(device: try DeviceKey(signer: signer).identity))

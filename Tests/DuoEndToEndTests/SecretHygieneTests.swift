@@ -19,7 +19,7 @@ struct SecretHygieneTests {
         var name: String { "hygiene" }
         func verify(token: String?) async throws(AuthenticationError) -> Principal {
             switch token {
-            case "backend"?: return Principal(subject: "app", scopes: ["export"])  // the backend acts for the key owner (§9.2)
+            case "backend"?: return Principal(subject: "app", scopes: ["export"])  // the backend acts for the key owner (session.md §9.2)
             case "app"?: return Principal(subject: "app")
             case nil: throw .missingToken
             default: throw .invalidToken

@@ -8,7 +8,7 @@ import SilentShardTestTraits
 import Testing
 import duo
 
-/// §9.4: a party whose own checks catch the other cheating (AbortAndBan: a failed consistency check in
+/// session.md §9.4: a party whose own checks catch the other cheating (AbortAndBan: a failed consistency check in
 /// signing) bans it. The node bans the device key; the app bans the node key. Reconcile keeps working;
 /// only an operator (node) or a deliberate deletion of the record (app) lifts a ban.
 @Suite("Duo bans after AbortAndBan", .serialized, .heavy)

@@ -10,7 +10,7 @@ import duo
 /// Issue 22 item 5 in duo: cancelling the Swift task of a running operation before every message the
 /// app sends or reads, and a step that reaches its deadline. Afterwards:
 /// * the operation ended with `cancelled` (before COMMIT: the node heard the app's ABORT), with
-///   `reconcileRequired` (after COMMIT: in doubt, as §7.2 says), or it had already finished;
+///   `reconcileRequired` (after COMMIT: in doubt, as session.md §7.2 says), or it had already finished;
 /// * after `reconcileKeyshare`, the app's current generation is the node's, nothing is staged, and the
 ///   settled share signs.
 @Suite("Duo: cancellation before every message, and the step deadline", .heavy)
@@ -78,7 +78,7 @@ struct CancelEverywhereTests {
 
     /// A node that stops answering mid-step: at the step's deadline the read is cancelled and the
     /// operation ends with `timeout` after the app's ABORT (before COMMIT: the key is unchanged), or
-    /// with `reconcileRequired` (after COMMIT: in doubt, as §7.2 says); either way reconcile settles
+    /// with `reconcileRequired` (after COMMIT: in doubt, as session.md §7.2 says); either way reconcile settles
     /// the app and the node on one generation and the next refresh works.
     @Test(arguments: [CutPoint.read(0), .read(1), .read(2)])
     func theStepDeadlineEndsAStalledRefresh(point: CutPoint) async throws {

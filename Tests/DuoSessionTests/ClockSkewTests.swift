@@ -6,7 +6,7 @@ import SilentShardTestTraits
 import Testing
 import duo
 
-/// §5.3/§9.6: a device clock outside the node's ±120 s window. The node's REJECT(STALE_TIMESTAMP) is
+/// session.md §5.3/§9.6: a device clock outside the node's ±120 s window. The node's REJECT(STALE_TIMESTAMP) is
 /// signed and bound to the app's SETUP, so the app retries once with the node's time and keeps using
 /// the correction — a phone with a wrong clock still works.
 @Suite("Duo: device clock skew is corrected from the node's authenticated time", .heavy)

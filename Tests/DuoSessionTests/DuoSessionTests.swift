@@ -128,7 +128,7 @@ struct DuoSessionTests {
     }
 }
 
-@Suite("Duo session: flights (§5.2)", .serialized, .heavy)
+@Suite("Duo session: flights (session.md §5.2)", .serialized, .heavy)
 struct DuoFlightTests {
     /// Flight F1 is the SETUP with the app's first-round broadcast when that round is short (FROST
     /// keygen and sign: one round trip less); a DKLs23 first round follows the ACCEPT.
@@ -157,7 +157,7 @@ struct DuoFlightTests {
 
 @Suite("Duo session: authorization and in-doubt commits", .serialized, .heavy)
 struct DuoSessionCommitTests {
-    /// §9.2: a SETUP on an existing key signed by another device key is refused (DEVICE_NOT_REGISTERED).
+    /// session.md §9.2: a SETUP on an existing key signed by another device key is refused (DEVICE_NOT_REGISTERED).
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func anotherDeviceCannotUseTheKey(algorithm: Keyshare.Algorithm) async throws {
         let fixture = try DuoFixture(algorithm: algorithm)
@@ -171,7 +171,7 @@ struct DuoSessionCommitTests {
     }
 
     /// The connection is cut after the app's COMMIT went out (its OUTCOME read fails): the node has
-    /// committed; the app was in doubt, ran one reconcile right away (§5.3) and promoted.
+    /// committed; the app was in doubt, ran one reconcile right away (session.md §5.3) and promoted.
     @Test(arguments: [(Keyshare.Algorithm.ecdsa, 3), (.eddsa, 2)])
     func cutAfterCommitIsReconciledForward(algorithm: Keyshare.Algorithm, outcomeRead: Int) async throws {
         let fixture = try DuoFixture(algorithm: algorithm) { index, data in
@@ -192,7 +192,7 @@ struct DuoSessionCommitTests {
 
     /// The app's COMMIT is destroyed in transit: the node never commits; the app, in doubt, reconciles:
     /// the node tombstones the generation (OUTCOME aborted) and the app drops its staged first share.
-    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 4), (.eddsa, 2)])  // FROST: SETUP carries round 1 (§5.2 F1)
+    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 4), (.eddsa, 2)])  // FROST: SETUP carries round 1 (session.md §5.2 F1)
     func lostCommitIsRolledBack(algorithm: Keyshare.Algorithm, commitSend: Int) async throws {
         let fixture = try DuoFixture(algorithm: algorithm, tamperSend: { index, data in
             index == commitSend ? Data([0xFF]) : data

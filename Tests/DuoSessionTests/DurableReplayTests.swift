@@ -6,7 +6,7 @@ import SilentShardTestTraits
 import Testing
 import duo
 
-/// §9.6: the replay store lives in the node's database, so a restarted node (a fresh in-memory
+/// session.md §9.6: the replay store lives in the node's database, so a restarted node (a fresh in-memory
 /// `ReplayWindow`) or another process on the same database still refuses a SETUP seen before.
 @Suite("Duo node runner: durable replay store", .heavy)
 struct DurableReplayTests {

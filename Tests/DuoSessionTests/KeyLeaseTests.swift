@@ -6,7 +6,7 @@ import SilentShardTestTraits
 import Testing
 import duo
 
-/// §7.2: one share-changing session per key at the node. A refresh that meets another session's lease
+/// session.md §7.2: one share-changing session per key at the node. A refresh that meets another session's lease
 /// is refused with `keyBusy` and changes nothing on either side; signing is not affected.
 @Suite("Duo node runner: per-key lease", .heavy)
 struct KeyLeaseTests {

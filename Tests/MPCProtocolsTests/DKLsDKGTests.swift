@@ -23,7 +23,7 @@ struct DKLsDKGTests {
         let secret = try DKLsHarness.reconstruct(Array(keyshares.prefix(t)))
         #expect(Secp256k1.Point(base: secret) == first.publicKey)
         #expect(try DKLsHarness.reconstruct(Array(keyshares.suffix(t))) == secret)
-        // The pairwise setups are all-but-one correlated (spec §8.1): Alice holds every GGM leaf of
+        // The pairwise setups are all-but-one correlated (dkls23.md §8.1): Alice holds every GGM leaf of
         // Bob's except leaf Δ_i of tree i.
         for keyshare in keyshares {
             for peer in keyshare.peers {
@@ -44,7 +44,7 @@ struct DKLsDKGTests {
         let keyshares = try DKLsHarness.keygen(n: 3, t: 2, seed: 99)
         for keyshare in keyshares {
             let bytes = keyshare.serialized()
-            #expect(bytes.count == 21_132)   // spec §11: trio keyshare size
+            #expect(bytes.count == 21_132)   // dkls23.md §11: trio keyshare size
             let decoded = try DKLsKeyshare(serialized: bytes)
             #expect(decoded.serialized() == bytes)
             #expect(decoded.publicKey == keyshare.publicKey)
@@ -170,7 +170,7 @@ struct DKLsDKGTests {
 
     /// Bob (party 1) corrupts his GGM corrections toward Alice (party 0) in round 2 (both branches of
     /// tree 0, level 0, so Alice uses one of them whatever Δ is): keygen cannot notice, the first
-    /// signature does, as AbortAndBan(1) by Alice's consistency check (spec §8.1, §9.3).
+    /// signature does, as AbortAndBan(1) by Alice's consistency check (dkls23.md §8.1, §9.3).
     @Test func badGGMCorrectionAtKeygenIsCaughtAtSigning() throws {
         let keyshares = try DKLsHarness.keygen(n: 2, t: 2, seed: 12) { round, messages in
             guard round == 2 else { return messages }

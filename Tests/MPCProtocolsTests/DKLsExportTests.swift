@@ -153,7 +153,7 @@ struct DKLsExportTests {
         let hardChildren = try DKLsInProcess.hardDerive(keyshares, path: DerivationPath("m/9'", allowHardened: true), using: &rng)
         let hard = try Self.export(hardChildren, receiver: 1, exporters: [0, 2], receiverInSet: false, seed: 42)
         #expect(hard.publicKey == hardChildren[0].publicKey && hard.chainCode == hardChildren[0].rootChainCode)
-        // §15's caveat, demonstrated: child key − δ = parent key.
+        // dkls23.md §15's caveat, demonstrated: child key − δ = parent key.
         let tweak = hardChildren[0].share - keyshares[0].share
         #expect(hard.privateKey - tweak == root.privateKey)
     }

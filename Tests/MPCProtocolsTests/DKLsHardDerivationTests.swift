@@ -67,7 +67,7 @@ struct DKLsHardDerivationTests {
                 // A party's child share is the same whichever set derived it.
                 let parent = keyshares[Int(child.partyIndex)]
                 #expect(child.share - parent.share == reference.share - keyshares[0].share)
-                // Kept from the parent (§15 step 9).
+                // Kept from the parent (dkls23.md §15 step 9).
                 #expect(child.evaluationPoints == parent.evaluationPoints && child.vrfShare == parent.vrfShare)
                 #expect(child.vrfPublicShares == parent.vrfPublicShares && child.pairwise == parent.pairwise)
             }

@@ -3,7 +3,7 @@ import SilentShardTestTraits
 import Testing
 @_spi(InProcess) @testable import MPCProtocols
 
-/// Hard derivation and export combined with the DKG modes of spec §12.6–12.7 (needs both branches).
+/// Hard derivation and export combined with the DKG modes of dkls23.md §12.6–12.7 (needs both branches).
 @Suite("DKLs23 hard derivation and export after refresh, recovery and import", .heavy)
 struct DKLsLifecycleAfterRefreshTests {
     static func refreshModes(_ keyshares: [DKLsKeyshare], holders: [PartyIndex], lost: Set<PartyIndex> = [])

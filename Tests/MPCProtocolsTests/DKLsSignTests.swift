@@ -21,7 +21,7 @@ struct DKLsSignTests {
         let hash = Self.hash("duo")
         let (signature, run) = try DKLsHarness.sign(keyshares, signers: [0, 1], hash: hash, seed: 1)
         try Self.checkSignature(signature, hash: hash, key: keyshares[0].publicKey)
-        #expect(run.bytesSent[0] == 56_932 && run.bytesSent[1] == 56_932)   // spec §13.8
+        #expect(run.bytesSent[0] == 56_932 && run.bytesSent[1] == 56_932)   // dkls23.md §13.8
     }
 
     @Test(arguments: [[0, 1], [0, 2], [1, 2], [0, 1, 2]] as [[PartyIndex]])

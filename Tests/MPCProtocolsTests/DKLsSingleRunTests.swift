@@ -65,7 +65,7 @@ struct DKLsPresignatureCodecTests {
         let path = try DerivationPath("m/1/2")
         let presignatures = try DKLsInProcess.presign(signers, path: path, using: &rng)
         let bytes = try presignatures.map { try $0.serialized() }
-        #expect(bytes.map(\.count) == [262 + 2 + 4 * 2, 262 + 2 + 4 * 2])   // spec §13.4: 262 + #S + 4·depth
+        #expect(bytes.map(\.count) == [262 + 2 + 4 * 2, 262 + 2 + 4 * 2])   // dkls23.md §13.4: 262 + #S + 4·depth
         let restored = try bytes.map { try DKLsPresignature.deserialize($0) }
         #expect(try restored.map { try $0.serialized() } == bytes)
         let hash = SHA256.hash(Array("stored".utf8))

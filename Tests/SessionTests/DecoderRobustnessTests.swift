@@ -4,7 +4,7 @@ import Testing
 @testable import SilentShardCore
 
 /// Every decoder of outside bytes survives mutated and truncated valid encodings and random bytes
-/// (§3.5: decoders MUST NOT crash on any input). Deterministic, so failures reproduce.
+/// (session.md §3.5: decoders MUST NOT crash on any input). Deterministic, so failures reproduce.
 @Suite("Session decoders never crash")
 struct DecoderRobustnessTests {
     static func decoders() -> [(String, ([UInt8]) -> Void)] {

@@ -3,7 +3,7 @@ import MPCProtocols
 import Testing
 @testable import SilentShardCore
 
-@Suite("Receive procedure (§3.5)")
+@Suite("Receive procedure (session.md §3.5)")
 struct FrameReceiverTests {
     /// A duo or trio session seen from the app: the app's SETUP, node session keys, a receiver.
     struct AppSession {
@@ -286,7 +286,7 @@ struct FrameReceiverTests {
         let bToApp = Frame(header: FrameHeader(kind: .pointToPoint, sender: 2, receiver: 0, tag: 0x0102, seq: 0, length: 1, instanceID: id),
                            sealed: [UInt8](repeating: 0, count: 17))
         #expect(try a.receive(bToApp, link: [2]).disposition == .forward(to: 0))
-        // A frame from B on the app link is refused (§6.1 rule 2).
+        // A frame from B on the app link is refused (session.md §6.1 rule 2).
         #expect(throws: SessionError.detected(.unexpected, blamed: nil)) { _ = try a.receive(bToApp, link: [0]) }
         // A non-relaying party never forwards.
         var b = try FrameReceiver(local: 2, setupFrame: setup, setup: payload, localKeys: bKeys, trust: cluster.trust)

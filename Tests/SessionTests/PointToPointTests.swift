@@ -67,7 +67,7 @@ struct PointToPointTests {
     }
 
     @Test func keyDerivationMatchesSpec() throws {
-        // k_{0→1} recomputed from §3.3 opens a frame sealed by the channel.
+        // k_{0→1} recomputed from session.md §3.3 opens a frame sealed by the channel.
         let (a, _) = try channels()
         let frame = try a.seal([7, 7], tag: 0x0102, seq: 9, instanceID: id)
         let ss = try app.agreementKey.sharedSecret(with: node.agreementKey.publicKey)
@@ -97,7 +97,7 @@ struct PointToPointTests {
     }
 }
 
-@Suite("preSignFinal keys and FINAL frames (§8.1, §8.4)")
+@Suite("preSignFinal keys and FINAL frames (session.md §8.1, §8.4)")
 struct PreSignFinalTests {
     @Test func requestAndResponse() throws {
         let app = X25519.PrivateKey(), signer = X25519.PrivateKey()

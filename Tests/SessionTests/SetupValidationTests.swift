@@ -3,7 +3,7 @@ import MPCProtocols
 import Testing
 @testable import SilentShardCore
 
-@Suite("SETUP validation at the node (§4.3 steps 1–8)")
+@Suite("SETUP validation at the node (session.md §4.3 steps 1–8)")
 struct SetupValidationTests {
     func validate(_ message: [UInt8], _ context: SetupValidationContext,
                   replay: inout ReplayWindow) -> Result<ValidatedSetup, SetupRejection> {
@@ -137,7 +137,7 @@ struct SetupValidationTests {
         return try await Frame.signedSetup(header: header, payload: body, signer: cluster.device)
     }
 
-    /// Step 8: each field rule of §4.2 is INVALID_PARAMETER.
+    /// Step 8: each field rule of session.md §4.2 is INVALID_PARAMETER.
     @Test func fieldRules() async throws {
         let cluster = Cluster(mode: .trio)
         let keys = SessionKeyPair()

@@ -2,7 +2,7 @@ import Foundation
 import SilentShardCore
 import Testing
 
-/// The app's retry decisions (§5.3, §10), shared by duo and trio, without I/O.
+/// The app's retry decisions (session.md §5.3, §10), shared by duo and trio, without I/O.
 @Suite("StepRetryPolicy and SessionClock")
 struct StepRetryPolicyTests {
     @Test func clockSkewIsCorrectedOnceWithTheNodesTime() {

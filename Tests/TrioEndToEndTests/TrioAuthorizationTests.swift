@@ -7,7 +7,7 @@ import SilentShardTestTraits
 import Testing
 import trio
 
-/// §9.1–9.3 at the trio nodes over real sockets, with the HS256 JWT verifier at both nodes (B checks
+/// session.md §9.1–9.3 at the trio nodes over real sockets, with the HS256 JWT verifier at both nodes (B checks
 /// the token A forwards in LINK_OPEN itself): scopes, key owners, device binding, and recover with a
 /// new device key.
 @Suite("Trio authorization: scopes, key owners, device binding (JWT)", .serialized, .heavy)
@@ -114,7 +114,7 @@ struct TrioAuthorizationTests {
             let signature = try await alice.preSignatureFinal(preSignature: presignature, message: message)
             #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
         }
-        // PRESIG_QUERY (§8.6) is authorized like a preSignFinal: bob is refused at A (and nothing is dropped).
+        // PRESIG_QUERY (session.md §8.6) is authorized like a preSignFinal: bob is refused at A (and nothing is dropped).
         let kept = [try await alice.preSignature(keyshare: keyshare, signer: .nodeA),
                     try await alice.preSignature(keyshare: keyshare, signer: .nodeB)]
         await #expect(throws: SilentShardError.authorizationDenied) { _ = try await bob.reconcilePreSignatures(keyshare: keyshare) }
@@ -143,7 +143,7 @@ struct TrioAuthorizationTests {
         await cluster.stop()
     }
 
-    /// §9.3: recover with a NEW device key needs a token with `device_binding` = the new key, the
+    /// session.md §9.3: recover with a NEW device key needs a token with `device_binding` = the new key, the
     /// explicit scope `recover`, and the owner's subject; each node checks; the new key replaces the
     /// old one at both nodes in the commit transaction, after which the old device key is refused.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])

@@ -11,7 +11,7 @@ import trio
 /// through A), the app reconstructs with its own share and checks x·G = P.
 @Suite("Trio export over loopback WebSockets", .serialized, .heavy)
 struct TrioExportTests {
-    /// Trio export needs the explicit `export` scope at both nodes (§9.3; never granted by default).
+    /// Trio export needs the explicit `export` scope at both nodes (session.md §9.3; never granted by default).
     static let scopes: Set<String> = ["keygen", "refresh", "sign", "reconcile", "export"]
 
     /// Without the `export` scope (the default scopes), both nodes refuse: FORBIDDEN, at A first. A

@@ -162,7 +162,7 @@ struct TrioOverWebSocketTests {
     }
 
     /// `GET /v3/verifying-key` on a trio node: the cluster key, the node key, role, group and
-    /// certificate (§2.2) — for operators and tests, never trust on first use.
+    /// certificate (session.md §2.2) — for operators and tests, never trust on first use.
     @Test func verifyingKeyEndpoint() async throws {
         let cluster = try Self.startCluster(token: "t")
         for (server, role) in [(cluster.serverA, "trio-a"), (cluster.serverB, "trio-b")] {
@@ -200,7 +200,7 @@ struct TrioOverWebSocketTests {
         await cluster.stop()
     }
 
-    /// §6.1 rule 3: A's acceptance is never evidence for B. A accepts the app's token, forwards it in
+    /// session.md §6.1 rule 3: A's acceptance is never evidence for B. A accepts the app's token, forwards it in
     /// LINK_OPEN, and B — with another policy — refuses it (AUTH_INVALID, relayed by A to the app).
     @Test func nodeBChecksTheForwardedTokenItself() async throws {
         let cluster = try Self.startCluster(token: "app-token", tokenAtB: "another-token")

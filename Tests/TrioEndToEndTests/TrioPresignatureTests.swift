@@ -66,7 +66,7 @@ struct TrioPresignatureTests {
         #expect(try Self.verifies(signature, hash: message, key: key))
         #expect(presignature.isConsumed)
         #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
-        // §8.5: the tombstone holds the exact request; a retry with the same message resends it and the
+        // session.md §8.5: the tombstone holds the exact request; a retry with the same message resends it and the
         // node answers from its finish record (same signature); another message fails locally.
         let tombstone = try #require(try await storage.read(keyId: "~ss/presig/" + Hex.encode([UInt8](presignature.id))))
         let record = try PresignatureRecord(bytes: [UInt8](try #require(tombstone.current).bytes),
@@ -203,7 +203,7 @@ struct TrioPresignatureTests {
         let viaA = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
         let viaB = try await session.preSignature(keyshare: keyshare, signer: .nodeB)
         let refreshed = try await session.keyRefresh(keyshare: keyshare)
-        // The commit transaction deleted the old generation's rows (§8.2).
+        // The commit transaction deleted the old generation's rows (session.md §8.2).
         #expect(try cluster.storeA.presignatureCount(keyId: keyshare.keyId) == 0)
         #expect(try cluster.storeB.presignatureCount(keyId: keyshare.keyId) == 0)
         for presignature in [viaA, viaB] {
@@ -237,7 +237,7 @@ struct TrioPresignatureTests {
         await cluster.stop()
     }
 
-    /// §8.6 over sockets: PRESIG_QUERY through A (relayed to B over a purpose-2 link, B authorizing the
+    /// session.md §8.6 over sockets: PRESIG_QUERY through A (relayed to B over a purpose-2 link, B authorizing the
     /// forwarded token itself), PRESIG_STATUS signed by each node. B drops its halves (a ban, lifted): the
     /// app drops its records of them; A's stay.
     @Test func nodesReportWhatTheyHoldThroughA() async throws {

@@ -65,7 +65,7 @@ struct TrioRecoveryTests {
         await cluster.stop()
     }
 
-    /// EdDSA: A and B repair the app's share and all three refresh (§6.4 SHOULD-refresh); the old app
+    /// EdDSA: A and B repair the app's share and all three refresh (session.md §6.4 SHOULD-refresh); the old app
     /// share no longer works with the new node shares; signatures by both signer sets verified.
     @Test func eddsaRecoverWithBothNodesThenSign() async throws {
         let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
@@ -117,7 +117,7 @@ struct TrioRecoveryTests {
         await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
             _ = try await Self.session(cluster, signer: device).recovery(keysharePublicKey: Data(other))
         }
-        // Another device key without a token bound to it (§9.3): FORBIDDEN.
+        // Another device key without a token bound to it (session.md §9.3): FORBIDDEN.
         await #expect(throws: SilentShardError.authorizationDenied) {
             _ = try await Self.session(cluster, signer: SoftwareEd25519MessageSigner())
                 .recovery(keysharePublicKey: original.publicKey)

@@ -15,7 +15,7 @@ import trio
 /// finish as in an honest run), no party is left inconsistent (`settleAndCheck`: after reconcile one
 /// generation everywhere, nothing staged or PREPARED, the settled key signs), node A keeps serving an
 /// honest session running concurrently on another key, and the operation then succeeds. (Reversing a
-/// bundle whose frames all belong to different streams is no fault — §3.4 — and need not be noticed.)
+/// bundle whose frames all belong to different streams is no fault — session.md §3.4 — and need not be noticed.)
 ///
 /// Default run: EdDSA keygen (every mutation on every link) and ECDSA signing with B (three mutations
 /// on every link), one message per case; `SILENTSHARD_LONG_TESTS=1`: both algorithms, both

@@ -7,7 +7,7 @@ import SilentShardTestTraits
 import Testing
 import trio
 
-/// §9.4 in trio: a party whose own consistency check catches another party bans it. A cheater is made
+/// session.md §9.4 in trio: a party whose own consistency check catches another party bans it. A cheater is made
 /// from an honest keyshare whose pairwise OT state with node A is corrupted, so its protocol messages
 /// are validly signed and encrypted but wrong (a party misbehaving with its own keys, not a network
 /// attacker), and the check that fails is the protocol's own, in the party that receives them.
@@ -58,7 +58,7 @@ struct TrioBanTests {
         await #expect(throws: SilentShardError.deviceBanned(by: .node(1))) {
             _ = try await fixture.session.keyRefresh(keyshare: keyshare)
         }
-        // Reconcile still runs (§9.4) and changes nothing.
+        // Reconcile still runs (session.md §9.4) and changes nothing.
         let reconciled = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
         #expect(reconciled.generation == keyshare.generation)
 

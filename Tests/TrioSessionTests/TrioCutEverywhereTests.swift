@@ -34,7 +34,7 @@ struct TrioCutEverywhereTests {
         // An honest run counts the operation's messages per direction.
         let counts = try await TrioOperationRunner.honestMessageCounts(algorithm: algorithm, operation: operation)
         // The app's link always carries the SETUP (with the first round's broadcasts when that round is short
-        // and the key's group is known: flight F1, §5.2) and the nodes' answers; B's link only when B takes
+        // and the key's group is known: flight F1, session.md §5.2) and the nodes' answers; B's link only when B takes
         // part. With F1 an EdDSA preSign is one message from the app.
         #expect(counts[.appToA, default: 0] >= 1 && counts[.aToApp, default: 0] >= 1, "\(counts)")
         var covered = 0

@@ -30,7 +30,7 @@ private final class ScriptedTrioConnection: NodeStepConnection {
 /// (session.md §9.6); trio A and B checked only their in-process `ReplayWindow`, so a captured SETUP
 /// replayed to another A process of the cluster, or to a restarted A or B within the timestamp window,
 /// was served again. Both now record every SETUP's instance id in the durable replay store first.
-@Suite("Finding 4: trio nodes A and B refuse a SETUP replayed to a restarted process (§9.6)", .heavy)
+@Suite("Finding 4: trio nodes A and B refuse a SETUP replayed to a restarted process (session.md §9.6)", .heavy)
 struct TrioDurableReplayTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func setupReplayedToARestartedNodeIsRejected(algorithm: Keyshare.Algorithm) async throws {

@@ -107,7 +107,7 @@ struct TrioOperationRunner {
         return ids
     }
 
-    /// After a fault: reconciles every key the app holds a record of and checks §7.2's consequences —
+    /// After a fault: reconciles every key the app holds a record of and checks session.md §7.2's consequences —
     /// the app's current generation is CURRENT at both nodes, nothing is left staged or PREPARED, no node
     /// holds a CURRENT generation of a key the app does not hold; every settled key signs (both signer
     /// sets, verified). Returns the settled share of each key.

@@ -60,7 +60,7 @@ struct TrioFaultTests {
     /// at a protocol message and at its commit messages: a typed error at the app, no partial
     /// promotion after reconcile, and the retry (B on time again) succeeds.
     /// B's link dies when A sends its ACCEPT (A's 3rd message on the link: LINK_OPEN, SETUP, ACCEPT):
-    /// A must still answer REJECT(PEER_UNAVAILABLE) (§6.1 rule 4) — it used to close the app's connection
+    /// A must still answer REJECT(PEER_UNAVAILABLE) (session.md §6.1 rule 4) — it used to close the app's connection
     /// without a frame on this path — and nothing is staged.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func nodeBDiesAtAsAccept(algorithm: Keyshare.Algorithm) async throws {

@@ -6,9 +6,9 @@ import SilentShardTestTraits
 import Testing
 import trio
 
-/// §9.5 at both trio nodes: A (the entry) and B (behind the link) each enforce their own limits, and
+/// session.md §9.5 at both trio nodes: A (the entry) and B (behind the link) each enforce their own limits, and
 /// the app sees `rateLimited(retryAfter:)` from either.
-@Suite("Trio: §9.5 rate limits at node A and node B", .heavy)
+@Suite("Trio: session.md §9.5 rate limits at node A and node B", .heavy)
 struct TrioRateLimitTests {
     private func retryAfter(_ body: () async throws -> Void) async -> UInt32? {
         do { try await body() } catch let error as SilentShardError {

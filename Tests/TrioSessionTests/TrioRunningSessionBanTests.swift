@@ -6,8 +6,8 @@ import SilentShardTestTraits
 import Testing
 import trio
 
-/// §9.4 at a trio signer: a device banned while its session runs gets no further protocol flight.
-@Suite("Trio: a ban reaches running sessions (§9.4)", .heavy)
+/// session.md §9.4 at a trio signer: a device banned while its session runs gets no further protocol flight.
+@Suite("Trio: a ban reaches running sessions (session.md §9.4)", .heavy)
 struct TrioRunningSessionBanTests {
     @Test("node A bans the device after its first flight: ABORT(BANNED) instead of its second; no signature")
     func banDuringSigningWithA() async throws {

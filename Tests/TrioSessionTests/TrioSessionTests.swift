@@ -156,7 +156,7 @@ struct TrioSessionTests {
     }
 
     /// B dies mid-session (after the ACCEPTs, during the protocol): A answers REJECT(PEER_UNAVAILABLE)
-    /// after its ACCEPT (§6.1 rule 4); the app gets a typed error and nothing is staged or promoted.
+    /// after its ACCEPT (session.md §6.1 rule 4); the app gets a typed error and nothing is staged or promoted.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func nodeBDiesMidSession(algorithm: Keyshare.Algorithm) async throws {
         let fixture = try TrioFixture(algorithm: algorithm)
@@ -237,7 +237,7 @@ struct TrioSessionTests {
         #expect(refused == .unsupportedOperation)
     }
 
-    /// Node A lost its share: it answers SIGNER_UNAVAILABLE (§6.3) and `signature` signs with B.
+    /// Node A lost its share: it answers SIGNER_UNAVAILABLE (session.md §6.3) and `signature` signs with B.
     @Test func signerFallbackToB() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)
         let keyshare = try await fixture.session.keygen()
@@ -293,7 +293,7 @@ struct TrioSessionTests {
         }
     }
 
-    /// §6.1 rule 2: a frame arriving on the app's link that claims to come from B is refused by A
+    /// session.md §6.1 rule 2: a frame arriving on the app's link that claims to come from B is refused by A
     /// (UNEXPECTED, never forwarded): every frame A puts on the link to B is the app's or A's own.
     @Test func relayRefusesAFrameWhoseSenderDoesNotMatchItsLink() async throws {
         let toB = LockedValue<[PartyIndex]>([])
@@ -356,7 +356,7 @@ struct TrioSessionTests {
         #expect(fixture.storage.writes.isEmpty)
     }
 
-    /// The app cannot stage its share: it sends ABORT before any COMMIT (§7.2 rule 4), both nodes
+    /// The app cannot stage its share: it sends ABORT before any COMMIT (session.md §7.2 rule 4), both nodes
     /// drop their PREPARED share and log the generation as aborted; nothing is current anywhere.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func appStagingFailureAbortsAtBothNodes(algorithm: Keyshare.Algorithm) async throws {

@@ -12,7 +12,7 @@ import trio
 /// merge. Trio had neither the per-key lease at its nodes nor the app's clock correction.
 @Suite("Trio: clock skew, per-key lease, promote failure (the duo suites' trio versions)", .heavy)
 struct TrioStepRetryTests {
-    /// §5.3/§9.6: the app's device clock outside the nodes' ±120 s window. Node A's REJECT(STALE_TIMESTAMP)
+    /// session.md §5.3/§9.6: the app's device clock outside the nodes' ±120 s window. Node A's REJECT(STALE_TIMESTAMP)
     /// is signed (A's certified key) and bound to the SETUP: the app retries once with A's time and keeps
     /// the correction.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa], [Int64(-3_600_000), 600_000])
@@ -31,7 +31,7 @@ struct TrioStepRetryTests {
         #expect(fixture.client.reports.filter { $0 == .rejected(.staleTimestamp) }.count == 1)
     }
 
-    /// §7.2: one share-changing session per key at each node. A refresh meeting another session's lease —
+    /// session.md §7.2: one share-changing session per key at each node. A refresh meeting another session's lease —
     /// at A or at B — is KEY_BUSY and changes nothing anywhere; signing runs beside it; once the lease
     /// is gone the refresh goes through (and releases its own leases).
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa], ["A", "B"])

@@ -188,7 +188,7 @@ final class LossyPostClient: NetworkClient, @unchecked Sendable {
     }
 }
 
-/// §8.6: PRESIG_QUERY → PRESIG_STATUS. The app keeps what its nodes can still finish and drops the rest.
+/// session.md §8.6: PRESIG_QUERY → PRESIG_STATUS. The app keeps what its nodes can still finish and drops the rest.
 @Suite("Trio presignatures: the nodes report what they still hold")
 struct TrioPresignatureStatusTests {
     @Test func theAppKeepsWhatTheNodesCanStillFinish() async throws {

@@ -41,7 +41,7 @@ package struct NodeRateLimits: Sendable, Equatable {
         self.trustedProxies = trustedProxies
     }
 
-    /// The spec's defaults (§9.5).
+    /// The spec's defaults (session.md §9.5).
     package static let standard = NodeRateLimits()
 
     /// Every limit off.

@@ -72,7 +72,7 @@ package struct JWTHS256Verifier: TokenVerifier {
         return Principal(subject: subject, scopes: try Self.scopes(claims), deviceBinding: try Self.deviceBinding(claims))
     }
 
-    /// §9.1 `device_binding`: hex of a device key identity (`type ‖ key`, 1–129 bytes); absent → nil.
+    /// session.md §9.1 `device_binding`: hex of a device key identity (`type ‖ key`, 1–129 bytes); absent → nil.
     /// A claim of another shape refuses the token.
     static func deviceBinding(_ claims: [String: Any]) throws(AuthenticationError) -> [UInt8]? {
         guard let value = claims["device_binding"] else { return nil }

@@ -27,7 +27,7 @@ final class LWSEngine: @unchecked Sendable {
         var maximumConnections: Int
         var idleTimeout: Duration
         var routes: NodeRouteTable
-        /// §9.5 per-address limits (nil: none).
+        /// session.md §9.5 per-address limits (nil: none).
         var rateLimiter: NodeRateLimiter?
         /// The verifier accepts connections without a token (`--auth none`): app connections count as
         /// authenticated from the start (no first-message limit; `/v3/peer` keeps it, LINK_OPEN first).
@@ -434,7 +434,7 @@ final class LWSEngine: @unchecked Sendable {
         return 0
     }
 
-    /// The client's address (§9.5): the TCP peer, or the forwarded one when the peer is a trusted proxy.
+    /// The client's address (session.md §9.5): the TCP peer, or the forwarded one when the peer is a trusted proxy.
     private func clientAddress(_ wsi: OpaquePointer) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         let peer = buffer.withUnsafeMutableBufferPointer { pointer -> String in

@@ -42,7 +42,7 @@ package final class NodeConnection: Sendable {
     package let route: NodeRoute
     /// The `params` query value, if any (untrusted).
     package let params: String?
-    /// The client's address as the rate limits count it (§9.5; the forwarded one behind a trusted proxy).
+    /// The client's address as the rate limits count it (session.md §9.5; the forwarded one behind a trusted proxy).
     package let clientAddress: String
     private let engine: LWSEngine
     private let state = LockedValue(State())

@@ -34,7 +34,7 @@ package struct NodeServerConfiguration: Sendable {
     /// POST handler.
     package var postHandler: any PostHandler
     package var logger: NodeLogger
-    /// §9.5 limits, shared with the step runners (give them the same object). nil: no limits (tests,
+    /// session.md §9.5 limits, shared with the step runners (give them the same object). nil: no limits (tests,
     /// the embedded demo); `silentshard node` always sets one (`--rate-limits`).
     package var rateLimiter: NodeRateLimiter?
     /// Trio: this node's certificate and the cluster key, shown at `GET /v3/verifying-key`

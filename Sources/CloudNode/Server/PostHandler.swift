@@ -7,7 +7,7 @@ package struct PostRequest: Sendable {
     package var principal: Principal
     package var body: Data
     /// The caller's token as received (`Authorization: Bearer`), already verified by the server; trio
-    /// node A forwards it to B with a relayed preSignFinal (§2.3).
+    /// node A forwards it to B with a relayed preSignFinal (session.md §2.3).
     package var token: String? = nil
 }
 

@@ -11,7 +11,7 @@ package struct StepContext: Sendable {
     /// The app's token as it arrived (verified into `principal`), for a trio node A to forward to
     /// node B in LINK_OPEN (session.md §6.1 rule 3). Never log it.
     package var token: String? = nil
-    /// The client's address as the §9.5 limits count it.
+    /// The client's address as the session.md §9.5 limits count it.
     package var clientAddress: String = ""
     /// Inter-node link (`/v3/peer`) only: the handler reports its verdict on the LINK_OPEN frame here.
     /// Accepted: the connection is authenticated (larger messages are read; it stops counting against

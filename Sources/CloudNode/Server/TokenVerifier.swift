@@ -9,12 +9,12 @@ package struct Principal: Sendable, Equatable {
     package var scopes: Set<String>?
     /// The device key the token is bound to (JWT claim `device_binding`: hex of the device key identity
     /// `type ‖ key`, as `DeviceKey.identity`), or nil. With a binding, a node requires SETUP's device key
-    /// to equal it (§9.1); a trio recover with a new device key needs it (§9.3).
+    /// to equal it (session.md §9.1); a trio recover with a new device key needs it (session.md §9.3).
     package var deviceBinding: [UInt8]?
     /// Whether `subject` names one principal. False for a name every client of the verifier shares
     /// (`anonymous` under `--auth none`, `token-file`, a hook's fallback `hook`).
     package var identifiesSubject: Bool
-    /// What the §9.5 limits count this principal's failed device signatures and key creations under: the
+    /// What the session.md §9.5 limits count this principal's failed device signatures and key creations under: the
     /// subject, or — for a shared subject — the client's address, which the server sets (security review
     /// finding 10: a shared subject let anyone lock another client's device out).
     package var rateLimitKey: String
@@ -35,7 +35,7 @@ package struct Principal: Sendable, Equatable {
         return copy
     }
 
-    /// The scope of the duo export POST (never granted by default, §9.1).
+    /// The scope of the duo export POST (never granted by default, session.md §9.1).
     package static let exportScope = "export"
 
     /// Whether the token allows `scope`.

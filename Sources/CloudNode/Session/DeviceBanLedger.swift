@@ -2,7 +2,7 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 
-/// §9.4 at one node process: the devices this process banned, known to every session of the process
+/// session.md §9.4 at one node process: the devices this process banned, known to every session of the process
 /// the moment the ban is decided — before the store has it — and kept until the store does.
 ///
 /// Security review finding 12: a ban whose store write failed was dropped silently (`try?`), and the
@@ -22,7 +22,7 @@ final class DeviceBanLedger: Sendable {
     func contains(_ device: [UInt8]) -> Bool { pending.withLock { $0.contains(device) } }
 
     /// Runs `advance` — a protocol step over the device's messages, where its consistency checks run —
-    /// for one session of `device` (§9.4, security review finding 12):
+    /// for one session of `device` (session.md §9.4, security review finding 12):
     /// * refused with `partyBanned(.app)` (ABORT BANNED) if the device is banned by then, before the step
     ///   runs, whether its messages would pass or not — so the abort says nothing about them;
     /// * if the step catches the device cheating (AbortAndBan), the device is banned in this process's

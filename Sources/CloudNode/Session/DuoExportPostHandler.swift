@@ -5,11 +5,11 @@ import SilentShardCore
 
 /// The duo POSTs: the export, `POST /v3/{ecdsa|eddsa}/export` (`docs/protocol/session.md` §2.2, §9.3), called by the
 /// app's **backend** with its own bearer credential; and the app's preSignFinal / PRESIG_QUERY,
-/// `POST /v3/duo/presign-final` (`/v3/duo/eddsa/presign-final`; §8, duo since v2). Other POST routes go to `fallback`.
+/// `POST /v3/duo/presign-final` (`/v3/duo/eddsa/presign-final`; session.md §8, duo since v2). Other POST routes go to `fallback`.
 ///
 /// * Body: exactly one SETUP frame (operation export, receiver 1, no session keys, `export_key`),
 ///   signed by the key's registered device key. The server has already verified the token.
-/// * Checks (§4.3), first failure → a signed REJECT frame (HTTP 200): frame and TLV, route, cluster,
+/// * Checks (session.md §4.3), first failure → a signed REJECT frame (HTTP 200): frame and TLV, route, cluster,
 ///   timestamp window, device signature, replay store (the **same** window as the runner's WebSocket
 ///   steps), field rules; then `KeyAuthorization` (scope `export`, device binding, key owner = token
 ///   subject: FORBIDDEN), bans, the share
@@ -46,12 +46,12 @@ package struct DuoExportPostHandler: PostHandler {
         }
         guard request.route.mode == .duo, request.route.action == "export" else { return try await fallback.handle(request) }
         let body = [UInt8](request.body)
-        // No frame header: nothing to bind a REJECT to (§2.2: 400 when no frame can be produced).
+        // No frame header: nothing to bind a REJECT to (session.md §2.2: 400 when no frame can be produced).
         guard let header = try? FrameHeader.decode(body.prefix(FrameHeader.byteCount)), header.kind == .setup else {
             return PostResponse(status: 400, body: Data("unparsable export request\n".utf8))
         }
         let algorithm = request.route.algorithm
-        // §4.3 steps 1–8 (the token was checked by the server before this handler ran).
+        // session.md §4.3 steps 1–8 (the token was checked by the server before this handler ran).
         let context = SetupValidationContext(token: .accepted, mode: .duo, algorithm: algorithm, operation: .export,
                                              params: request.params, nodeIndex: 1, servedOperations: [.export],
                                              cloudKey: runner.party.nodeKey.verifyingKey.bytes, groupID: nil,
@@ -68,8 +68,8 @@ package struct DuoExportPostHandler: PostHandler {
         let keyID = setup.payload.keyID?.hex
         let device = "device:" + Hex.encode(setup.deviceKey.identity)
         do throws(SetupRejection) {
-            // Step 9: the backend credential must carry scope `export` (§9.1, §9.3), any device binding must
-            // be this SETUP's device, and (in `export`) the key's owner must be its subject (§9.2).
+            // Step 9: the backend credential must carry scope `export` (session.md §9.1, §9.3), any device binding must
+            // be this SETUP's device, and (in `export`) the key's owner must be its subject (session.md §9.2).
             try KeyAuthorization.checkCredential(request.principal, operation: .export, deviceKey: setup.deviceKey.identity)
             let response = try await export(setup, principal: request.principal)
             await audit(keyId: keyID, device: device, outcome: "exported to the app (subject \(request.principal.subject))")
@@ -93,7 +93,7 @@ package struct DuoExportPostHandler: PostHandler {
         let instance = setup.instanceID, now = runner.clock(), retention = runner.replayRetentionMilliseconds
         do {
             state = try await runner.onStoreQueue { [store = runner.store] () throws(NodeStoreError) in
-                // §9.6: the durable replay store, shared with the WebSocket steps.
+                // session.md §9.6: the durable replay store, shared with the WebSocket steps.
                 try store.recordSessionInstance(instance, nowMilliseconds: now, retentionMilliseconds: retention)
                 return (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID), try store.ownership(keyId: keyID))
             }

@@ -3,7 +3,7 @@ import SilentShardCore
 /// The one authorization rule of `docs/protocol/session.md` §9.1–9.2 for every operation, whichever route or
 /// transport carries it (duo and trio WebSocket steps, the duo export POST, the preSignFinal POST):
 ///
-/// 1. the token's scopes allow the operation (`export` only when granted explicitly, §9.3);
+/// 1. the token's scopes allow the operation (`export` only when granted explicitly, session.md §9.3);
 /// 2. a token bound to a device key (`device_binding`) is good only for that device's requests;
 /// 3. on a key the node knows, the key's recorded owner is the token's subject.
 ///

@@ -1,7 +1,7 @@
 import MPCCrypto
 import SilentShardCore
 
-/// §7.2 at a node, for duo and trio alike: one share-changing session (or reconcile) per key at a time.
+/// session.md §7.2 at a node, for duo and trio alike: one share-changing session (or reconcile) per key at a time.
 /// A session meeting another's lease is refused with KEY_BUSY before it reads the key's state; signing
 /// takes none. The lease row holds the session's instance id and expires after `seconds` (or at once
 /// when the process holding it is gone), so a crash never locks a key for good.

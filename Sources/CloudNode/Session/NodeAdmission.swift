@@ -2,12 +2,12 @@ import SilentShardCore
 
 /// Admission of a validated SETUP at any node — duo, trio A, trio B — in one order (issue 18's pipeline):
 ///
-/// 1. durable replay (§9.6): the instance id into the node's database, shared by every process on it
+/// 1. durable replay (session.md §9.6): the instance id into the node's database, shared by every process on it
 ///    and kept across restarts (REPLAY; a store failure is STORAGE_FAILURE);
-/// 2. authorization (§9.1–9.3): the mode's rule, given as `authorize`;
+/// 2. authorization (session.md §9.1–9.3): the mode's rule, given as `authorize`;
 /// 3. rate limits (session.md §9.5): failed device signatures, key creations (both shared by the cluster through the
 ///    node's database when the limiter has one), signing sessions per key;
-/// 4. the key's lease (§7.2): one share-changing session or reconcile per key (KEY_BUSY).
+/// 4. the key's lease (session.md §7.2): one share-changing session or reconcile per key (KEY_BUSY).
 ///
 /// Key state and bans (SETUP steps 9–10) follow in the runner, under the lease. Every stage refuses with a
 /// `SetupRejection` and nothing taken by earlier stages stays held: ``Admitted/end()`` gives back what
@@ -23,7 +23,7 @@ struct NodeAdmission: Sendable {
     /// What an admitted step holds until it ends.
     struct Admitted<Authorization: Sendable>: Sendable {
         let authorization: Authorization
-        /// The key whose signing-session count this step holds (§9.5), if any.
+        /// The key whose signing-session count this step holds (session.md §9.5), if any.
         let signingKeyID: String?
         let lease: KeyLease?
         let admission: NodeAdmission
@@ -44,7 +44,7 @@ struct NodeAdmission: Sendable {
         }
     }
 
-    /// Runs the stages for `setup`; `rateLimitKey` is what §9.5 counts the principal as.
+    /// Runs the stages for `setup`; `rateLimitKey` is what session.md §9.5 counts the principal as.
     func admit<Authorization: Sendable>(
         _ setup: ValidatedSetup, now: UInt64, rateLimitKey: String,
         authorize: () async throws(SetupRejection) -> Authorization
@@ -62,7 +62,7 @@ struct NodeAdmission: Sendable {
         return Admitted(authorization: authorization, signingKeyID: signingKeyID, lease: lease, admission: self)
     }
 
-    /// §9.6: the durable replay store, after the in-memory window passed the SETUP.
+    /// session.md §9.6: the durable replay store, after the in-memory window passed the SETUP.
     func recordInstance(_ setup: ValidatedSetup, now: UInt64) async throws(SetupRejection) {
         let (store, instance, retention) = (store, setup.instanceID, replayRetentionMilliseconds)
         do {

@@ -1,6 +1,6 @@
 import SilentShardCore
 
-/// §9.4 at a node, for duo and trio alike: reading, gating and recording bans of app devices, over the
+/// session.md §9.4 at a node, for duo and trio alike: reading, gating and recording bans of app devices, over the
 /// process's `DeviceBanLedger` and the node's store.
 ///
 /// A node's own AbortAndBan(app) — a failed OT, multiplication or Γ consistency check of the app in

@@ -9,9 +9,9 @@ import SilentShardCore
 /// transaction is definitive (nothing was promised). **Trio** prepares first: stage PREPARED with D,
 /// send READY(D) to the other node, then commit once the app's COMMIT(D) and the other node's READY(D)
 /// are both in (in either order). An ABORT from the other node before its READY, or from the app before
-/// its COMMIT, means that party promised never to stage or commit this result (§7.2 rule 4): the
+/// its COMMIT, means that party promised never to stage or commit this result (session.md §7.2 rule 4): the
 /// PREPARED share is dropped (tombstoned) and OUTCOME(aborted) sent. Anything else after READY went out
-/// leaves the share PREPARED: in doubt, settled by reconcile (§7.3, §7.5).
+/// leaves the share PREPARED: in doubt, settled by reconcile (session.md §7.3, §7.5).
 package struct NodeCommit: Sendable, Equatable {
     package enum Policy: Sendable, Equatable {
         /// Duo: commit directly on the app's COMMIT.

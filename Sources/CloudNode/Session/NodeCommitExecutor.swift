@@ -93,7 +93,7 @@ package enum NodeCommitExecutor {
     /// Reads until the app's COMMIT or the other node's READY is buffered, or a read fails. A failed
     /// read ends the wait whatever came before it in the same message (a bad frame on a link is never
     /// passed over); it says whether the other node's READY had arrived, which decides whether that
-    /// node's ABORT still promises anything (§7.2 rule 4).
+    /// node's ABORT still promises anything (session.md §7.2 rule 4).
     private static func nextFrame(other: PartyIndex?, channel: inout PartyFrameChannel, read: SessionDriver.Read,
                                   relay: SessionDriver.Relay) async -> NodeCommit.Event {
         while true {

@@ -5,7 +5,7 @@ import SilentShardCore
 /// The messages of one node session from all its connections (duo's node: the app's; trio's A: the
 /// app's and the link to B; trio's B: the link from A), merged into one queue in arrival order, each read with a
 /// deadline. A reader task per connection pushes messages and finally its close; `next` waits for
-/// the next event or the deadline (§5.4: each expected frame ≤ 30 s).
+/// the next event or the deadline (session.md §5.4: each expected frame ≤ 30 s).
 final class NodeInbox: Sendable {
     /// Where a message came from.
     enum Source: Sendable, Equatable { case app, peer }

@@ -3,7 +3,7 @@ import MPCProtocols
 import SilentShardCore
 
 /// The protocol a node runs for a validated SETUP, typed by how its step ends: a share is committed
-/// (§7.2), a signature confirmed by the app's DONE, a presignature stored (§7.5), an exporter's share
+/// (session.md §7.2), a signature confirmed by the app's DONE, a presignature stored (session.md §7.5), an exporter's share
 /// sent. One factory for every mode (duo, trio A, trio B): the modes differ only in the node's index,
 /// (n, t) and the group id recorded in new keyshares.
 package enum NodeProtocolRun: Sendable {
@@ -12,7 +12,7 @@ package enum NodeProtocolRun: Sendable {
     case presignature(ProtocolRun<SessionPresignature>)
     case exportShare(ProtocolRun<ExportShareSent>)
 
-    /// Every protocol tag the run may receive (the channel's frame state check, §3.5 step 3).
+    /// Every protocol tag the run may receive (the channel's frame state check, session.md §3.5 step 3).
     package var receivableTags: Set<UInt16> {
         switch self {
         case .share(let run): return run.receivableTags

@@ -2,7 +2,7 @@ import MPCCrypto
 import SilentShardCore
 
 /// What a node — duo or trio — stores as a share's bytes (sealed by `NodeShareStore`): the protocol keyshare bound
-/// to the device key registered at keygen (§9.2), so later sessions on the key can be refused with
+/// to the device key registered at keygen (session.md §9.2), so later sessions on the key can be refused with
 /// DEVICE_NOT_REGISTERED. `"SSND" ‖ u8 version (1) ‖ u8 len ‖ device identity (type ‖ key) ‖ protocol
 /// keyshare bytes`. Refresh carries the registration forward.
 package struct NodeShareBlob: Sendable, SecretRedacting {

@@ -11,7 +11,7 @@ package enum NodeStepReport: Sendable, Equatable {
     case committed(keyId: String, gen: Generation)
     /// The staged result was dropped (tombstone aborted) on the app's or the other node's ABORT.
     case aborted(keyId: String, gen: Generation)
-    /// READY was sent but the commit condition never held: the share stays PREPARED (§7.5).
+    /// READY was sent but the commit condition never held: the share stays PREPARED (session.md §7.5).
     case inDoubt(keyId: String, gen: Generation)
     /// A signing step finished; `confirmed` says whether the app's DONE carried the same signature.
     case signed(confirmed: Bool)

@@ -8,17 +8,17 @@ import SilentShardCore
 extension NodeStepRunner {
     /// The outcome of a node's authorization of one SETUP.
     struct Authorization: Sendable {
-        /// The token subject, recorded as a new key's owner in the commit transaction (§9.2); without a
+        /// The token subject, recorded as a new key's owner in the commit transaction (session.md §9.2); without a
         /// principal, `anonymous` (a key is never stored without an owner, finding 11).
         var owner: String
-        /// A recover authorized to register SETUP's device key in place of the registered one (§9.3).
+        /// A recover authorized to register SETUP's device key in place of the registered one (session.md §9.3).
         var rebind: Bool
     }
 
     /// A SETUP admitted at a node: what the admission holds, and the key's state read under its lease.
     struct AdmittedStep: Sendable {
         let setup: ValidatedSetup
-        /// The app's frames behind its SETUP (§4.2: first-round broadcasts).
+        /// The app's frames behind its SETUP (session.md §4.2: first-round broadcasts).
         let early: [Frame]
         let admission: NodeAdmission.Admitted<Authorization>
         /// This node's CURRENT share (nil for keygen, import, reconcile and relay-only steps).
@@ -52,10 +52,10 @@ extension NodeStepRunner {
         }
     }
 
-    /// §9.1: the route's operation must be in the token's scopes (export too needs the explicit scope
-    /// `export`: `Principal.allows` never grants it by default, §9.3); with a `device_binding`, SETUP's
-    /// device key must equal it. §9.2: a session on a key this node knows must come from the key's owner
-    /// subject. §9.3: a recover whose device key is not the registered one needs the explicit scope
+    /// session.md §9.1: the route's operation must be in the token's scopes (export too needs the explicit scope
+    /// `export`: `Principal.allows` never grants it by default, session.md §9.3); with a `device_binding`, SETUP's
+    /// device key must equal it. session.md §9.2: a session on a key this node knows must come from the key's owner
+    /// subject. session.md §9.3: a recover whose device key is not the registered one needs the explicit scope
     /// `recover`, a binding to that device key and the owner's subject (FORBIDDEN otherwise).
     /// `principal` nil (no verifier information): nothing is checked; a new key is recorded as owned by
     /// `anonymous`, the subject `--auth none` gives.
@@ -80,17 +80,17 @@ extension NodeStepRunner {
         }
         try KeyAuthorization.checkOwner(state.owner, principal: principal)
         guard recover, let registered = state.device, registered != setup.deviceKey.identity else { return authorized }
-        // §9.3: recover with a new device key.
+        // session.md §9.3: recover with a new device key.
         guard principal.grantsExplicitly("recover"), principal.deviceBinding == setup.deviceKey.identity,
               case .owned = state.owner
         else { throw SetupRejection(.forbidden) }
         return Authorization(owner: principal.subject, rebind: true)
     }
 
-    /// §4.3 steps 9–10 from the store: bans, key existence with the route's algorithm, the registered
+    /// session.md §4.3 steps 9–10 from the store: bans, key existence with the route's algorithm, the registered
     /// device, `gen` = current, no PREPARED share blocking a share change. A relay-only node A checks
     /// bans only (step 10 concerns participants). `rebind`: a recover authorized to register SETUP's
-    /// (new) device key (§9.3); the registered device is then not required.
+    /// (new) device key (session.md §9.3); the registered device is then not required.
     func keyState(_ setup: ValidatedSetup, rebind: Bool) async throws(SetupRejection) -> NodeKeyshare? {
         let deviceIdentity = setup.deviceKey.identity
         let keyID = setup.payload.keyID?.hex
@@ -109,7 +109,7 @@ extension NodeStepRunner {
         if state.banned || bans.contains(deviceIdentity) { throw SetupRejection(.banned) }
         guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
         if setup.operation == .import {
-            // §4.2: key_id is the protocol key id of public_key; §9.2: refused if the key id exists.
+            // session.md §4.2: key_id is the protocol key id of public_key; session.md §9.2: refused if the key id exists.
             guard let setupKeyID = setup.payload.keyID, let publicKey = setup.payload.publicKey,
                   Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == setupKeyID
             else { throw SetupRejection(.invalidParameter) }
@@ -125,17 +125,17 @@ extension NodeStepRunner {
             throw SetupRejection(.keyRetired, detail: KeyRetiredDetail(parentKeyID: parent, path: retired.path).encoded)
         }
         guard let share = state.share, share.kind == expectedKind else {
-            // §6.3: a trio signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
+            // session.md §6.3: a trio signer without its share answers SIGNER_UNAVAILABLE so the app can use the other node.
             let signing = setup.operation == .sign || setup.operation == .preSign
             throw SetupRejection(party.mode == .trio && signing ? .signerUnavailable : .keyNotFound)
         }
-        // §9.2: every session on an existing key carries a SETUP signed by its registered device key.
+        // session.md §9.2: every session on an existing key carries a SETUP signed by its registered device key.
         guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity || (rebind && setup.operation == .recover) else {
             throw SetupRejection(.deviceNotRegistered)
         }
         if setup.operation == .recover {
-            // §6.4: recover only a key this node holds current; key_id is the protocol key id of the
+            // session.md §6.4: recover only a key this node holds current; key_id is the protocol key id of the
             // expected public key, which must be this key's (no gen: the app lost its share).
             guard let setupKeyID = setup.payload.keyID, let publicKey = setup.payload.publicKey,
                   Self.protocolKeyID(publicKey, algorithm: setup.algorithm) == setupKeyID
@@ -148,10 +148,10 @@ extension NodeStepRunner {
         return share
     }
 
-    /// §4.3 steps 9–10 for reconcile: a share (CURRENT or PREPARED) of another device is
+    /// session.md §4.3 steps 9–10 for reconcile: a share (CURRENT or PREPARED) of another device is
     /// DEVICE_NOT_REGISTERED; an unknown key id reports an empty status. A banned device may still
-    /// reconcile (§9.4: bans refuse every session except reconcile), so its app and the nodes agree.
-    /// (A duo node never holds PREPARED: it commits in one transaction, §7.2 rule 2.)
+    /// reconcile (session.md §9.4: bans refuse every session except reconcile), so its app and the nodes agree.
+    /// (A duo node never holds PREPARED: it commits in one transaction, session.md §7.2 rule 2.)
     func reconcileStatus(_ setup: ValidatedSetup) async throws(SetupRejection) -> KeyStatus {
         guard let setupKeyID = setup.payload.keyID, let appStateBytes = setup.payload.appState,
               let appState = try? AppState(bytes: appStateBytes)

@@ -4,8 +4,8 @@ import MPCProtocols
 import SilentShardCore
 
 /// Stage 3 at a participating node: the protocol over the wire engine, then its ending — the share
-/// commit (§7.2, `NodeCommit` with the mode's policy), the app's DONE, the stored presignature (§8), or
-/// the export's DONE; or a reconcile (§7.3, `NodeReconcile`).
+/// commit (session.md §7.2, `NodeCommit` with the mode's policy), the app's DONE, the stored presignature (session.md §8), or
+/// the export's DONE; or a reconcile (session.md §7.3, `NodeReconcile`).
 extension NodeStepRunner {
     /// Runs the protocol and its ending. `leading`: frames sent with this node's first protocol messages
     /// (duo's ACCEPT). `relay`: what node A passes on meanwhile (nothing elsewhere).
@@ -13,7 +13,7 @@ extension NodeStepRunner {
                      leading: [Frame], send: SessionDriver.Send, read: SessionDriver.Read,
                      relay: SessionDriver.Relay, owner: String) async -> NodeStepReport {
         await TestPause.reach(.running)
-        // §9.4: before each protocol step over the peers' messages — so before each flight after the first
+        // session.md §9.4: before each protocol step over the peers' messages — so before each flight after the first
         // (which follows the key-state ban check) — the ban table is read again inside the gate: a device
         // banned while its session runs gets nothing more, and its checks do not run.
         let gate = nodeBans.gate(for: setup)
@@ -34,7 +34,7 @@ extension NodeStepRunner {
             case .exportShare(let run):
                 _ = try await SessionDriver.run(run, channel: &channel, leadingFrames: leading, send: send, read: read,
                                                 relay: relay, gate: gate)
-                // §5.2: the app reconstructs, then DONE; audit whether it came.
+                // session.md §5.2: the app reconstructs, then DONE; audit whether it came.
                 let done = try? await SessionDriver.awaitControl(.done, from: 0, channel: &channel, read: read, relay: relay)
                 return .exported(keyId: setup.payload.keyID?.hex ?? "", confirmed: done != nil)
             }
@@ -48,13 +48,13 @@ extension NodeStepRunner {
         }
     }
 
-    /// §7.2 at a node (`NodeCommit`). Duo (direct policy): the app's COMMIT(D) must match this node's own
+    /// session.md §7.2 at a node (`NodeCommit`). Duo (direct policy): the app's COMMIT(D) must match this node's own
     /// result; then one commit transaction, then OUTCOME(committed); a mismatch is RESULT_MISMATCH (nothing
     /// stored). Trio (prepared policy): stage PREPARED, send READY(D) to the other node, wait for the
     /// app's COMMIT(D) and the other node's READY(D), commit, send OUTCOME(committed); an ABORT from the
     /// other node before its READY, or from the app before its COMMIT, drops the PREPARED share
-    /// (tombstone) → OUTCOME(aborted); anything else after READY leaves it PREPARED (in doubt, §7.5).
-    /// `owner`: the token subject recorded as a new key's owner in the commit transaction (§9.2).
+    /// (tombstone) → OUTCOME(aborted); anything else after READY leaves it PREPARED (in doubt, session.md §7.5).
+    /// `owner`: the token subject recorded as a new key's owner in the commit transaction (session.md §9.2).
     func commit(_ keyshare: Keyshare, setup: ValidatedSetup, channel: inout PartyFrameChannel,
                 send: SessionDriver.Send, read: SessionDriver.Read, relay: SessionDriver.Relay,
                 owner: String) async -> NodeStepReport {
@@ -118,7 +118,7 @@ extension NodeStepRunner {
                 try store.commit(keyId: keyId, gen: gen.bytes, digest: digest, party: party, owner: owner, parent: parent)
             }
         }, drop: { [self] () throws(NodeStoreError) in
-            // §7.2 rule 4: the sender promised never to stage/commit this result; drop ours.
+            // session.md §7.2 rule 4: the sender promised never to stage/commit this result; drop ours.
             try await onStoreQueue { [store] () throws(NodeStoreError) in try store.abort(keyId: keyId, gen: gen.bytes, party: party) }
         })
     }
@@ -132,7 +132,7 @@ extension NodeStepRunner {
         return .signed(confirmed: done == own)
     }
 
-    /// Reconcile (§7.3) after ACCEPT carried `key_status`: the app's DONE, its COMMIT(g, D, context
+    /// Reconcile (session.md §7.3) after ACCEPT carried `key_status`: the app's DONE, its COMMIT(g, D, context
     /// reconcile) — trio: commits a PREPARED g without READY (the app saw every node's signed status) —
     /// or its ABORT(rollback g), which tombstones g (serialized with any late commit of g by the store's
     /// transaction) and is answered with OUTCOME(aborted), or OUTCOME(committed) if g had been committed

@@ -12,7 +12,7 @@ extension NodeStepRunner {
     static let dklsPresignatureVersion: UInt8 = 1
     static let frostPresignatureVersion: UInt8 = 2
 
-    /// §5.4 "preSign result": store the half (one transaction, §8.2), then STORED; a store failure is
+    /// session.md §5.4 "preSign result": store the half (one transaction, session.md §8.2), then STORED; a store failure is
     /// ABORT(STORAGE_FAILURE).
     func storePresignature(_ presignature: SessionPresignature, setup: ValidatedSetup, channel: inout PartyFrameChannel,
                            send: SessionDriver.Send) async throws(SilentShardError) -> NodeStepReport {
@@ -62,7 +62,7 @@ extension NodeStepRunner {
         return .presignatureStored(keyId: keyID.hex)
     }
 
-    /// The answer to a preSignFinal POST body (§8.3–8.4; a PRESIG_QUERY, §8.6: PRESIG_STATUS): FINAL_RESPONSE or a REJECT frame; nil when
+    /// The answer to a preSignFinal POST body (session.md §8.3–8.4; a PRESIG_QUERY, session.md §8.6: PRESIG_STATUS): FINAL_RESPONSE or a REJECT frame; nil when
     /// the body is not a frame (HTTP 400). Node A forwards a request for B over a purpose-2 link with
     /// the app's `token` and returns B's answer unchanged. `principal`: what the server's verifier made
     /// of the token; a request for this node is authorized with it (`KeyAuthorization`: scope
@@ -108,7 +108,7 @@ extension NodeStepRunner {
         return answer
     }
 
-    /// X's own FINAL_REQUEST (§8.3): in one store transaction, authenticate it with `kf_{0→X}`,
+    /// X's own FINAL_REQUEST (session.md §8.3): in one store transaction, authenticate it with `kf_{0→X}`,
     /// check the app's finish (its m equals the outer m), compute X's finish, assemble and verify the
     /// signature, delete the row and keep a finish record; a replay of the same bytes gets the same
     /// response, another request PRESIG_CONSUMED. With a `principal`, the request is authorized inside
@@ -169,7 +169,7 @@ extension NodeStepRunner {
                                    appShare: appFinish, keyshare: frostShare)
         default: throw SetupRejection(.internalError)
         }
-        // ECDSA: the app's 128-byte finish fsid ‖ m ‖ w ‖ u, whose m must be the outer m (§8.4).
+        // ECDSA: the app's 128-byte finish fsid ‖ m ‖ w ‖ u, whose m must be the outer m (session.md §8.4).
         guard message.count == 32, appFinish.count == 128, Array(appFinish[32..<64]) == message else {
             throw SetupRejection(.malformed)
         }
@@ -227,7 +227,7 @@ extension NodeStepRunner {
         case .presignatureNotFound: return .presigNotFound
         case .presignatureConsumed: return .presigConsumed
         case .presignatureExpired: return .presigExpired
-        // §8.2: rows of a generation that is no longer current are deleted at commit: gone for the app.
+        // session.md §8.2: rows of a generation that is no longer current are deleted at commit: gone for the app.
         case .staleGeneration: return .presigNotFound
         case .banned: return .banned
         default: return .storageFailure

@@ -6,7 +6,7 @@ import SilentShardCore
 /// The node half of every session step (`docs/protocol/session.md` §4.3, §5.4, §6, §7.2), for duo's node and
 /// trio's nodes A and B alike; ``NodeParty`` says which. One step runs in one order at every node:
 ///
-/// 1. **validate** the SETUP (§4.3 steps 1–8, `SetupValidator`, with the in-memory replay window);
+/// 1. **validate** the SETUP (session.md §4.3 steps 1–8, `SetupValidator`, with the in-memory replay window);
 /// 2. **admit** it (`NodeAdmission`: durable replay, authorization, rate limits, the key's lease), then
 ///    key state and bans (steps 9–10) — `NodeStepRunner+Admission.swift`;
 /// 3. **run** the protocol over the one wire engine (`SessionDriver`) and its ending — commit by the
@@ -25,14 +25,14 @@ package final class NodeStepRunner: Sendable {
     let store: NodeShareStore
     /// Node A's way to open a link to B (nil elsewhere).
     let peer: (any TrioPeerConnector)?
-    /// The SETUP replay window (§9.6) in memory; the durable store is `NodeAdmission`'s first stage.
+    /// The SETUP replay window (session.md §9.6) in memory; the durable store is `NodeAdmission`'s first stage.
     let replay: LockedValue<ReplayWindow>
     let replayRetentionMilliseconds: UInt64
     let storeQueue = NodeStoreQueues(label: "silentshard.node.store")
-    /// How long a share-changing step or reconcile holds its key's lease at most (§7.2).
+    /// How long a share-changing step or reconcile holds its key's lease at most (session.md §7.2).
     let leaseSeconds: Int64
     let clock: @Sendable () -> UInt64
-    /// Devices this process banned (§9.4), before and until the store has them (finding 12).
+    /// Devices this process banned (session.md §9.4), before and until the store has them (finding 12).
     let bans = DeviceBanLedger()
     let setupTimeout: Duration
     let frameTimeout: Duration
@@ -42,27 +42,27 @@ package final class NodeStepRunner: Sendable {
     let keyshares = NodeKeyshareCache()
     /// Node B's check of the app token A forwards: the verdict and, with a verifier, the principal.
     let tokenCheck: @Sendable ([UInt8]?) async -> (SetupValidationContext.TokenVerdict, Principal?)
-    /// §9.5 limits on principals, device keys and keys (the server's, shared), or nil.
+    /// session.md §9.5 limits on principals, device keys and keys (the server's, shared), or nil.
     let rateLimiter: NodeRateLimiter?
 
     /// - Parameters:
     ///   - party: duo's node, or a trio node with its identity.
     ///   - store: the node's own share store (each node has its own database).
     ///   - peer: node A's way to open a link to B (nil elsewhere).
-    ///   - replayWindow: the SETUP replay window (§9.6).
-    ///   - tokenVerdict: node B's own check of the app token A forwards in LINK_OPEN (§6.1 rule 3); A's
+    ///   - replayWindow: the SETUP replay window (session.md §9.6).
+    ///   - tokenVerdict: node B's own check of the app token A forwards in LINK_OPEN (session.md §6.1 rule 3); A's
     ///     and duo's servers check the token before `run` (the default accepts every token). No
     ///     principal, so B checks no scopes or owner with it; prefer `tokenVerifier`.
     ///   - tokenVerifier: when set, node B verifies the forwarded token with it (replacing
-    ///     `tokenVerdict`) and authorizes with the principal it gives (§9.1–9.3), like A does with its
+    ///     `tokenVerdict`) and authorizes with the principal it gives (session.md §9.1–9.3), like A does with its
     ///     server's principal.
     ///   - clock: node time in ms since the Unix epoch.
-    ///   - setupTimeout, frameTimeout: §5.4 deadlines for the SETUP and for each expected frame; on
+    ///   - setupTimeout, frameTimeout: session.md §5.4 deadlines for the SETUP and for each expected frame; on
     ///     expiry the step fails with `timeout` (nothing is stored).
     ///   - deadlines: how the deadlines are waited out (default: the system clock).
-    ///   - leaseDuration: how long a share-changing step or reconcile holds its key's lease (§7.2) at
+    ///   - leaseDuration: how long a share-changing step or reconcile holds its key's lease (session.md §7.2) at
     ///     most; the runner releases it when the step ends, the expiry only matters after a crash.
-    ///   - rateLimiter: §9.5 limits (give the server's `NodeServerConfiguration.rateLimiter`); nil: none.
+    ///   - rateLimiter: session.md §9.5 limits (give the server's `NodeServerConfiguration.rateLimiter`); nil: none.
     package init(party: NodeParty, store: NodeShareStore, peer: (any TrioPeerConnector)? = nil, replayWindow: ReplayWindow,
                  tokenVerdict: @escaping @Sendable ([UInt8]?) async -> SetupValidationContext.TokenVerdict = { _ in .accepted },
                  tokenVerifier: (any TokenVerifier)? = nil,
@@ -135,7 +135,7 @@ package final class NodeStepRunner: Sendable {
     /// `token`: the app's token (the server verified it already); trio's A forwards it to B in LINK_OPEN.
     /// `principal`: what the server's verifier made of it (nil when no verifier ran, e.g. an app's own
     /// transport). With one, the route's operation must be in its scopes, the device binding must hold
-    /// and, on an existing key, its subject must be the key's owner (FORBIDDEN otherwise, §9.1–9.3);
+    /// and, on an existing key, its subject must be the key's owner (FORBIDDEN otherwise, session.md §9.1–9.3);
     /// keygen and import record the subject as the owner in the commit transaction.
     package func run(connection: some NodeStepConnection, route: NodeStepRoute, token: [UInt8]? = nil,
                      principal: Principal? = nil) async -> NodeStepReport {
@@ -185,7 +185,7 @@ package final class NodeStepRunner: Sendable {
                                cloudKey: party.trustedKey.bytes, groupID: party.groupID, now: now)
     }
 
-    /// §4.3 steps 1–8 with the in-memory replay window. A refusal is counted (§9.5) and answered with REJECT.
+    /// session.md §4.3 steps 1–8 with the in-memory replay window. A refusal is counted (session.md §9.5) and answered with REJECT.
     func validate(_ message: [UInt8], context: SetupValidationContext, principal: Principal?,
                   connection: some NodeStepConnection) async throws(StepEnded) -> (setup: ValidatedSetup, rest: [Frame]) {
         do {
@@ -213,7 +213,7 @@ package final class NodeStepRunner: Sendable {
 
     /// Duo's node and trio's B: every frame of the step comes and goes over `connection` (the app's; at B,
     /// A's link, which carries the app's frames and A's). Duo's ACCEPT travels with the node's first
-    /// protocol messages; B sends its ACCEPT first and waits for A's before any P2P to A (§4.4).
+    /// protocol messages; B sends its ACCEPT first and waits for A's before any P2P to A (session.md §4.4).
     func serveOneConnection(_ step: AdmittedStep, now: UInt64, connection: some NodeStepConnection,
                             inbox: NodeInbox) async -> NodeStepReport {
         let setup = step.setup
@@ -319,7 +319,7 @@ package final class NodeStepRunner: Sendable {
         await reject(rejection, instanceID: setup.instanceID, setupHash: setup.setupHash, connection: connection)
     }
 
-    /// §9.4: this process's bans with this node's store.
+    /// session.md §9.4: this process's bans with this node's store.
     var nodeBans: NodeBans { NodeBans(ledger: bans, store: store, queue: storeQueue, party: party.recordLabel) }
 
     func onStoreQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {

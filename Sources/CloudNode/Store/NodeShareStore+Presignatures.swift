@@ -51,7 +51,7 @@ extension NodeShareStore {
         }
     }
 
-    /// Answers a FINAL_REQUEST for presignature `presignatureId` (§8.3) in one transaction that
+    /// Answers a FINAL_REQUEST for presignature `presignatureId` (session.md §8.3) in one transaction that
     /// starts by deleting the row (`DELETE … RETURNING`), so of concurrent requests — any threads, any
     /// processes sharing the database — exactly one gets the row; the others wait for its transaction
     /// and then find no row:

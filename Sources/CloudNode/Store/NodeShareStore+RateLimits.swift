@@ -1,7 +1,7 @@
 import Foundation
 import MPCCrypto
 
-/// One counter of the cluster-shared §9.5 limits (`docs/protocol/session.md` §9.5): a 32-byte hash of
+/// One counter of the cluster-shared session.md §9.5 limits (`docs/protocol/session.md` §9.5): a 32-byte hash of
 /// what is counted, so the database holds no principal, address or device key in the clear.
 package struct RateBucket: Sendable, Hashable {
     package let bytes: [UInt8]

@@ -3,7 +3,7 @@ import SilentShardCore
 
 /// Keyshares: PREPARED → CURRENT commits, aborts, the decision log (session.md §7).
 extension NodeShareStore {
-    /// Stages `share` as PREPARED for `keyId` (§7.2 rule 1: before sending READY). Idempotent for the
+    /// Stages `share` as PREPARED for `keyId` (session.md §7.2 rule 1: before sending READY). Idempotent for the
     /// same gen and digest; another PREPARED share is `preparedConflict`; a decided (key id, gen) is
     /// `alreadyDecided`. The CURRENT share is untouched.
     ///
@@ -40,7 +40,7 @@ extension NodeShareStore {
         }
     }
 
-    /// Commits the PREPARED share with this gen and digest (§7.2 rule 3), in one transaction: it becomes
+    /// Commits the PREPARED share with this gen and digest (session.md §7.2 rule 3), in one transaction: it becomes
     /// CURRENT, the previous CURRENT and the presignatures of other generations are deleted, and the
     /// decision is logged. Committing an already committed gen again is a no-op (a retried COMMIT).
     ///
@@ -97,7 +97,7 @@ extension NodeShareStore {
         }
     }
 
-    /// Duo: stores a finished share directly as CURRENT in one transaction (§7.2 rule 2, the app's
+    /// Duo: stores a finished share directly as CURRENT in one transaction (session.md §7.2 rule 2, the app's
     /// COMMIT arrived before the node's protocol finished), with the same side effects as `commit`.
     /// Repeating it for the current gen is a no-op; a gen decided otherwise is `alreadyDecided`.
     ///

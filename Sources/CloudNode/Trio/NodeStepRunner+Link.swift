@@ -6,7 +6,7 @@ import SilentShardCore
 /// Node B: serves the sessions node A relays (`docs/protocol/session.md` §2.3, §6.1 rule 3).
 extension NodeStepRunner {
     /// Serves one inter-node link opened by A for an app session: LINK_OPEN, then the app's SETUP
-    /// (validated entirely here, §4.3), then B's side of the session. Closes the link at the end.
+    /// (validated entirely here, session.md §4.3), then B's side of the session. Closes the link at the end.
     /// - Parameter linkOpened: told whether LINK_OPEN was accepted, before anything else is read (the
     ///   server then authenticates the connection, or counts a failed authentication of its address).
     package func serveLink(connection: some NodeStepConnection,
@@ -40,7 +40,7 @@ extension NodeStepRunner {
             return .failed(.timeout)
         }
         if opened.payload.purpose == .preSignFinal {
-            // §2.3, §8.4: one FINAL_REQUEST relayed by A; B checks the app token itself.
+            // session.md §2.3, §8.4: one FINAL_REQUEST relayed by A; B checks the app token itself.
             let response: [UInt8]
             let requestID = (try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)))?.instanceID
             if requestID != opened.instanceID {
@@ -55,7 +55,7 @@ extension NodeStepRunner {
             await connection.close(code: 1000, reason: "done")
             return .signed(confirmed: false)
         }
-        // §4.3 steps 1–8, with the route from LINK_OPEN and the token A forwarded; then admission with the
+        // session.md §4.3 steps 1–8, with the route from LINK_OPEN and the token A forwarded; then admission with the
         // principal of the forwarded token, independently of A.
         let now = clock()
         let setupKeyID = (try? Frame.parseBundle(message))?.first.flatMap { try? SetupPayload(bytes: $0.body) }?.keyID

@@ -6,7 +6,7 @@ import SilentShardCore
 /// Node A: the app's entry point and B's relay (`docs/protocol/session.md` §6.1).
 extension NodeStepRunner {
     /// Stage 3 at node A, after the app's SETUP was admitted: when B participates, the link to B
-    /// (LINK_OPEN, then the SETUP byte for byte, §2.3, §6.1 rule 3) and B's ACCEPT (or B's REJECT,
+    /// (LINK_OPEN, then the SETUP byte for byte, session.md §2.3, §6.1 rule 3) and B's ACCEPT (or B's REJECT,
     /// relayed); then A takes part in and relays the session: frames between the app and B pass
     /// unchanged in each sender's order; A consumes what is addressed to it. A session with S = {0, 2}
     /// is relayed only. If the link to B fails, A answers REJECT(PEER_UNAVAILABLE), also after ACCEPTs.
@@ -45,7 +45,7 @@ extension NodeStepRunner {
                 return await reject(.peerUnavailable)
             }
             // B's ACCEPT (relayed with A's own) or B's REJECT (relayed, end).
-            // A participant authenticates B's ACCEPT (§4.4: nodes check each other's ACCEPTs); a
+            // A participant authenticates B's ACCEPT (session.md §4.4: nodes check each other's ACCEPTs); a
             // relay-only A passes it on unread.
             var acceptedByB = false
             while !acceptedByB {
@@ -102,9 +102,9 @@ extension NodeStepRunner {
         if let keys {
             let accept = channel.acceptFrame(payload: acceptPayload(setup, keys: keys, now: now, status: step.status),
                                              nodeKey: identity.nodeKey)
-            // A's ACCEPT with B's to the app; to B on the link (before any P2P between the nodes, §4.4).
+            // A's ACCEPT with B's to the app; to B on the link (before any P2P between the nodes, session.md §4.4).
             let leading = [(accept, accept.header.receiver)] + toApp.map { ($0, PartyIndex(0)) }
-            // §6.1 rule 4 already here: B lost while A sends its ACCEPT or the app's early frames is
+            // session.md §6.1 rule 4 already here: B lost while A sends its ACCEPT or the app's early frames is
             // REJECT(PEER_UNAVAILABLE) too (found by NodeKillTests.bRunning: a bare close before).
             func failed(_ error: SilentShardError) async -> NodeStepReport {
                 if Self.isLinkFailure(error) {
@@ -119,7 +119,7 @@ extension NodeStepRunner {
             } catch {
                 return await failed(error)
             }
-            // The app's early frames behind its SETUP (§4.2: first-round broadcasts) pass §3.5 here
+            // The app's early frames behind its SETUP (session.md §4.2: first-round broadcasts) pass session.md §3.5 here
             // and go on to B like any later frame.
             let early = channel.ingest(frames: step.early, link: [0])
             if let failure = early.failure { return await failed(failure) }
@@ -145,7 +145,7 @@ extension NodeStepRunner {
             }
             report = await relayOnly(channel: &channel, read: read, relay: relay)
         }
-        // §6.1 rule 4: a relay that lost B answers REJECT(PEER_UNAVAILABLE), also after ACCEPTs.
+        // session.md §6.1 rule 4: a relay that lost B answers REJECT(PEER_UNAVAILABLE), also after ACCEPTs.
         if case .failed(let error) = report, Self.isLinkFailure(error) || (withB && error == .timeout) {
             let frame = rejectFrame(SetupRejection(.peerUnavailable), instanceID: setup.instanceID, setupHash: setup.setupHash)
             try? await connection.send(Data(frame.encoded()))

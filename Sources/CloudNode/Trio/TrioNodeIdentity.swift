@@ -46,7 +46,7 @@ package protocol TrioPeerConnector: Sendable {
     func openLink() async throws -> any NodeStepConnection
 }
 
-/// LINK_OPEN (§2.3, §4.7): the first frame on an inter-node link, signed by the opener's node key
+/// LINK_OPEN (session.md §2.3, §4.7): the first frame on an inter-node link, signed by the opener's node key
 /// (label `link`) and carrying its certificate.
 enum TrioLink {
     /// A's LINK_OPEN for an app session.
@@ -79,7 +79,7 @@ enum TrioLink {
         let operation: SessionOperation
     }
 
-    /// The acceptor's checks of §2.3: one LINK_OPEN frame from the other role to this node, a
+    /// The acceptor's checks of session.md §2.3: one LINK_OPEN frame from the other role to this node, a
     /// certificate valid under the cluster key for the other role and this group, its key's signature,
     /// the timestamp window, purpose session, a known route. Any failure is `cloudVerificationFailed`
     /// or `malformedMessage` (the link is then closed; A reports PEER_UNAVAILABLE).

@@ -2,7 +2,7 @@ import MPCCrypto
 
 extension DKLsSign {
     /// After a signer's finish: waits for the other signers' finish messages and assembles the
-    /// signature (spec §13.6–13.7). Everything here is public.
+    /// signature (dkls23.md §13.6–13.7). Everything here is public.
     public struct FinishState: Sendable {
         let fsid: [UInt8]
         let messageHash: [UInt8]

@@ -1,7 +1,7 @@
 import MPCCrypto
 
 extension DKLsDKG {
-    /// What a DKG run produces (spec §12.1). All n parties run the same three rounds; the mode decides
+    /// What a DKG run produces (dkls23.md §12.1). All n parties run the same three rounds; the mode decides
     /// the polynomials' constant terms and what is known in advance.
     public enum Mode: Sendable {
         /// A new key: random constants, committed, revealed and proven.
@@ -77,7 +77,7 @@ extension DKLsDKG {
 }
 
 extension DKLsDKG {
-    /// The protocol key id of a public key, `H("key-id"; enc(P))` (spec §12.4): what SETUP's key_id
+    /// The protocol key id of a public key, `H("key-id"; enc(P))` (dkls23.md §12.4): what SETUP's key_id
     /// must be for an import, computable before the run.
     public static func keyId(for publicKey: Secp256k1.Point) throws(ProtocolError) -> [UInt8] {
         DKLsHash.h("key-id", try DKLsHash.enc(publicKey))

@@ -1,7 +1,7 @@
 import MPCCrypto
 
 extension DKLsDKG {
-    /// The public key information (PKI) of a refresh (spec §12.6): what every holder knows of the
+    /// The public key information (PKI) of a refresh (dkls23.md §12.6): what every holder knows of the
     /// current key and sends to the parties outside the holders.
     ///
     /// PKI = u8(n) ‖ u8(t) ‖ key_id ‖ enc(P) ‖ enc(V) ‖ cc ‖ u8(#H) ‖ for k ∈ H: u8(k) ‖ sc(x_k) ‖ enc(S_k) ‖ enc(V_k)
@@ -103,7 +103,7 @@ extension DKLsDKG {
             return numerator * inverse
         }
 
-        /// Σ_{k∈H} λ_k^H S_k = P and the same for V (spec §12.3 step 1).
+        /// Σ_{k∈H} λ_k^H S_k = P and the same for V (dkls23.md §12.3 step 1).
         func checkConsistency() throws(ProtocolError) {
             var key = Secp256k1.Point.identity, vrfKey = Secp256k1.Point.identity
             for k in holders {

@@ -70,7 +70,7 @@ extension DKLsDKG.Round1State {
         return (state, out)
     }
 
-    /// Refresh: the PKI every party agrees on (spec §12.3 step 1), with the prefixes stripped from the
+    /// Refresh: the PKI every party agrees on (dkls23.md §12.3 step 1), with the prefixes stripped from the
     /// holders' direct messages. Nil in the other modes.
     private func agreeOnPKI(_ directs: inout [PartyIndex: [UInt8]]) throws(ProtocolError) -> DKLsDKG.PublicKeyInfo? {
         guard case .refresh(let holders, _, let expectedKey) = parameters.mode else { return nil }

@@ -114,7 +114,7 @@ extension DKLsDKG.Round2State {
     }
 
     /// Parses party k's round-2 broadcast, checks it against k's round-1 commitment and proofs, and
-    /// completes the commitments with the implied constants of the mode (spec §12.1).
+    /// completes the commitments with the implied constants of the mode (dkls23.md §12.1).
     private func open(_ payload: [UInt8], from k: PartyIndex) throws(ProtocolError)
         -> (a: [Secp256k1.Point], b: [Secp256k1.Point], chainCodePart: [UInt8]) {
         let t = round1.parameters.threshold, mode = round1.parameters.mode

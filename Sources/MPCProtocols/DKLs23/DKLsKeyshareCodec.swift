@@ -7,7 +7,7 @@ extension DKLsKeyshare {
     /// The encoded size for n parties.
     static func size(partyCount n: Int) -> Int { 230 + 98 * n + pairwiseSize * (n - 1) }
 
-    /// The versioned binary encoding (spec §11 field order, peers ascending).
+    /// The versioned binary encoding (dkls23.md §11 field order, peers ascending).
     public func serialized() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size(partyCount: partyCount))
         writer.append(uint8: Self.version)
@@ -37,7 +37,7 @@ extension DKLsKeyshare {
         return writer.bytes
     }
 
-    /// Decodes and checks a keyshare (spec §11 "checks when a keyshare is loaded"). Another format
+    /// Decodes and checks a keyshare (dkls23.md §11 "checks when a keyshare is loaded"). Another format
     /// version (such as 1, the KOS keyshares of protocol v1) is `invalidInput(.unsupportedKeyshareVersion)`;
     /// any other failure is `invalidInput(.invalidKeyshare)`. The OT setups are expanded here (GGM
     /// leaves, kept in memory with the keyshare).
@@ -85,7 +85,7 @@ extension DKLsKeyshare {
         try validate()
     }
 
-    /// The consistency checks of spec §11.
+    /// The consistency checks of dkls23.md §11.
     func validate() throws(ProtocolError) {
         let invalid = ProtocolError.invalidInput(.invalidKeyshare)
         guard Set(evaluationPoints.map(\.bytes)).count == partyCount,

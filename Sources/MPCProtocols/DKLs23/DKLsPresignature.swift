@@ -1,6 +1,6 @@
 import MPCCrypto
 
-/// A party's presignature (spec §13.4 step 9): bound to the key (key id, generation), the signer set,
+/// A party's presignature (dkls23.md §13.4 step 9): bound to the key (key id, generation), the signer set,
 /// the derivation path and the nonce R; the finish needs only the message hash.
 ///
 /// Strictly single use: `finish` takes the secrets out under a lock, so a second call — from any

@@ -1,7 +1,7 @@
 import MPCCrypto
 
 extension DKLsPresignature {
-    /// The stored form (spec §13.4 step 9, table order; 262 + #S + 4·depth bytes):
+    /// The stored form (dkls23.md §13.4 step 9, table order; 262 + #S + 4·depth bytes):
     /// version ‖ key_id ‖ gen ‖ fsid ‖ enc(S) ‖ u8(i) ‖ path_bytes ‖ enc(P′) ‖ enc(R) ‖ sc(φ_i) ‖ sc(u_i) ‖ sc(y_i).
     ///
     /// Contains secrets: store it encrypted, like a keyshare. The object's single-use lock does not

@@ -1,7 +1,7 @@
 import MPCCrypto
 
 /// Chaum–Pedersen proof of equality of discrete logarithms, Fiat–Shamir over `ctx` and a label
-/// (spec §6.5), 64 bytes: for public G, H, A, B it shows A = e·G and B = e·H for one secret e.
+/// (dkls23.md §6.5), 64 bytes: for public G, H, A, B it shows A = e·G and B = e·H for one secret e.
 ///
 /// Assumes SHA-512 (inside Hq) behaves as a random oracle.
 enum DLEQProof {

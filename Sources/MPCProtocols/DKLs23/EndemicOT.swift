@@ -78,7 +78,7 @@ enum EndemicOT {
                 let choice = Bits.bit(choices, j)
                 let other = drawnOthers[j]
                 let mask = try popfHash(context: popfContext, index: j, branch: UInt8(truncatingIfNeeded: choice), other: other)
-                // r_{j,c} = a_j·G − POPF_H(j, c, r_{j,1−c}); O (probability ≈ 2^−256) is Abort(–), §7.
+                // r_{j,c} = a_j·G − POPF_H(j, c, r_{j,1−c}); O (probability ≈ 2^−256) is Abort(–), dkls23.md §7.
                 let chosen = try DKLsHash.enc(Secp256k1.Point(base: drawnSecrets[j]) - mask)
                 // (r_0, r_1) = c ? (other, chosen) : (chosen, other), selected in constant time.
                 return Bits.select(other, chosen, bit: choice) + Bits.select(chosen, other, bit: choice)

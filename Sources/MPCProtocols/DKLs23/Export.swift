@@ -1,18 +1,18 @@
 import MPCCrypto
 
-/// Export of the private key to one receiving party (spec §16). The receiver ρ makes a one-time X25519
+/// Export of the private key to one receiving party (dkls23.md §16). The receiver ρ makes a one-time X25519
 /// key pair whose public key travels in the setup; every exporter i ∈ E, i ≠ ρ, sends one 80-byte P2P
 /// message epk_i ‖ ChaCha20-Poly1305(sc(s_i)); the receiver checks every s_i against S_i, interpolates
 /// x over E and checks x·G = P. If ρ ∈ E it uses its own share.
 ///
 /// The receiver must be a party of the key (it checks the shares against its keyshare's public shares);
-/// a non-party receiver is not specified (§16). E may be any set of ≥ t parties, including all n.
+/// a non-party receiver is not specified (dkls23.md §16). E may be any set of ≥ t parties, including all n.
 /// The result is the whole private key: whoever holds it no longer needs the MPC.
 ///
 /// Swift arrays cannot be reliably zeroised; secret intermediates (esk_i, the AEAD key, plaintext
 /// shares) go out of scope at the end of each call.
 public enum DKLsExport {
-    /// epk_i ‖ ct (32 + 32 + 16, spec §18).
+    /// epk_i ‖ ct (32 + 32 + 16, dkls23.md §18).
     public static let messageSize = 80
 
     /// What the session layer hands every party of an export (exporters and the receiver alike).

@@ -76,9 +76,9 @@ public struct BIP32ExtendedPublicKey: Sendable, Equatable {
     /// The Base58Check string ("xpub…" on mainnet).
     public var base58: String { Base58Check.encode(serialized) }
 
-    /// CKDpub along `path` (spec §14). A hardened index, IL ≥ q, an identity child or depth beyond 255 is
+    /// CKDpub along `path` (dkls23.md §14). A hardened index, IL ≥ q, an identity child or depth beyond 255 is
     /// `invalidInput(.invalidDerivationPath)`: hardened keys of a threshold key come from hard
-    /// derivation (§15), which is not BIP32.
+    /// derivation (dkls23.md §15), which is not BIP32.
     public func derive(_ path: DerivationPath) throws(ProtocolError) -> BIP32ExtendedPublicKey {
         guard Int(depth) + path.indices.count <= 255 else { throw .invalidInput(.invalidDerivationPath) }
         var current = self
@@ -105,7 +105,7 @@ public enum DKLsBIP32 {
         try BIP32ExtendedPublicKey(publicKey: keyshare.publicKey, chainCode: keyshare.rootChainCode)
     }
 
-    /// The extended public key at a soft path (CKDpub, spec §14); signing with the same path signs
+    /// The extended public key at a soft path (CKDpub, dkls23.md §14); signing with the same path signs
     /// under its key. Hardened indices are `invalidInput(.invalidDerivationPath)`.
     public static func deriveChildPublicKey(keyshare: DKLsKeyshare, path: DerivationPath)
         throws(ProtocolError) -> BIP32ExtendedPublicKey {

@@ -1,6 +1,6 @@
 import MPCCrypto
 
-/// Hard derivation (spec §15): a threshold DDH-VRF on the keygen-shared VRF key v gives a child key
+/// Hard derivation (dkls23.md §15): a threshold DDH-VRF on the keygen-shared VRF key v gives a child key
 /// P′ = P + δ·G that nobody without t shares of v can link to P. One round: every participant
 /// broadcasts ctx ‖ D_i ‖ DLEQ proof (129 bytes) and then folds δ into its keyshare.
 ///
@@ -9,13 +9,13 @@ import MPCCrypto
 /// exporting a hard child to a participant is equivalent to exporting the parent to it, and a leaked
 /// child key endangers the parent. BIP32 hardened derivation is designed to prevent exactly that.
 /// What hard derivation does give: δ is pseudorandom to outsiders, so outsiders cannot link P′ to P
-/// (spec §21 Q7).
+/// (dkls23.md §21 Q7).
 ///
 /// Determinism: Y = Σ_{k∈S} λ_k^S·v_k·Hpt = v·Hpt for every participant set S of size ≥ t, and δ, cc′
 /// depend only on (Y, P, path), so the same path gives the same child for every set and after any
-/// refresh of the parent. After a parent refresh, existing children must be re-derived (spec §19.11).
+/// refresh of the parent. After a parent refresh, existing children must be re-derived (dkls23.md §19.11).
 public enum DKLsHardDerivation {
-    /// ctx ‖ enc(D_i) ‖ DLEQ proof (spec §18).
+    /// ctx ‖ enc(D_i) ‖ DLEQ proof (dkls23.md §18).
     public static let messageSize = 32 + 33 + DLEQProof.size
 
     /// What the session layer hands a participant.

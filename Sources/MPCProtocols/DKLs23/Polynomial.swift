@@ -1,6 +1,6 @@
 import MPCCrypto
 
-/// A secret polynomial f(X) = a_0 + a_1 X + … + a_{t−1} X^{t−1} over Z_q (spec §6.3).
+/// A secret polynomial f(X) = a_0 + a_1 X + … + a_{t−1} X^{t−1} over Z_q (dkls23.md §6.3).
 struct SecretPolynomial: Sendable {
     let coefficients: [Secp256k1.Scalar]
 

@@ -1,6 +1,6 @@
 import MPCCrypto
 
-/// Schnorr proof of knowledge of x with X = x·G, Fiat–Shamir over `ctx` and a label (spec §6.4), 64 bytes.
+/// Schnorr proof of knowledge of x with X = x·G, Fiat–Shamir over `ctx` and a label (dkls23.md §6.4), 64 bytes.
 enum SchnorrProof {
     static let size = 64
 

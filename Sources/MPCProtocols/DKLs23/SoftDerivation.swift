@@ -11,7 +11,7 @@ public struct DerivationPath: Sendable, Equatable {
     init(indices: [UInt32]) { self.indices = indices }
 
     /// Parses "m" or "m/i_1/…/i_d": decimal indices without leading zeros, < 2^31, depth ≤ 255.
-    /// Hardened markers (`'`, `h`) are refused unless `allowHardened` (hard derivation, §15).
+    /// Hardened markers (`'`, `h`) are refused unless `allowHardened` (hard derivation, dkls23.md §15).
     public init(_ text: String, allowHardened: Bool = false) throws(ProtocolError) {
         let invalid = ProtocolError.invalidInput(.invalidDerivationPath)
         var components = text.split(separator: "/", omittingEmptySubsequences: false)
@@ -36,7 +36,7 @@ public struct DerivationPath: Sendable, Equatable {
         self.indices = indices
     }
 
-    /// path_bytes = u8(depth) ‖ u32(index)… (spec §4).
+    /// path_bytes = u8(depth) ‖ u32(index)… (dkls23.md §4).
     public var bytes: [UInt8] {
         [UInt8(indices.count)] + indices.flatMap { DKLsHash.u32($0) }
     }

@@ -56,7 +56,7 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
     /// The generation id (32 bytes), equal at all parties, new on every share change.
     public let generation: Data
     /// Trio: the `group_id` (16 bytes) of the node pair that holds the other shares, pinned at keygen;
-    /// every later session checks the nodes' certificates against it (§1.3). nil in duo.
+    /// every later session checks the nodes' certificates against it (session.md §1.3). nil in duo.
     public let groupId: Data?
 
     /// The protocol keyshare's own serialization (secret).

@@ -54,7 +54,7 @@ public final class PreSignature: Sendable {
         }
     }
 
-    /// The request of a finish, with what combines X's answer into the signature (§8.5: a retry with the
+    /// The request of a finish, with what combines X's answer into the signature (session.md §8.5: a retry with the
     /// same message resends these exact bytes; the node answers from its finish record).
     package struct Pending: Sendable {
         let message: [UInt8]
@@ -110,7 +110,7 @@ public final class PreSignature: Sendable {
         }
     }
 
-    /// The record id of this presignature in `StorageClient` (§8.2).
+    /// The record id of this presignature in `StorageClient` (session.md §8.2).
     package var recordKeyId: String { "~ss/presig/" + Hex.encode([UInt8](id)) }
 
     /// Takes the secrets out, once (tests build their own requests with them).

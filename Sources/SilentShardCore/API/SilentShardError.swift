@@ -34,13 +34,13 @@ public enum SessionParty: Sendable, Equatable, CustomStringConvertible {
 /// Party semantics:
 /// * `malformedMessage`, `protocolViolation`, `messageAuthenticationFailed`: `party` is the sender the
 ///   offending frame *named* (or nil). The bytes were unauthenticated, so this says where the bad frame
-///   claimed to come from — it is not proof of fault and never causes a ban (§3.5).
+///   claimed to come from — it is not proof of fault and never causes a ban (session.md §3.5).
 /// * `abortProtocol`, `abortProtocolAndBanParty`, `signatureFailed`: `party` is the party the protocol
 ///   blamed after authenticated checks.
 /// * `rejected`/`reported` forms carry the reporting node (`by`) and whether its signature verified.
 public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertible {
     // Frames and protocol
-    /// A frame, bundle, TLV or value could not be parsed, or was too large (MALFORMED, TOO_LARGE, §10).
+    /// A frame, bundle, TLV or value could not be parsed, or was too large (MALFORMED, TOO_LARGE, session.md §10).
     case malformedMessage(party: SessionParty?)
     /// A message arrived that the protocol does not allow now: wrong kind, tag or sender, a duplicate,
     /// or a gap or reorder in a stream (UNEXPECTED, SEQUENCE).
@@ -49,12 +49,12 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case messageAuthenticationFailed(party: SessionParty?)
     /// The protocol aborted, blaming `party` after authenticated checks (ABORT, RESULT_MISMATCH).
     case abortProtocol(party: SessionParty?)
-    /// The protocol aborted with proof against `party`, which this app now bans (ABORT_AND_BAN, §9.4).
+    /// The protocol aborted with proof against `party`, which this app now bans (ABORT_AND_BAN, session.md §9.4).
     case abortProtocolAndBanParty(party: SessionParty)
     /// The protocol produced no valid signature, blaming `party` (SIGNATURE_FAILED).
     case signatureFailed(party: SessionParty?)
     /// The peer does not speak this session version, or sent a field this version does not know
-    /// (UNSUPPORTED_VERSION, UNKNOWN_FIELD, §11).
+    /// (UNSUPPORTED_VERSION, UNKNOWN_FIELD, session.md §11).
     case unsupportedVersion
     /// A party stayed silent past its deadline (TIMEOUT, or the app's own deadline).
     case timeout
@@ -73,10 +73,10 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case clockSkew(nodeTime: UInt64?)
     /// The node has seen this session's instance id before (REPLAY).
     case replayDetected
-    /// A party is banned: this app banned node `party` (§9.4: it failed a check this app made; only
+    /// A party is banned: this app banned node `party` (session.md §9.4: it failed a check this app made; only
     /// reconcile and export still run with it), or, on a node, the app's device is banned (`.app`).
     case partyBanned(party: SessionParty?)
-    /// Node `by` banned this app's device (REJECT/ABORT BANNED, §9.4): it refuses every operation of this
+    /// Node `by` banned this app's device (REJECT/ABORT BANNED, session.md §9.4): it refuses every operation of this
     /// device until its operator lifts the ban. Not a reason to try another node (in trio A relays every
     /// step and refuses it too). Protocol v1.3 (`spec-proposals.md` P4); before, `partyBanned(node)`.
     case deviceBanned(by: SessionParty?)
@@ -102,7 +102,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A share change is in doubt: call `reconcileKeyshare(keyId:)`.
     case reconcileRequired(keyId: String)
     /// The parties' generations of the key disagree in a way reconcile cannot settle (RECONCILE_CONFLICT,
-    /// §7.3): nothing was changed; an operator must look.
+    /// session.md §7.3): nothing was changed; an operator must look.
     case reconcileConflict(keyId: String)
     /// Reconcile rolled back the first generation of a key: there is no key.
     case abortedKeyshare(keyId: String)
@@ -170,7 +170,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
             let reporter = SessionParty(index: by)
             switch code {
             case .abort, .abortAndBan, .signatureFailed, .resultMismatch:
-                // Another party's ABORT: we never ban on it (§6.2); report who blamed whom.
+                // Another party's ABORT: we never ban on it (session.md §6.2); report who blamed whom.
                 self = .abortProtocol(party: blamed.map(SessionParty.init(index:)) ?? reporter)
             default:
                 let mapped = Self.map(code: code, party: reporter, detail: [])
@@ -183,7 +183,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
-    /// `authenticationFailed`'s reason for AUTH_INVALID (a token invalid or expired; §10: retry after a
+    /// `authenticationFailed`'s reason for AUTH_INVALID (a token invalid or expired; session.md §10: retry after a
     /// new token).
     package static let invalidTokenReason = "invalid token"
     /// `authenticationFailed`'s reason when a node refused the token at the door: it closed the WebSocket
@@ -199,7 +199,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         return false
     }
 
-    /// Maps a wire code (§10 table; unknown codes by class).
+    /// Maps a wire code (session.md §10 table; unknown codes by class).
     static func map(code: WireCode, party: SessionParty?, detail: [UInt8]) -> SilentShardError {
         switch code {
         case .malformed, .tooLarge: return .malformedMessage(party: party)

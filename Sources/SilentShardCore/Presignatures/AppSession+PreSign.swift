@@ -30,7 +30,7 @@ extension AppSession {
                     return try SessionProtocolMachine.frostPresign(keyshare: share, signers: signers, using: &rng)
                 }
             }
-            // X stores its half before it answers STORED (§7.5).
+            // X stores its half before it answers STORED (session.md §7.5).
             return try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
                 let (stored, keys) = try await awaitStored(keyID: keyshare.keyID, gen: keyshare.gen,
                                                            signer: signer, channel: &channel, read: link.read)

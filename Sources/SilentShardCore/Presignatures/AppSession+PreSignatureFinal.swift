@@ -52,7 +52,7 @@ extension AppSession {
             case .ready:
                 guard !preSignature.isConsumed, let secrets = preSignature.secrets else { throw SilentShardError.presignatureConsumed }
                 sent = try firstRequest(preSignature, secrets: secrets, message: messageBytes)
-                // §8.5: the tombstone, durably, before anything is sent.
+                // session.md §8.5: the tombstone, durably, before anything is sent.
                 record.state = .finishing(message: messageBytes, request: sent.request)
                 try await shelf.write(record)
                 preSignature.recordFinishing(messageBytes)
@@ -114,13 +114,13 @@ extension AppSession {
         }
     }
 
-    /// §8.5 for an unused presignature: check it and the message, compute the app's finish and a new
+    /// session.md §8.5 for an unused presignature: check it and the message, compute the app's finish and a new
     /// FINAL_REQUEST.
     private func firstRequest(_ preSignature: PreSignature, secrets: PreSignature.Secrets,
                               message: [UInt8]) throws(SilentShardError) -> PreSignature.Pending {
         guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
         try AppSession.checkMessage(message, algorithm: algorithm)
-        // §8.2: the app refuses with a 60 s margin.
+        // session.md §8.2: the app refuses with a 60 s margin.
         let margin = TimeInterval(SessionConstants.presignatureAppMarginSeconds)
         let now = Date(timeIntervalSince1970: TimeInterval(clock.milliseconds) / 1000)
         guard now.addingTimeInterval(margin) < preSignature.expiresAt else { throw .presignatureExpired }
@@ -134,7 +134,7 @@ extension AppSession {
                                     frostSession: finish.session, keys: secrets.finalKeys)
     }
 
-    /// §8.5 for a presignature whose finish on `message` was recorded (here or before a restart): the same
+    /// session.md §8.5 for a presignature whose finish on `message` was recorded (here or before a restart): the same
     /// finish again (it is deterministic in the presignature and the message) with the recorded request.
     private func finishing(_ preSignature: PreSignature, secrets: PreSignature.Secrets, message: [UInt8],
                            request: [UInt8]) throws(SilentShardError) -> PreSignature.Pending {

@@ -43,7 +43,7 @@ package struct PresignatureRecord: Sendable, Equatable, SecretReflecting {
         package var keyIdHex: String { Hex.encode(keyId) }
     }
 
-    /// Where the presignature is in its single use (§8.5).
+    /// Where the presignature is in its single use (session.md §8.5).
     package enum State: Sendable, Equatable {
         /// Unused: it may be finished once, on any message.
         case ready

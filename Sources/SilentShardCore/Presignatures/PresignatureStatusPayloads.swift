@@ -47,7 +47,7 @@ package struct PresignatureQueryPayload: Sendable, Equatable {
     }
 }
 
-/// PRESIG_STATUS (§8.6): X's answer, signed by its node key (label `status`), with its certificate in trio:
+/// PRESIG_STATUS (session.md §8.6): X's answer, signed by its node key (label `status`), with its certificate in trio:
 /// `node_key (32) ‖ u8 has_cert ‖ [certificate] ‖ key_id (32) ‖ u16 n ‖ n × (presig_id (32) ‖ u8 state ‖
 /// u64 expires_at_ms)`, one entry per queried id, in the query's order.
 package struct PresignatureStatusPayload: Sendable, Equatable {

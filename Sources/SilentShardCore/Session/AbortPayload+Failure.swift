@@ -1,7 +1,7 @@
 import MPCProtocols
 
 extension AbortPayload {
-    /// The ABORT code and blame this party sends for its own failure (§3.5, §10).
+    /// The ABORT code and blame this party sends for its own failure (session.md §3.5, §10).
     package init(for error: SilentShardError) {
         switch error {
         case .abortProtocol(let party): self = AbortPayload(code: .abort, blamed: party?.index, detail: "")

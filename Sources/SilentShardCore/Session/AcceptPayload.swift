@@ -84,7 +84,7 @@ package struct AcceptPayload: Sendable, Equatable {
         lhs.encoded() == rhs.encoded()
     }
 
-    /// The app's checks of §4.4 beyond the frame signature (which `FrameReceiver` verified under
+    /// The app's checks of session.md §4.4 beyond the frame signature (which `FrameReceiver` verified under
     /// `nodeKey`): `setup_hash` is the app's own; duo: `node_key == cloudVerifyingKey` or a valid
     /// role-3 certificate for it; trio: a valid certificate for `node_key` whose role matches the
     /// sender. Nodes check each other's ACCEPTs the same way against the cluster key.
@@ -101,7 +101,7 @@ package struct AcceptPayload: Sendable, Equatable {
     }
 
     /// Trio: A's and B's certificates carry the same `group_id` and different node keys; for an
-    /// existing key the group equals the one recorded at keygen (§1.3).
+    /// existing key the group equals the one recorded at keygen (session.md §1.3).
     package static func checkGroup(_ accepts: [AcceptPayload], recordedGroupID: [UInt8]?) throws(SessionError) {
         let certificates = accepts.compactMap(\.certificate)
         guard certificates.count == accepts.count else { throw .cloudVerificationFailed(.certificateMissing) }

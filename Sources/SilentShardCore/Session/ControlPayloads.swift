@@ -66,7 +66,7 @@ package struct AbortPayload: Sendable, Equatable {
     /// The blamed party, nil = none (0xFF on the wire).
     package var blamed: PartyIndex?
     package var ban: Bool
-    /// The rolled-back generation (reconcile, §7.3).
+    /// The rolled-back generation (reconcile, session.md §7.3).
     package var rollback: (keyID: KeyID, gen: Generation)?
     /// UTF-8, ≤ 256 bytes, no secrets.
     package var detail: String
@@ -116,7 +116,7 @@ package struct AbortPayload: Sendable, Equatable {
         try reader.finish()
     }
 
-    /// How the receiver reports it: the sender's report, never grounds for a local ban (§6.2, §9.4).
+    /// How the receiver reports it: the sender's report, never grounds for a local ban (session.md §6.2, §9.4).
     package func sessionError(sender: PartyIndex) -> SessionError {
         .reported(code, by: sender, blamed: blamed, authenticated: true)
     }
@@ -158,7 +158,7 @@ package enum DonePayload: Sendable, Equatable {
 /// STORED (node → app): `presig_id (32) ‖ key_id ‖ gen ‖ u64 expires_at`.
 package struct StoredPayload: Sendable, Equatable {
     package var presigID: InstanceID, keyID: KeyID, gen: Generation
-    /// ms since the Unix epoch (the spec's default time unit, §0).
+    /// ms since the Unix epoch (the spec's default time unit, session.md §0).
     package var expiresAt: UInt64
     package init(presigID: InstanceID, keyID: KeyID, gen: Generation, expiresAt: UInt64) {
         self.presigID = presigID; self.keyID = keyID; self.gen = gen; self.expiresAt = expiresAt

@@ -43,7 +43,7 @@ package struct Frame: Sendable, Equatable {
         header.encoded() + nonce + body + signature
     }
 
-    /// Parses one frame at the start of `bytes` (§3.5 step 1): header checks, then enough bytes for
+    /// Parses one frame at the start of `bytes` (session.md §3.5 step 1): header checks, then enough bytes for
     /// the payload and authenticator. Returns the frame and its length.
     package static func parse(_ bytes: ArraySlice<UInt8>) throws(SessionError) -> (frame: Frame, byteCount: Int) {
         let header = try FrameHeader.decode(bytes.prefix(FrameHeader.byteCount))
@@ -70,8 +70,8 @@ package struct Frame: Sendable, Equatable {
         return frame
     }
 
-    /// Parses a transport message: one or more complete frames back to back (§2.1), at most 1 MiB and
-    /// 64 frames (§3.6, TOO_LARGE). An empty message is MALFORMED.
+    /// Parses a transport message: one or more complete frames back to back (session.md §2.1), at most 1 MiB and
+    /// 64 frames (session.md §3.6, TOO_LARGE). An empty message is MALFORMED.
     package static func parseBundle(_ bytes: [UInt8]) throws(SessionError) -> [Frame] {
         guard bytes.count <= SessionConstants.maximumBundleByteCount else { throw .tooLarge }
         guard !bytes.isEmpty else { throw .malformed }

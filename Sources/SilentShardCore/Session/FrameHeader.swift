@@ -48,7 +48,7 @@ package struct FrameHeader: Sendable, Equatable {
         return writer.bytes
     }
 
-    /// Decodes and checks a header (§3.5 step 1, header part), in this order: ≥ 48 bytes (MALFORMED),
+    /// Decodes and checks a header (session.md §3.5 step 1, header part), in this order: ≥ 48 bytes (MALFORMED),
     /// version supported (UNSUPPORTED_VERSION), kind known (MALFORMED), reserved = 0 (MALFORMED),
     /// sender/receiver allowed for the kind and tag 0 for non-protocol kinds, seq 0 for unsequenced
     /// kinds (MALFORMED), `len` ≤ the kind's maximum (TOO_LARGE).

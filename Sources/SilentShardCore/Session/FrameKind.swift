@@ -16,9 +16,9 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
     case finalRequest = 0x30
     case finalResponse = 0x31
     case exportResponse = 0x32
-    /// The app asks node X which of its presignatures X still holds (§8.6, protocol v1.2).
+    /// The app asks node X which of its presignatures X still holds (session.md §8.6, protocol v1.2).
     case presigQuery = 0x33
-    /// X's signed answer to a PRESIG_QUERY (§8.6).
+    /// X's signed answer to a PRESIG_QUERY (session.md §8.6).
     case presigStatus = 0x34
     case linkOpen = 0x40
     case peerStatus = 0x41
@@ -31,11 +31,11 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
         case nodeKey(SigningLabel)
         /// The sender's session Ed25519 key, label `frame`.
         case sessionKey
-        /// ChaCha20-Poly1305 under the point-to-point key (§3.3).
+        /// ChaCha20-Poly1305 under the point-to-point key (session.md §3.3).
         case pointToPoint
-        /// XChaCha20-Poly1305 under a preSignFinal key (§8.4).
+        /// XChaCha20-Poly1305 under a preSignFinal key (session.md §8.4).
         case final
-        /// Nothing in the frame: an HTTP POST authorized by its bearer token alone (PRESIG_QUERY, §8.6,
+        /// Nothing in the frame: an HTTP POST authorized by its bearer token alone (PRESIG_QUERY, session.md §8.6,
         /// which reveals and changes nothing the token's holder could not learn otherwise).
         case bearerToken
     }
@@ -55,7 +55,7 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
         }
     }
 
-    /// Whether frames of this kind carry a per-stream `seq` (§3.4); unsequenced kinds have seq 0.
+    /// Whether frames of this kind carry a per-stream `seq` (session.md §3.4); unsequenced kinds have seq 0.
     package var isSequenced: Bool {
         switch self {
         case .reject, .finalRequest, .finalResponse, .exportResponse, .linkOpen, .peerStatus, .presigQuery, .presigStatus:
@@ -94,9 +94,9 @@ package enum FrameKind: UInt8, Sendable, CaseIterable {
     }
     var prefixByteCount: Int { authenticator == .final ? 24 : 0 }
 
-    /// Whether `sender → receiver` is a combination §3.2 lists for this kind (parties 0 = app,
+    /// Whether `sender → receiver` is a combination session.md §3.2 lists for this kind (parties 0 = app,
     /// 1 = node / node A, 2 = node B; 0xFF = every participant). Mode-specific restrictions (e.g. no
-    /// party 2 in duo) are checked against the session's participants (§3.5 step 2).
+    /// party 2 in duo) are checked against the session's participants (session.md §3.5 step 2).
     package func allows(sender: PartyIndex, receiver: PartyIndex) -> Bool {
         let app: PartyIndex = 0
         let all = FrameHeader.everyParticipant

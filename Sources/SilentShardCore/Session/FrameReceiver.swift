@@ -11,7 +11,7 @@ import MPCProtocols
 /// and starts the receiver; FINAL, EXPORT_RESPONSE, LINK_OPEN and PEER_STATUS have their own
 /// handlers (HTTP, link) and are UNEXPECTED here.
 package struct FrameReceiver: Sendable, SecretReflecting {
-    /// How this party trusts node keys (§4.4): the `cloudVerifyingKey` (duo node key or cluster key),
+    /// How this party trusts node keys (session.md §4.4): the `cloudVerifyingKey` (duo node key or cluster key),
     /// the mode, and the device clock in seconds for certificate validity.
     package struct NodeTrust: Sendable {
         package var cloudKey: Ed25519.VerifyingKey
@@ -40,7 +40,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
     package enum Disposition: Sendable, Equatable {
         /// Hand the payload to this party's session logic / protocol.
         case consume
-        /// Consume it and forward the unchanged bytes to `party` (relay A, §6.1).
+        /// Consume it and forward the unchanged bytes to `party` (relay A, session.md §6.1).
         case consumeAndForward(to: PartyIndex)
         /// Forward only (relay A; the frame is not for it, and it cannot authenticate it).
         case forward(to: PartyIndex)
@@ -114,7 +114,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
     /// The P2P channel to a participant, once both sides' X25519 keys are known.
     package func channel(to party: PartyIndex) -> PointToPointChannel? { channels[party] }
 
-    /// The preSignFinal key pair shared with `party` (§8.1), from this party's and `party`'s session
+    /// The preSignFinal key pair shared with `party` (session.md §8.1), from this party's and `party`'s session
     /// X25519 keys; nil before `party`'s keys are known or without local keys.
     package func preSignFinalKeys(with party: PartyIndex) throws(SessionError) -> PreSignFinalKeys? {
         guard let localKeys, let keys = sessionKeys[party] else { return nil }
@@ -128,7 +128,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
     }
 
     /// The P2P channel to `party` for its session keys (nil when this party has no keys or does not
-    /// participate). A weak X25519 key is BAD_AUTHENTICATOR (§3.3).
+    /// participate). A weak X25519 key is BAD_AUTHENTICATOR (session.md §3.3).
     private func makeChannel(to party: PartyIndex, keys: SessionPublicKeys) throws(SessionError) -> PointToPointChannel? {
         guard let localKeys, party != local, participants.contains(local) else { return nil }
         return try PointToPointChannel(local: local, localKey: localKeys.agreementKey, peer: party,
@@ -140,20 +140,20 @@ package struct FrameReceiver: Sendable, SecretReflecting {
         channels[party] = channel
     }
 
-    /// Runs §3.5 on one frame that arrived on a link whose possible senders are `link` (app: {1} in
+    /// Runs session.md §3.5 on one frame that arrived on a link whose possible senders are `link` (app: {1} in
     /// duo, {1, 2} at the app in trio via A; A: {0} from the app link, {2} from the B link; B: {1, 0}).
-    /// `isExpected` is the state check of step 3 (§5.3–5.4; the session state machine supplies it).
+    /// `isExpected` is the state check of step 3 (session.md §5.3–5.4; the session state machine supplies it).
     package mutating func receive(_ frame: Frame, link: Set<PartyIndex>,
                                  isExpected: (FrameHeader) -> Bool = { _ in true }) throws(SessionError) -> Received {
         let header = frame.header
-        // 1. Parse (structure was checked by Frame.parse; here the kind/tag agreement of §3.7).
+        // 1. Parse (structure was checked by Frame.parse; here the kind/tag agreement of session.md §3.7).
         guard ProtocolTagRegistry.isConsistent(kind: header.kind, tag: header.tag, algorithm: algorithm) else {
             throw .malformed
         }
         // 2. Bind.
-        // The relay A may end a session it only relays with its own REJECT (§6.1 rule 4).
+        // The relay A may end a session it only relays with its own REJECT (session.md §6.1 rule 4).
         let relayReject = header.kind == .reject && mode == .trio && header.sender == 1
-        // A REJECT to a SETUP the node could not parse carries a zero instance_id (§4.5); it is only
+        // A REJECT to a SETUP the node could not parse carries a zero instance_id (session.md §4.5); it is only
         // ever reported (authenticated by the rules of `RejectPayload.sessionError`), never recorded.
         let unboundReject = header.kind == .reject && header.instanceID == .unbound
         guard header.instanceID == instanceID || unboundReject, header.sender != local,
@@ -196,11 +196,11 @@ package struct FrameReceiver: Sendable, SecretReflecting {
             if mode == .trio {
                 try AcceptPayload.checkGroup(Array(accepts.values) + [parsed], recordedGroupID: trust.recordedGroupID)
             }
-            // The node's X25519 key must agree (§3.3) before anything is recorded.
+            // The node's X25519 key must agree (session.md §3.3) before anything is recorded.
             accept = (parsed, try makeChannel(to: header.sender, keys: parsed.sessionKeys))
             payload = frame.body
         case .reject:
-            // Unverifiable REJECTs are still reported, flagged unauthenticated (§4.5); either way the
+            // Unverifiable REJECTs are still reported, flagged unauthenticated (session.md §4.5); either way the
             // session ends, so nothing is recorded.
             let parsed = try RejectPayload(bytes: frame.body)
             throw parsed.sessionError(frame: frame, trustedNodeKey: trustedRejectKey(parsed, sender: header.sender),
@@ -234,7 +234,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
         return trust.trusts(reject.nodeKey, certificate: reject.certificate, sender: sender, mode: mode) ? reject.nodeKey : nil
     }
 
-    /// Relay A (§6.1): app frames to 2, or to 0xFF when B participates, go to B; B's frames to 0 or
+    /// Relay A (session.md §6.1): app frames to 2, or to 0xFF when B participates, go to B; B's frames to 0 or
     /// 0xFF go to the app.
     private func relayTarget(for header: FrameHeader) -> PartyIndex? {
         guard relays, mode == .trio, local == 1 else { return nil }

@@ -19,7 +19,7 @@ package struct LinkOpenPayload: Sendable, Equatable {
     package var route: [UInt8]
     /// The app's token (UTF-8), optional.
     package var token: [UInt8]?
-    /// ms since the epoch (checked against the §9.6 window).
+    /// ms since the epoch (checked against the session.md §9.6 window).
     package var timestamp: UInt64
     /// ≤ 64 ASCII.
     package var clientAddress: [UInt8]?

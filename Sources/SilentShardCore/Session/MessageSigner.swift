@@ -14,7 +14,7 @@ public protocol MessageSigner: Sendable {
     func sign(_ message: Data) async throws -> Data
 }
 
-/// The key types a `MessageSigner` may have, with their wire codes (§1.2).
+/// The key types a `MessageSigner` may have, with their wire codes (session.md §1.2).
 public enum MessageSignerKeyType: UInt8, Sendable, CaseIterable {
     /// Ed25519 (RFC 8032): 32-byte public key, 64-byte signature.
     case ed25519 = 0x01
@@ -68,7 +68,7 @@ extension SoftwareP256MessageSigner: CustomStringConvertible {
     public var description: String { "SoftwareP256MessageSigner(\(Hex.encode(key.verifyingKey.x963Representation)))" }
 }
 
-/// A device key's public identity, `type ‖ key bytes` (§1.2), able to verify SETUP signatures.
+/// A device key's public identity, `type ‖ key bytes` (session.md §1.2), able to verify SETUP signatures.
 package struct DeviceKey: Sendable, Equatable {
     /// The key type.
     package let type: MessageSignerKeyType
@@ -136,7 +136,7 @@ extension MessageSigner {
     }
 }
 
-/// `cloudVerifyingKey` parsing (§1.2): exactly 64 hex characters of a valid Ed25519 public key.
+/// `cloudVerifyingKey` parsing (session.md §1.2): exactly 64 hex characters of a valid Ed25519 public key.
 package enum CloudVerifyingKey {
     /// The key, or `invalidConfiguration(.cloudVerifyingKey)`.
     package static func parse(_ text: String) throws(SessionError) -> Ed25519.VerifyingKey {

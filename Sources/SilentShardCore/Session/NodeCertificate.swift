@@ -83,7 +83,7 @@ package struct NodeCertificate: Sendable, Equatable {
         try reader.finish()
     }
 
-    /// The checks §1.3 requires of every received certificate: signature under `issuer`; role plays
+    /// The checks session.md §1.3 requires of every received certificate: signature under `issuer`; role plays
     /// `senderIndex` (role 3 only in duo); `not_before − 600 s ≤ now ≤ not_after + 600 s`;
     /// validity ≤ 400 days; node key ≠ issuer key. `nowSeconds` is the device clock, passed in.
     package func verify(issuer: Ed25519.VerifyingKey, senderIndex: PartyIndex, mode: SessionMode,

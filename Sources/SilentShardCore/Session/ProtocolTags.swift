@@ -9,13 +9,13 @@ extension Keyshare.Algorithm {
     package var routeName: String { self == .ecdsa ? "ecdsa" : "eddsa" }
 }
 
-/// How a protocol message travels (§3.7).
+/// How a protocol message travels (session.md §3.7).
 package enum ProtocolDelivery: Sendable, Equatable {
     case broadcast
     case pointToPoint
 }
 
-/// The protocol tag registry (§3.7): which tags exist under each algorithm and their delivery. The
+/// The protocol tag registry (session.md §3.7): which tags exist under each algorithm and their delivery. The
 /// tags themselves are the protocol modules' (`DKLsTag`, `FROST.MessageTag`), not duplicated here.
 package enum ProtocolTagRegistry {
     private static let ecdsa: [UInt16: ProtocolDelivery] = [
@@ -38,10 +38,10 @@ package enum ProtocolTagRegistry {
         }
     }
 
-    /// The finish tag, the only one a FINAL_REQUEST/FINAL_RESPONSE may carry (§8.4).
+    /// The finish tag, the only one a FINAL_REQUEST/FINAL_RESPONSE may carry (session.md §8.4).
     package static let finishTag: UInt16 = DKLsTag.signFinish
 
-    /// Whether a frame's kind agrees with its tag (§3.7): BCAST carries broadcast tags, P2P carries
+    /// Whether a frame's kind agrees with its tag (session.md §3.7): BCAST carries broadcast tags, P2P carries
     /// point-to-point tags, FINAL kinds carry the finish tag, every other kind tag 0. Unknown tags fail.
     package static func isConsistent(kind: FrameKind, tag: UInt16, algorithm: SessionAlgorithm) -> Bool {
         switch kind {

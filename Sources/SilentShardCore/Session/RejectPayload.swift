@@ -11,7 +11,7 @@ package struct RejectPayload: Sendable, Equatable {
     package var setupHash: SetupHash
     package var nodeKey: Ed25519.VerifyingKey
     package var certificate: NodeCertificate?
-    /// Code-specific binary, never secret (§10).
+    /// Code-specific binary, never secret (session.md §10).
     package var detail: [UInt8]
 
     package init(code: WireCode, retryAfterSeconds: UInt32 = 0, setupHash: SetupHash?, nodeKey: Ed25519.VerifyingKey,
@@ -66,7 +66,7 @@ package struct RejectPayload: Sendable, Equatable {
         return Frame.signed(header: header, payload: payload, key: nodeSigningKey)
     }
 
-    /// The app's view of a REJECT (§4.5): `authenticated` only if the signature verifies under the
+    /// The app's view of a REJECT (session.md §4.5): `authenticated` only if the signature verifies under the
     /// node key the app trusts for that sender (duo: `cloudVerifyingKey`, or a valid certificate
     /// chained to it) and `setup_hash` is the app's. An unauthenticated REJECT is still reported but
     /// MUST NOT trigger a downgrade or a clock adjustment.
@@ -89,7 +89,7 @@ package struct RejectPayload: Sendable, Equatable {
         return .reported(code, by: frame.header.sender, blamed: nil, authenticated: authenticated)
     }
 
-    /// STALE_TIMESTAMP / UNSUPPORTED_VERSION / STALE_GENERATION details (§10).
+    /// STALE_TIMESTAMP / UNSUPPORTED_VERSION / STALE_GENERATION details (session.md §10).
     package var nodeTimeDetail: UInt64? {
         guard code == .staleTimestamp, detail.count == 8 else { return nil }
         var reader = WireReader(detail)
@@ -97,7 +97,7 @@ package struct RejectPayload: Sendable, Equatable {
     }
 
     /// UNSUPPORTED_VERSION's detail: the session versions and the keyshare protocol versions the node speaks
-    /// (`u8 count ‖ versions ‖ u8 count ‖ versions`, §10); nil if the detail does not have that layout.
+    /// (`u8 count ‖ versions ‖ u8 count ‖ versions`, session.md §10); nil if the detail does not have that layout.
     package var supportedVersionsDetail: (session: [UInt8], protocol: [UInt8])? {
         guard code == .unsupportedVersion else { return nil }
         var reader = WireReader(detail)

@@ -1,7 +1,7 @@
 import Foundation
 import MPCCrypto
 
-/// The app's clock for SETUP timestamps and certificate checks (§5.3): the device clock, corrected by the
+/// The app's clock for SETUP timestamps and certificate checks (session.md §5.3): the device clock, corrected by the
 /// node's time from an authenticated STALE_TIMESTAMP REJECT, so a phone with a wrong clock still works.
 /// One per session object; duo and trio alike.
 package final class SessionClock: Sendable {
@@ -24,7 +24,7 @@ package final class SessionClock: Sendable {
     }
 }
 
-/// What the app does after one attempt of a step failed (§5.3, §10), decided without I/O and the same for
+/// What the app does after one attempt of a step failed (session.md §5.3, §10), decided without I/O and the same for
 /// every mode: retry once with the node's time after an authenticated STALE_TIMESTAMP (nothing was stored;
 /// a fresh instance id), retry after a short backoff on KEY_BUSY (another share-changing session of the
 /// key — often this app's own previous step, whose lease a node releases a moment after its last frame),

@@ -4,9 +4,9 @@ import MPCProtocols
 /// Every failure of the session layer (`docs/protocol/session.md` §10). Cases carry a wire code, the party to
 /// blame where one is known, and never secret values.
 ///
-/// * `detected`: this party found the problem (frame checks §3.5, SETUP validation §4.3, a protocol
+/// * `detected`: this party found the problem (frame checks session.md §3.5, SETUP validation session.md §4.3, a protocol
 ///   failure). The code is what this party puts into its REJECT or ABORT. Frame-check failures
-///   (steps 1–5 of §3.5) never blame anyone: the bytes are unauthenticated.
+///   (steps 1–5 of session.md §3.5) never blame anyone: the bytes are unauthenticated.
 /// * `reported`: another party told us, in a REJECT or ABORT. `authenticated` says whether its
 ///   signature verified; an unauthenticated report MUST NOT cause a downgrade, clock adjustment or ban.
 /// * `cloudVerificationFailed`: an ACCEPT, certificate or node signature did not check out (app-local).
@@ -14,11 +14,11 @@ import MPCProtocols
 package enum SessionError: Error, Equatable, Sendable {
     case detected(WireCode, blamed: PartyIndex?)
     case reported(WireCode, by: PartyIndex, blamed: PartyIndex?, authenticated: Bool)
-    /// A REJECT with a nonzero `retry_after_s` (§4.5; RATE_LIMITED, OVERLOADED, …): the node says when
+    /// A REJECT with a nonzero `retry_after_s` (session.md §4.5; RATE_LIMITED, OVERLOADED, …): the node says when
     /// a new session may succeed. Otherwise like `reported` (no blame).
     case retryLater(WireCode, afterSeconds: UInt32, by: PartyIndex, authenticated: Bool)
-    /// An **authenticated** STALE_TIMESTAMP REJECT (§4.5, §9.6) with the node's time (ms since the
-    /// epoch): the app MAY retry once with a timestamp corrected by it (§5.3).
+    /// An **authenticated** STALE_TIMESTAMP REJECT (session.md §4.5, §9.6) with the node's time (ms since the
+    /// epoch): the app MAY retry once with a timestamp corrected by it (session.md §5.3).
     case nodeClock(UInt64, by: PartyIndex)
     /// An **authenticated** KEY_RETIRED REJECT (spec proposal P7) with its detail: the key was a
     /// hard-derived child its parent's refresh or recover retired; derive it again from the parent.
@@ -26,7 +26,7 @@ package enum SessionError: Error, Equatable, Sendable {
     case cloudVerificationFailed(CloudVerificationFailure)
     case invalidConfiguration(ConfigurationIssue)
 
-    /// Why an ACCEPT, REJECT or certificate from a node was not trusted (§1.3, §4.4).
+    /// Why an ACCEPT, REJECT or certificate from a node was not trusted (session.md §1.3, §4.4).
     package enum CloudVerificationFailure: String, Sendable {
         case malformedCertificate, certificateVersion, certificateSignature, certificateRole
         case certificateNotYetValid, certificateExpired, certificateValidityTooLong, certificateKeyIsClusterKey
@@ -72,14 +72,14 @@ package enum SessionError: Error, Equatable, Sendable {
         }
     }
 
-    /// Whether the blamed party must be banned: only this party's own AbortAndBan (§9.4) — never a
+    /// Whether the blamed party must be banned: only this party's own AbortAndBan (session.md §9.4) — never a
     /// report from another party, never unauthenticated bytes.
     package var requiresBan: Bool {
         if case .detected(.abortAndBan, let blamed) = self { return blamed != nil }
         return false
     }
 
-    /// The retry rule (§10).
+    /// The retry rule (session.md §10).
     package var retry: WireCode.Retry {
         switch self {
         case .detected(let code, _), .reported(let code, _, _, _), .retryLater(let code, _, _, _): return code.retry
@@ -88,7 +88,7 @@ package enum SessionError: Error, Equatable, Sendable {
         }
     }
 
-    /// The ABORT a party sends for a protocol failure (§3.5 step 6, dkls23.md §7): Abort(j) → ABORT,
+    /// The ABORT a party sends for a protocol failure (session.md §3.5 step 6, dkls23.md §7): Abort(j) → ABORT,
     /// AbortAndBan(j) → ABORT_AND_BAN, Fail(j) → SIGNATURE_FAILED, the caller's own bad input →
     /// INVALID_PARAMETER (no blame). The reason stays local (logs), it is not a wire field.
     package init(_ error: ProtocolError) {

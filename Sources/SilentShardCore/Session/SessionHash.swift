@@ -34,16 +34,16 @@ package enum SessionHash {
     }
 }
 
-/// The labels under which session-layer signatures are made (§0, §1.2). A key signs only under its
+/// The labels under which session-layer signatures are made (session.md §0, §1.2). A key signs only under its
 /// own labels: device key `setup`; node key `accept`, `reject`, `link`, `export`; cluster key `cert`;
 /// session key `frame`.
 package enum SigningLabel: String, Sendable, CaseIterable {
     case setup, accept, reject, frame, cert, link, export
-    /// PRESIG_STATUS (§8.6, protocol v1.2).
+    /// PRESIG_STATUS (session.md §8.6, protocol v1.2).
     case status
 }
 
-/// The broadcast transcript digest `T` (§1.5): every SETUP, ACCEPT and BCAST frame of the session
+/// The broadcast transcript digest `T` (session.md §1.5): every SETUP, ACCEPT and BCAST frame of the session
 /// (header ‖ payload, as this party received or sent it), sorted by (kind, tag, sender).
 ///
 /// Clarification (docs/session-notes.md): `T = Hs("transcript"; f_1, …, f_k)`; the spec's `lp(f_i)` is

@@ -24,8 +24,8 @@ extension SessionBytes {
     package var description: String { "\(Self.self)(\(Hex.encode(Array(bytes.prefix(4))))…)" }
 }
 
-/// A session's instance id (§1.4): 32 fresh random bytes per session, bound into every frame header;
-/// the replay key of §9.6 and a presignature's id.
+/// A session's instance id (session.md §1.4): 32 fresh random bytes per session, bound into every frame header;
+/// the replay key of session.md §9.6 and a presignature's id.
 package struct InstanceID: SessionBytes {
     package static let byteCount = 32
     package let bytes: [UInt8]
@@ -34,21 +34,21 @@ package struct InstanceID: SessionBytes {
     /// A fresh instance id from the system CSPRNG.
     package static func random() -> InstanceID { InstanceID(checked: SecureRandom.bytes(count: byteCount)) }
 
-    /// Zeros: the instance id of a REJECT to a SETUP the node could not parse (§4.5), bound to no session.
+    /// Zeros: the instance id of a REJECT to a SETUP the node could not parse (session.md §4.5), bound to no session.
     package static let unbound = InstanceID(checked: [UInt8](repeating: 0, count: byteCount))
 }
 
-/// The hash of a session's signed SETUP (§4.1), which every ACCEPT, REJECT and the transcript bind.
+/// The hash of a session's signed SETUP (session.md §4.1), which every ACCEPT, REJECT and the transcript bind.
 package struct SetupHash: SessionBytes {
     package static let byteCount = 32
     package let bytes: [UInt8]
     package init(checked bytes: [UInt8]) { self.bytes = bytes }
 
-    /// Zeros: the setup hash of a REJECT to a SETUP the node could not parse (§4.5).
+    /// Zeros: the setup hash of a REJECT to a SETUP the node could not parse (session.md §4.5).
     package static let unbound = SetupHash(checked: [UInt8](repeating: 0, count: byteCount))
 }
 
-/// A key's id (§1.5): the protocol key id of its public key, the same at every party; on the route and
+/// A key's id (session.md §1.5): the protocol key id of its public key, the same at every party; on the route and
 /// in the store as hex.
 package struct KeyID: SessionBytes {
     package static let byteCount = 32
@@ -59,7 +59,7 @@ package struct KeyID: SessionBytes {
     package var hex: String { Hex.encode(bytes) }
 }
 
-/// One generation of a key's shares (§1.5): fresh at every keygen, refresh, recover and import; what
+/// One generation of a key's shares (session.md §1.5): fresh at every keygen, refresh, recover and import; what
 /// commit, reconcile and presignatures bind to.
 package struct Generation: SessionBytes {
     package static let byteCount = 32

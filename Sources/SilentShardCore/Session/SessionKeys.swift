@@ -58,7 +58,7 @@ package struct SessionPublicKeys: Sendable, Equatable {
     }
 
     /// Decodes the 64-byte field. The Ed25519 key must be a valid, non-small-order point; any X25519
-    /// key decodes (a weak one fails at agreement with `BAD_AUTHENTICATOR`, §3.3).
+    /// key decodes (a weak one fails at agreement with `BAD_AUTHENTICATOR`, session.md §3.3).
     package init(bytes: [UInt8]) throws(SessionError) {
         guard bytes.count == Self.byteCount,
               let signing = try? Ed25519.VerifyingKey(bytes: bytes[0..<32]),

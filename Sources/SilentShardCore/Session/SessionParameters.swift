@@ -17,7 +17,7 @@ package enum SessionOperation: UInt8, Sendable, CaseIterable {
     case keygen = 1, reconcile = 2, refresh = 3, sign = 4, preSign = 5, preSignFinal = 6, recover = 7
     case export = 8, `import` = 9, hardDerivation = 10
 
-    /// Whether the operation changes shares and ends with the commit exchange (§5.1, §7).
+    /// Whether the operation changes shares and ends with the commit exchange (session.md §5.1, §7).
     package var changesShares: Bool {
         switch self {
         case .keygen, .refresh, .recover, .import, .hardDerivation: return true
@@ -25,7 +25,7 @@ package enum SessionOperation: UInt8, Sendable, CaseIterable {
         }
     }
 
-    /// Whether the operation exists in `mode` for `algorithm` (§5.1): recover and hardDerivation are
+    /// Whether the operation exists in `mode` for `algorithm` (session.md §5.1): recover and hardDerivation are
     /// trio-only; hardDerivation is ECDSA-only; preSign and preSignFinal exist in both modes (duo since v2,
     /// issue 20).
     package func isOffered(mode: SessionMode, algorithm: SessionAlgorithm) -> Bool {
@@ -37,7 +37,7 @@ package enum SessionOperation: UInt8, Sendable, CaseIterable {
     }
 }
 
-/// A party set on the wire: `u8(count) ‖ u8(index)…`, ascending, no duplicates (§0).
+/// A party set on the wire: `u8(count) ‖ u8(index)…`, ascending, no duplicates (session.md §0).
 package struct PartySet: Sendable, Equatable, Hashable {
     /// Ascending, distinct party indices.
     package let parties: [PartyIndex]

@@ -2,7 +2,7 @@ import MPCCrypto
 import MPCProtocols
 
 /// The SETUP payload (`docs/protocol/session.md` §4.2), TLV-encoded. Enumerated fields keep their raw wire
-/// value so that an unknown value reaches the validation step that owns it (§4.3) instead of failing
+/// value so that an unknown value reaches the validation step that owns it (session.md §4.3) instead of failing
 /// decoding; typed accessors return nil for unknown values.
 package struct SetupPayload: Sendable, Equatable {
     /// TLV tags.
@@ -17,7 +17,7 @@ package struct SetupPayload: Sendable, Equatable {
     }
 
     /// Decoding rules: fixed-size fields exact; variable fields bounded by what fits a u16 (their
-    /// content rules are §4.3 step 8, INVALID_PARAMETER).
+    /// content rules are session.md §4.3 step 8, INVALID_PARAMETER).
     static let fieldSizes: [UInt8: TLVFieldSize] = [
         Tag.mode: .exactly(1), Tag.algorithm: .exactly(1), Tag.operation: .exactly(1),
         Tag.protocolVersion: .exactly(1), Tag.timestamp: .exactly(8), Tag.deviceKey: .oneOf([33, 66]),
@@ -121,9 +121,9 @@ package struct SetupPayload: Sendable, Equatable {
     /// The payload bytes.
     package func encoded() -> [UInt8] { tlv.encoded() }
 
-    /// Decodes strictly (§4.1): MALFORMED / UNKNOWN_FIELD; a missing always-required field (0x01–0x06,
+    /// Decodes strictly (session.md §4.1): MALFORMED / UNKNOWN_FIELD; a missing always-required field (0x01–0x06,
     /// 0x08, 0x0A, 0x0B) is MALFORMED. Which optional fields an operation allows is checked later
-    /// (§4.3 step 8, INVALID_PARAMETER).
+    /// (session.md §4.3 step 8, INVALID_PARAMETER).
     package init(bytes: [UInt8]) throws(SessionError) {
         let tlv = try TLVPayload.decode(bytes, fields: Self.fieldSizes)
         func required(_ tag: UInt8) throws(SessionError) -> [UInt8] {

@@ -4,7 +4,7 @@ import MPCProtocols
 
 /// What the route and the node itself say about a SETUP (`docs/protocol/session.md` §2.1, §4.3).
 package struct SetupValidationContext: Sendable {
-    /// Result of the token check (§4.3 step 1, §9.1), done by the node's verifier before this.
+    /// Result of the token check (session.md §4.3 step 1, session.md §9.1), done by the node's verifier before this.
     package enum TokenVerdict: Sendable, Equatable {
         case accepted, missing, invalid
     }
@@ -46,7 +46,7 @@ package struct SetupValidationContext: Sendable {
     }
 }
 
-/// A SETUP that passed §4.3 steps 1–8.
+/// A SETUP that passed session.md §4.3 steps 1–8.
 package struct ValidatedSetup: Sendable, Equatable {
     package let frame: Frame
     package let payload: SetupPayload
@@ -65,12 +65,12 @@ package struct ValidatedSetup: Sendable, Equatable {
     package let isRelayOnly: Bool
 }
 
-/// A SETUP refused by the node: the REJECT code and its code-specific detail (§10: STALE_TIMESTAMP
+/// A SETUP refused by the node: the REJECT code and its code-specific detail (session.md §10: STALE_TIMESTAMP
 /// carries the node time as u64).
 package struct SetupRejection: Error, Sendable, Equatable {
     package let code: WireCode
     package let detail: [UInt8]
-    /// REJECT's `retry_after_s` (§4.5): when a `delay` code (§10) may succeed again; 0 = unknown.
+    /// REJECT's `retry_after_s` (session.md §4.5): when a `delay` code (session.md §10) may succeed again; 0 = unknown.
     package let retryAfterSeconds: UInt32
     package init(_ code: WireCode, detail: [UInt8] = [], retryAfterSeconds: UInt32 = 0) {
         self.code = code
@@ -79,7 +79,7 @@ package struct SetupRejection: Error, Sendable, Equatable {
     }
 }
 
-/// The node's validation of SETUP, steps 1–8 of §4.3, in order, first failure wins. Steps 9–13
+/// The node's validation of SETUP, steps 1–8 of session.md §4.3, in order, first failure wins. Steps 9–13
 /// (authorization, key state, policy, trio forwarding, ACCEPT) need the node's stores and follow.
 package enum SetupValidator {
     /// Validates the bytes of the first binary message (a bundle whose first frame must be the SETUP;
@@ -93,7 +93,7 @@ package enum SetupValidator {
         case .missing: throw SetupRejection(.authRequired)
         case .invalid: throw SetupRejection(.authInvalid)
         }
-        // 2. Frame checks (§3.5 steps 1–2) and TLV decoding.
+        // 2. Frame checks (session.md §3.5 steps 1–2) and TLV decoding.
         let frames: [Frame]
         do { frames = try Frame.parseBundle(message) } catch { throw rejection(error) }
         guard let frame = frames.first else { throw SetupRejection(.malformed) }
@@ -158,13 +158,13 @@ package enum SetupValidator {
                        detail: error.code == .unsupportedVersion ? SessionConstants.unsupportedVersionDetail : [])
     }
 
-    /// `params` is the hex key id for operations on an existing key and nil otherwise (§2.1). Hex is
-    /// compared case-insensitively (§0).
+    /// `params` is the hex key id for operations on an existing key and nil otherwise (session.md §2.1). Hex is
+    /// compared case-insensitively (session.md §0).
     private static func checkParams(_ params: String?, keyID: KeyID?, operation: SessionOperation,
                                     isExportPost: Bool) throws(SetupRejection) {
         switch (params, keyID) {
         case (nil, nil): return
-        // §2.1: the SDK passes nil for import although its SETUP names the (new) key id. The duo
+        // session.md §2.1: the SDK passes nil for import although its SETUP names the (new) key id. The duo
         // export POST comes from the app's backend, whose URL may omit the hint (session-notes 15).
         case (nil, _?) where operation == .import || isExportPost: return
         case (let text?, let id?):
@@ -174,7 +174,7 @@ package enum SetupValidator {
     }
 }
 
-/// The per-operation field table of §4.2 and the content rules of §4.3 step 8.
+/// The per-operation field table of session.md §4.2 and the content rules of session.md §4.3 step 8.
 enum SetupFieldRules {
     enum Presence { case required, optional, forbidden }
 
@@ -229,7 +229,7 @@ enum SetupFieldRules {
         default:
             guard participants == all else { throw .invalidParameter }
         }
-        // The validating node participates, except trio node A relaying a {0, 2} session (§6.1 rule 3).
+        // The validating node participates, except trio node A relaying a {0, 2} session (session.md §6.1 rule 3).
         guard participants.contains(nodeIndex) || (mode == .trio && nodeIndex == 1) else { throw .invalidParameter }
         // Session keys.
         let sessionKeys = try payload.sessionKeys.map { bytes throws(SessionError) in try SessionPublicKeys(bytes: bytes) }

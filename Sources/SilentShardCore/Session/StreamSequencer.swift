@@ -1,6 +1,6 @@
 import MPCProtocols
 
-/// A stream (§3.4): (sender, receiver field) within one session.
+/// A stream (session.md §3.4): (sender, receiver field) within one session.
 package struct StreamID: Hashable, Sendable {
     package let sender: PartyIndex
     package let receiver: PartyIndex
@@ -10,8 +10,8 @@ package struct StreamID: Hashable, Sendable {
     }
 }
 
-/// The receiving side of §3.4: the next expected `seq` of every stream. `check` never changes state;
-/// `advance` is called only after the frame authenticated (§3.5 step 6).
+/// The receiving side of session.md §3.4: the next expected `seq` of every stream. `check` never changes state;
+/// `advance` is called only after the frame authenticated (session.md §3.5 step 6).
 package struct IncomingSequencer: Sendable, Equatable {
     private var next: [StreamID: UInt32] = [:]
 

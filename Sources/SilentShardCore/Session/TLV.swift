@@ -60,7 +60,7 @@ package struct TLVPayload: Sendable, Equatable {
         return writer.bytes
     }
 
-    /// Decodes strictly against a field table (§4.1): truncation, non-ascending or duplicate tags and
+    /// Decodes strictly against a field table (session.md §4.1): truncation, non-ascending or duplicate tags and
     /// wrong lengths of known fields are MALFORMED; an unknown tag in 0x01–0x7F is UNKNOWN_FIELD;
     /// unknown tags ≥ 0x80 are kept and otherwise ignored.
     package static func decode(_ bytes: [UInt8], fields: [UInt8: TLVFieldSize]) throws(SessionError) -> TLVPayload {

@@ -91,7 +91,7 @@ package struct WireCode: RawRepresentable, Hashable, Sendable {
         ErrorClass(rawValue: UInt8(rawValue >> 8)) ?? .unknown
     }
 
-    /// Error classes (§10).
+    /// Error classes (session.md §10).
     package enum ErrorClass: UInt8, Sendable {
         case frame = 0x01, authentication = 0x02, keyState = 0x03, parameters = 0x04, protocolOutcome = 0x05
         case node = 0x06
@@ -107,7 +107,7 @@ package struct WireCode: RawRepresentable, Hashable, Sendable {
         }
     }
 
-    /// What may make a later attempt succeed (§10 column "retry").
+    /// What may make a later attempt succeed (session.md §10 column "retry").
     package enum Retry: Sendable, Equatable {
         /// A fresh session may succeed at once.
         case newSession
@@ -119,7 +119,7 @@ package struct WireCode: RawRepresentable, Hashable, Sendable {
         case no
     }
 
-    /// The retry rule of the §10 table (class default for unknown codes).
+    /// The retry rule of the session.md §10 table (class default for unknown codes).
     package var retry: Retry {
         switch self {
         case .malformed, .unexpected, .sequence, .badAuthenticator, .timeout, .staleTimestamp, .replay,
@@ -130,7 +130,7 @@ package struct WireCode: RawRepresentable, Hashable, Sendable {
         case .staleGeneration, .reconcileRequired:
             return .reconcile
         case .unsupportedVersion:
-            return .no   // only after an authenticated downgrade (§11), which the caller decides
+            return .no   // only after an authenticated downgrade (session.md §11), which the caller decides
         default:
             return isKnown ? .no : errorClass.defaultRetry
         }

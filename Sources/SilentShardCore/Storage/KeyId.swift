@@ -1,8 +1,8 @@
 /// Validation and canonical form of the key ids a `StorageClient` accepts.
 ///
 /// Accepted: a hex string (the API's key ids are hex of 32-byte key ids; session.md §1.5), and the
-/// SDK's reserved ids `"~ss/presig/" + hex` (presignature tombstones, §8.2), `"~ss/ban/" + hex`
-/// (bans, §9.4) and `"~ss/backup/" + hex` (the generation of the newest backup of a key). Hex may be upper- or lowercase (spec §0: parsers accept both) and is canonicalized to
+/// SDK's reserved ids `"~ss/presig/" + hex` (presignature tombstones, session.md §8.2), `"~ss/ban/" + hex`
+/// (bans, session.md §9.4) and `"~ss/backup/" + hex` (the generation of the newest backup of a key). Hex may be upper- or lowercase (session.md §0: parsers accept both) and is canonicalized to
 /// lowercase, so `AB…` and `ab…` name one record even on case-insensitive file systems. Anything else
 /// (empty, odd length, `/`, `..`, NUL, over 256 hex digits) is `StorageError.invalidKeyId`.
 public enum KeyId {

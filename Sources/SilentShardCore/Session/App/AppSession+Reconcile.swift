@@ -44,14 +44,14 @@ extension AppSession {
         return storage
     }
 
-    /// §5.3: before an operation on a key whose record has a staged share, reconcile first.
+    /// session.md §5.3: before an operation on a key whose record has a staged share, reconcile first.
     package func settleIfStaged(_ keyshare: Keyshare) async throws(SilentShardError) {
         let record: KeyshareRecord?
         do { record = try await storageClient.read(keyId: keyshare.keyId) } catch { throw SilentShardError(storage: error) }
         if record?.staged != nil { _ = try await reconcile(keyId: keyshare.keyId) }
     }
 
-    /// §5.3: a share-changing step refused with RECONCILE_REQUIRED (a trio node holds PREPARED)
+    /// session.md §5.3: a share-changing step refused with RECONCILE_REQUIRED (a trio node holds PREPARED)
     /// reconciles, then retries once.
     package func retryingAfterReconcile(_ keyshare: Keyshare,
                                         _ body: () async throws(SilentShardError) -> Keyshare) async throws(SilentShardError) -> Keyshare {
@@ -62,7 +62,7 @@ extension AppSession {
         }
     }
 
-    /// §5.3 IN_DOUBT: one reconcile right away; if it does not finish, `reconcileRequired` stands.
+    /// session.md §5.3 IN_DOUBT: one reconcile right away; if it does not finish, `reconcileRequired` stands.
     package func resolveInDoubt(_ error: SilentShardError, previous: Keyshare?) async throws(SilentShardError) -> Keyshare {
         guard case .reconcileRequired(let keyId) = error else { throw error }
         let settled: Keyshare

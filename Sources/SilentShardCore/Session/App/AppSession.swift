@@ -24,8 +24,8 @@ package struct AppActions: Sendable {
 /// The app's side of a session for one algorithm, one code for duo and trio: `DuoSession` and
 /// `TrioSession` are facades over it (the seeds fix their public API). It runs the operations every mode
 /// has — keygen, refresh, import, sign, reconcile (`AppSession+Operations.swift`,
-/// `AppSession+Reconcile.swift`) — with the commit of §7.2, the in-doubt recovery of §5.3 and the
-/// bans of §9.4 (`AppSession+Bans.swift`), and gives trio's own operations (preSign, export, recover,
+/// `AppSession+Reconcile.swift`) — with the commit of session.md §7.2, the in-doubt recovery of session.md §5.3 and the
+/// bans of session.md §9.4 (`AppSession+Bans.swift`), and gives trio's own operations (preSign, export, recover,
 /// hardDerivation) the same step primitives: `step`, `accepted`, `runProtocol`, `aborting`, `commit`.
 ///
 /// What differs by mode is data: the participants (`allParties`), whether a keyshare records a group,
@@ -57,7 +57,7 @@ package final class AppSession: Sendable {
 
     package var mode: SessionMode { engine.mode }
     package var algorithm: Keyshare.Algorithm { engine.algorithm }
-    /// The device's wall clock corrected from a node's time in an authenticated STALE_TIMESTAMP (§5.3, §9.6).
+    /// The device's wall clock corrected from a node's time in an authenticated STALE_TIMESTAMP (session.md §5.3, §9.6).
     package var clock: SessionClock { engine.clock }
     /// The session's transport (for the POST routes: duo's export is the app's own, trio's preSignFinal).
     package var client: any NetworkClient { transport.client }
@@ -93,9 +93,9 @@ package final class AppSession: Sendable {
                                     body: body)
     }
 
-    /// Sends the SETUP (with `flight`, the first-round broadcasts that may travel with it, §5.2), then
+    /// Sends the SETUP (with `flight`, the first-round broadcasts that may travel with it, session.md §5.2), then
     /// waits for every participating node's ACCEPT (a REJECT ends the step) and refuses a node this app
-    /// banned (§9.4) by the key its ACCEPT carries — in duo too: a duo ACCEPT may carry a node key
+    /// banned (session.md §9.4) by the key its ACCEPT carries — in duo too: a duo ACCEPT may carry a node key
     /// certified under the cloud key rather than the cloud key itself, and a ban is recorded under the
     /// ACCEPT's key. A failure after the SETUP aborts (`aborting`).
     package func accepted(channel: inout PartyFrameChannel, link: AppStepLink, flight: [Frame] = []) async throws(SilentShardError) {
@@ -114,7 +114,7 @@ package final class AppSession: Sendable {
 
     /// Runs the protocol `makeRun` makes. When the run's group is known before the ACCEPTs (duo: none;
     /// trio: the key's recorded group) and its first round is short (FROST), that round runs first and
-    /// its broadcasts travel with the SETUP (flight F1, §5.2); a DKLs23 first round takes milliseconds and
+    /// its broadcasts travel with the SETUP (flight F1, session.md §5.2); a DKLs23 first round takes milliseconds and
     /// runs after the ACCEPTs, so that the SETUP never waits for it. Otherwise (a new trio key) the run is
     /// made with the group the nodes' certificates carry. First-round P2P messages need the nodes'
     /// session keys and follow the ACCEPTs in any case. A failure after the SETUP aborts the step.
@@ -166,8 +166,8 @@ package final class AppSession: Sendable {
         }
     }
 
-    /// Runs `body`; a failure is sent to the nodes as our ABORT (§0; not after a node's ABORT or a
-    /// REJECT) and a ban it calls for is recorded (§9.4) before it is thrown.
+    /// Runs `body`; a failure is sent to the nodes as our ABORT (session.md §0; not after a node's ABORT or a
+    /// REJECT) and a ban it calls for is recorded (session.md §9.4) before it is thrown.
     package func aborting<T>(channel: inout PartyFrameChannel, link: AppStepLink,
                              _ body: (inout PartyFrameChannel) async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
         do {
@@ -182,7 +182,7 @@ package final class AppSession: Sendable {
         }
     }
 
-    /// §7.2 at the app (`AppCommit`, the mode's policy): stage durably, send COMMIT(D), promote on
+    /// session.md §7.2 at the app (`AppCommit`, the mode's policy): stage durably, send COMMIT(D), promote on
     /// OUTCOME(committed, D) from every node; roll back when every node answered ABORT or
     /// OUTCOME(aborted); anything else leaves the share staged (in doubt → `reconcileRequired`).
     package func commit(_ keyshare: Keyshare, channel: inout PartyFrameChannel,

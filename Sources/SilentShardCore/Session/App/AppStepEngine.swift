@@ -19,7 +19,7 @@ package struct AppStepLink {
 
 /// The app's side of one step (`docs/protocol/session.md` §5.3), the same for every mode: configuration checks,
 /// the device-signed SETUP, the step's channel, one step at a time per session (the transport carries
-/// one connection), connect → body → disconnect, with §5.3 clock correction and §10 KEY_BUSY backoff
+/// one connection), connect → body → disconnect, with session.md §5.3 clock correction and session.md §10 KEY_BUSY backoff
 /// (`StepRetryPolicy`). `DuoSession` and `TrioSession` are facades over it; what differs by mode is the
 /// participants, the group a keyshare records, and the body.
 package struct AppStepEngine: Sendable {
@@ -27,7 +27,7 @@ package struct AppStepEngine: Sendable {
     package let algorithm: SessionAlgorithm
     package let messageSigner: any MessageSigner
     package let cloudVerifyingKey: String
-    /// The device's wall clock corrected from a node's time in an authenticated STALE_TIMESTAMP (§5.3, §9.6).
+    /// The device's wall clock corrected from a node's time in an authenticated STALE_TIMESTAMP (session.md §5.3, §9.6).
     package let clock: SessionClock
     /// Where each step's `stepFinished` event goes.
     package let events: AppEvents
@@ -81,7 +81,7 @@ package struct AppStepEngine: Sendable {
                                   beforeConnect: (Ed25519.VerifyingKey) async throws(SilentShardError) -> Void,
                                   body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome)
         async throws(SilentShardError) -> Outcome {
-        // Configuration before any connection (§1.2).
+        // Configuration before any connection (session.md §1.2).
         let cloudKey: Ed25519.VerifyingKey
         do { cloudKey = try CloudVerifyingKey.parse(cloudVerifyingKey) } catch { throw SilentShardError(error) }
         let deviceKey: DeviceKey
@@ -107,7 +107,7 @@ package struct AppStepEngine: Sendable {
         if Task.isCancelled { throw .cancelled }
         await gate.acquire()
         let tally = ByteTally(addingTo: ByteTally.current), start = ContinuousClock.now
-        // §5.3 / issue 22: the step ends with `timeout` at its deadline (WebsocketConfig.stepTimeout).
+        // session.md §5.3 / issue 22: the step ends with `timeout` at its deadline (WebsocketConfig.stepTimeout).
         let timeout = (client as? any StepTimeoutConfigurable).map { $0.stepTimeout } ?? WebsocketConfig.defaultStepTimeout
         let deadline = timeout.map { start + $0 }
         let transport = UncheckedTransport(client)
@@ -126,7 +126,7 @@ package struct AppStepEngine: Sendable {
             finished(failure)
             throw failure
         }
-        // Everything arrives from the participating nodes (trio: through node A, §3.5 step 2).
+        // Everything arrives from the participating nodes (trio: through node A, session.md §3.5 step 2).
         let nodes = step.participants.filter { $0 != 0 }
         let from = Set(mode == .duo ? [1] : [1, 2] as [PartyIndex])
         let link = AppStepLink(operation: step.operation, cloudKey: cloudKey, setupFrame: setupFrame, nodes: nodes,
@@ -134,7 +134,7 @@ package struct AppStepEngine: Sendable {
             let bundle = Frame.bundle(frames)
             do {
                 if Task.isCancelled, frames.allSatisfy({ $0.header.kind == .abort }) {
-                    // A cancelled step still tells the nodes it aborts (§0): the ABORT goes out on a task
+                    // A cancelled step still tells the nodes it aborts (session.md §0): the ABORT goes out on a task
                     // that is not cancelled (the step waits for it, so the client is not shared).
                     try await Task { try await transport.client.send(bytes: Data(bundle)) }.value
                 } else {
@@ -169,7 +169,7 @@ package struct AppStepEngine: Sendable {
         if error is StepDeadlineExceeded { return .timeout }
         switch error as? NetworkError {
         case .closedByPeer(code: 4401, _)?, .httpStatus(401)?:
-            // The node refused the token before reading anything (§2.1 close code 4401, §2.2).
+            // The node refused the token before reading anything (session.md §2.1 close code 4401, session.md §2.2).
             return .authenticationFailed(reason: SilentShardError.tokenRefusedReason)
         default: break
         }

@@ -8,9 +8,9 @@ import MPCProtocols
 ///
 /// The rules it encodes: nothing is sent before the share is staged durably; after COMMIT went out only
 /// definitive answers decide — every node committed (with the digest D) → promote; every node aborted
-/// (OUTCOME(aborted), or its ABORT before any OUTCOME, §7.2 rule 4) → discard the staged share; anything
+/// (OUTCOME(aborted), or its ABORT before any OUTCOME, session.md §7.2 rule 4) → discard the staged share; anything
 /// else (a link failure, a timeout, an answer for another key, generation or digest, a mix of answers,
-/// a failed promote) leaves the share staged: in doubt, settled by reconcile (§7.3).
+/// a failed promote) leaves the share staged: in doubt, settled by reconcile (session.md §7.3).
 package struct AppCommit: Sendable, Equatable {
     /// How a mode reports a commit every node refused.
     package enum Policy: Sendable, Equatable {
@@ -95,7 +95,7 @@ package struct AppCommit: Sendable, Equatable {
         self.digest = digest
     }
 
-    /// The COMMIT this commit sends (in session, §4.6).
+    /// The COMMIT this commit sends (in session, session.md §4.6).
     package var commitPayload: CommitPayload { CommitPayload(keyID: keyID, gen: gen, digest: digest, context: .inSession) }
 
     /// Whether the commit ended.
@@ -131,7 +131,7 @@ package struct AppCommit: Sendable, Equatable {
             }
             return decide()
         case (.awaiting, .abort(let node, let payload)):
-            // A node's ABORT before its OUTCOME is definitive: it never staged this result (§7.2 rule 4).
+            // A node's ABORT before its OUTCOME is definitive: it never staged this result (session.md §7.2 rule 4).
             guard nodes.contains(node), answers[node] == nil else { return end(.inDoubt) }
             answers[node] = .aborted(payload)
             return decide()

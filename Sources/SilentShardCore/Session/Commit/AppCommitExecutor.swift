@@ -29,7 +29,7 @@ package enum AppCommitExecutor {
         }
     }
 
-    /// §7.2 for `keyshare` at `nodes` under `policy`, over `channel`: the keyshare once every node
+    /// session.md §7.2 for `keyshare` at `nodes` under `policy`, over `channel`: the keyshare once every node
     /// committed and it is current; `reconcileRequired` when in doubt; else the commit's error.
     package static func commit(_ keyshare: Keyshare, policy: AppCommit.Policy, nodes: [PartyIndex],
                                channel: inout PartyFrameChannel, storage: (_ digest: [UInt8]) -> Storage,

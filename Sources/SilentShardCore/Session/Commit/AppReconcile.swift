@@ -14,7 +14,7 @@ import MPCProtocols
 /// `reconcileConflict` (an operator case).
 package struct AppReconcile: Sendable {
     package enum Policy: Sendable, Equatable {
-        /// One node that never holds PREPARED (it commits in one transaction, §7.2 rule 2).
+        /// One node that never holds PREPARED (it commits in one transaction, session.md §7.2 rule 2).
         case duo
         /// Two nodes that prepare before they commit.
         case trio

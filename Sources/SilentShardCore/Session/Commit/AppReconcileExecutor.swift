@@ -24,7 +24,7 @@ package enum AppReconcileExecutor {
         }
     }
 
-    /// §7.3 for the record `storageKeyId` through `storage` (its `current` keyshare and its `staged` one
+    /// session.md §7.3 for the record `storageKeyId` through `storage` (its `current` keyshare and its `staged` one
     /// with digest D) under `policy`, with `nodes` over `channel`: the keyshare that is current afterwards.
     package static func settle(storageKeyId: String, current: Keyshare?, staged: (keyshare: Keyshare, digest: [UInt8])?,
                                policy: AppReconcile.Policy, nodes: [PartyIndex], channel: inout PartyFrameChannel,

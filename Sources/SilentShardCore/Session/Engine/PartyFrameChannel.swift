@@ -4,10 +4,10 @@ import MPCProtocols
 
 /// One party's framing of a session in any mode (`docs/protocol/session.md` §3; duo is participants {0, 1}),
 /// with the trio relay of node A (§6.1): protocol messages to signed BCAST / encrypted P2P frames,
-/// control frames, and incoming bundles through `FrameReceiver` (§3.5) into a buffer of authenticated
-/// frames the protocol is not ready for yet (§3.4: ≤ 64 frames / 1 MiB).
+/// control frames, and incoming bundles through `FrameReceiver` (session.md §3.5) into a buffer of authenticated
+/// frames the protocol is not ready for yet (session.md §3.4: ≤ 64 frames / 1 MiB).
 ///
-/// Every incoming message names the link it came on (the set of senders possible there, §3.5 step 2);
+/// Every incoming message names the link it came on (the set of senders possible there, session.md §3.5 step 2);
 /// frames the receiver marks for forwarding are returned to the caller, byte for byte, with their
 /// target. Which control frames a party accepts is its mode's (``controlKinds(local:mode:)``). Errors
 /// are `SilentShardError`; a frame-level failure names the sender the frame claimed (it is never blame).
@@ -39,9 +39,9 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
         package var failure: SilentShardError?
     }
 
-    /// The control frames `local` accepts from its peers in `mode` (§3.5 step 3). The app: ACCEPT, REJECT,
-    /// OUTCOME, ABORT, STORED (§7.5; duo since v2's presignatures). A node: COMMIT, ABORT, DONE, and in trio
-    /// the other node's ACCEPT and READY (§7.2).
+    /// The control frames `local` accepts from its peers in `mode` (session.md §3.5 step 3). The app: ACCEPT, REJECT,
+    /// OUTCOME, ABORT, STORED (session.md §7.5; duo since v2's presignatures). A node: COMMIT, ABORT, DONE, and in trio
+    /// the other node's ACCEPT and READY (session.md §7.2).
     package static func controlKinds(local: PartyIndex, mode: SessionMode) -> Set<FrameKind> {
         switch (local == 0, mode) {
         case (true, .duo): return [.accept, .reject, .outcome, .abort, .stored]
@@ -52,7 +52,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Starts the channel from the session's SETUP. `keys` is nil only for a relay-only node A.
-    /// `relays` marks node A (§6.1). The control frames accepted are the SETUP's mode's.
+    /// `relays` marks node A (session.md §6.1). The control frames accepted are the SETUP's mode's.
     package init(local: PartyIndex, setupFrame: Frame, setup: SetupPayload, keys: SessionKeyPair?,
                 trust: FrameReceiver.NodeTrust, protocolTags: Set<UInt16>, relays: Bool = false) throws(SilentShardError) {
         guard let mode = setup.mode else { throw .invalidInput(reason: "unknown session mode") }
@@ -126,7 +126,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
     }
 
     /// Parses a transport message that arrived on a link whose possible senders are `link` and runs
-    /// §3.5 on each frame. Authenticated frames for this party go to the buffer; frames for another
+    /// session.md §3.5 on each frame. Authenticated frames for this party go to the buffer; frames for another
     /// party come back in `forwards`. The first failure (or a peer's ABORT/REJECT) stops processing.
     package mutating func ingest(_ message: [UInt8], link: Set<PartyIndex>) -> Ingested {
         let frames: [Frame]
@@ -136,7 +136,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
         return ingest(frames: frames, link: link)
     }
 
-    /// Runs §3.5 on already parsed frames (e.g. the early frames behind a SETUP).
+    /// Runs session.md §3.5 on already parsed frames (e.g. the early frames behind a SETUP).
     package mutating func ingest(frames: [Frame], link: Set<PartyIndex>) -> Ingested {
         var result = Ingested()
         for frame in frames {
@@ -156,7 +156,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
             switch received.disposition {
             case .forward(let to):
                 result.forwards.append((frame, to))
-                // A relay passes B's REJECT to the app unchanged and then ends (§6.1 rule 4).
+                // A relay passes B's REJECT to the app unchanged and then ends (session.md §6.1 rule 4).
                 if received.header.kind == .reject {
                     result.failure = .peerUnavailable(party: SessionParty(index: sender))
                     return result
@@ -189,7 +189,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
         return result
     }
 
-    /// Runs §3.5 on already parsed frames for a party that relays nothing (the frames behind a SETUP at
+    /// Runs session.md §3.5 on already parsed frames for a party that relays nothing (the frames behind a SETUP at
     /// a duo node) and raises the failure they carried.
     package mutating func ingestConsuming(frames: [Frame], link: Set<PartyIndex>) throws(SilentShardError) {
         let ingested = ingest(frames: frames, link: link)
@@ -232,7 +232,7 @@ package struct PartyFrameChannel: Sendable, SecretReflecting {
         return frame
     }
 
-    /// The commit digest D of this session for a result (§1.5) over T as this party saw it.
+    /// The commit digest D of this session for a result (session.md §1.5) over T as this party saw it.
     package func commitDigest(keyID: KeyID, gen: Generation) -> [UInt8] {
         SessionHash.commitDigest(setupHash: receiver.setupHash, keyID: keyID, gen: gen, transcript: receiver.transcript.digest)
     }

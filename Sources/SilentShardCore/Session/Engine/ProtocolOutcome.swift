@@ -33,7 +33,7 @@ package enum SessionSignature: Sendable, Equatable {
         }
     }
 
-    /// The DONE payload that confirms this signature to the other parties (§5.2).
+    /// The DONE payload that confirms this signature to the other parties (session.md §5.2).
     package var done: DonePayload {
         switch self {
         case .ecdsa(let signature): return .ecdsa(signature.r + signature.s + [signature.recoveryId])

@@ -12,7 +12,7 @@ package struct ProtocolRun<Outcome: ProtocolOutcomeValue>: Sendable {
 
     init(_ machine: SessionProtocolMachine) { self.machine = machine }
 
-    /// Every protocol tag this run may receive (the frame state check, §3.5 step 3).
+    /// Every protocol tag this run may receive (the frame state check, session.md §3.5 step 3).
     package var receivableTags: Set<UInt16> { machine.receivableTags }
     /// Whether the run's rounds are short enough to run where the caller is (FROST).
     package var roundsAreShort: Bool { machine.roundsAreShort }

@@ -5,9 +5,9 @@ import MPCProtocols
 /// is participants {0, 1}): send a round's frames as soon as they exist, read messages (from whichever
 /// link) until the next round's inputs from every peer are buffered, run the round, repeat. Long rounds
 /// run on `SessionCompute`'s queue, off the cooperative pool; short ones (FROST) where the caller is.
-/// Frames for other parties that a relay receives are handed to `relay` as they arrive (§6.1).
+/// Frames for other parties that a relay receives are handed to `relay` as they arrive (session.md §6.1).
 package enum SessionDriver {
-    /// One transport message and the link it came on (the set of senders possible there, §3.5).
+    /// One transport message and the link it came on (the set of senders possible there, session.md §3.5).
     package struct Incoming: Sendable {
         package var bytes: [UInt8]
         package var link: Set<PartyIndex>
@@ -22,7 +22,7 @@ package enum SessionDriver {
     package typealias Relay = ([(frame: Frame, to: PartyIndex)]) async throws(SilentShardError) -> Void
     /// Runs one machine step that consumes the peers' messages — where the protocol's checks of them run.
     /// The default runs it; a node passes one that refuses a banned device's step before it runs and
-    /// keeps one device's checks apart (§9.4, security review finding 12).
+    /// keeps one device's checks apart (session.md §9.4, security review finding 12).
     package typealias AdvanceGate = (_ advance: () async throws(SilentShardError) -> Void) async throws(SilentShardError) -> Void
 
     /// The gate that just runs the step.
@@ -54,7 +54,7 @@ package enum SessionDriver {
 
     /// Runs a run whose first round already ran (``start(_:randomness:)``) to its outcome; `unsent` are
     /// that round's messages not sent yet. The app starts a short first round before its SETUP goes out
-    /// and sends its broadcasts with it (flight F1, §5.2); the P2P messages need the nodes' session keys
+    /// and sends its broadcasts with it (flight F1, session.md §5.2); the P2P messages need the nodes' session keys
     /// and follow their ACCEPTs.
     package static func run<Outcome>(started run: ProtocolRun<Outcome>, unsent: [ProtocolMessage],
                                     channel: inout PartyFrameChannel, leadingFrames: [Frame] = [], send: Send, read: Read,

@@ -52,7 +52,7 @@ package struct SessionProtocolMachine: Sendable {
     /// only some of them (FROST recovery's repair steps).
     package var awaitingSenders: [PartyIndex] { awaitingFrom ?? peers }
     private var awaitingFrom: [PartyIndex]?
-    /// Every tag this run may receive (the frame state check, §3.5 step 3).
+    /// Every tag this run may receive (the frame state check, session.md §3.5 step 3).
     package let receivableTags: Set<UInt16>
     /// What the run ended with (read through the ``ProtocolRun`` that made the machine).
     package private(set) var outcome: ProtocolOutcome?
@@ -319,7 +319,7 @@ package struct SessionProtocolMachine: Sendable {
 
     /// Whether every step, `start()` included, is a fraction of a millisecond (FROST keygen and signing:
     /// a few Ed25519 operations; the round-1 message exists from the machine's creation). Such steps run
-    /// where the caller is, and the app may run the first one before its SETUP goes out (§5.2 flight F1).
+    /// where the caller is, and the app may run the first one before its SETUP goes out (session.md §5.2 flight F1).
     package var roundsAreShort: Bool {
         switch state {
         case .frostDKG, .frostSign, .frostPresign: return true
