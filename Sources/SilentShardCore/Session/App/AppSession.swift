@@ -112,12 +112,11 @@ package final class AppSession: Sendable {
     package typealias RunFactory<Outcome: ProtocolOutcomeValue> = (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator)
         throws(ProtocolError) -> ProtocolRun<Outcome>
 
-    /// Runs the protocol `makeRun` makes. When the run's group is known before the ACCEPTs (duo: none;
-    /// trio: the key's recorded group) and its first round is short (FROST), that round runs first and
-    /// its broadcasts travel with the SETUP (flight F1, session.md §5.2); a DKLs23 first round takes milliseconds and
-    /// runs after the ACCEPTs, so that the SETUP never waits for it. Otherwise (a new trio key) the run is
-    /// made with the group the nodes' certificates carry. First-round P2P messages need the nodes'
-    /// session keys and follow the ACCEPTs in any case. A failure after the SETUP aborts the step.
+    /// Runs the protocol `makeRun` makes. When its first round is short (FROST), that round runs first and
+    /// its broadcasts travel with the SETUP (flight F1, session.md §5.2); a DKLs23 first round takes
+    /// milliseconds and runs after the ACCEPTs, so that the SETUP never waits for it. A new trio key records
+    /// the group its nodes' certificates carry once the ACCEPTs arrived. First-round P2P messages need the
+    /// nodes' session keys and follow the ACCEPTs in any case. A failure after the SETUP aborts the step.
     package func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: AppStepLink,
                                       _ makeRun: RunFactory<Outcome>) async throws(SilentShardError) -> Outcome {
         let instanceID = channel.instanceID, setupHash = channel.receiver.setupHash
@@ -127,40 +126,30 @@ package final class AppSession: Sendable {
                 return try makeRun(instanceID, setupHash, group, &rng)
             } catch { throw SilentShardError(error) }
         }
-        var ready: ProtocolRun<Outcome>?
-        var started: (run: ProtocolRun<Outcome>, unsent: [ProtocolMessage])?
-        var flight: [Frame] = []
         // A new trio key's group comes with the nodes' certificates (in their ACCEPTs). The rounds never use
-        // it — it is only recorded in the resulting keyshare — so a short first round still runs now and
-        // travels with the SETUP, and the group is recorded once the ACCEPTs named it (issue 20: trio FROST
-        // keygen was one round trip above its floor).
+        // it — it is only recorded in the resulting keyshare — so the run is made now for every mode, a short
+        // first round travels with the SETUP, and the group is recorded once the ACCEPTs named it (issue 20:
+        // trio FROST keygen was one round trip above its floor).
         let groupFromAccepts = mode == .trio && link.recordedGroup == nil
-        let run = try make(link.recordedGroup)
+        var run = try make(link.recordedGroup)
+        var unsent: [ProtocolMessage]?
+        var flight: [Frame] = []
         if run.roundsAreShort {
             let (first, messages) = try await SessionDriver.start(run)
             flight = try channel.frames(for: messages.filter { $0.to == nil })
-            started = (first, messages.filter { $0.to != nil })
-        } else if !groupFromAccepts {
-            ready = run
+            run = first
+            unsent = messages.filter { $0.to != nil }
         }
         try await accepted(channel: &channel, link: link, flight: flight)
         return try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in
-            func acceptedGroup() throws(SilentShardError) -> [UInt8] {
+            if groupFromAccepts {
                 guard let first = link.nodes.first, let group = channel.receiver.accepts[first]?.certificate?.groupID else {
                     throw .cloudVerificationFailed(reason: "certificateMissing")
                 }
-                return group
+                run.machine.recordGroup(group)
             }
-            if var started {
-                if groupFromAccepts { started.run.machine.recordGroup(try acceptedGroup()) }
-                return try await SessionDriver.run(started: started.run, unsent: started.unsent, channel: &channel,
-                                                   send: link.send, read: link.read)
-            }
-            let run: ProtocolRun<Outcome>
-            if let ready {
-                run = ready
-            } else {
-                run = try make(try acceptedGroup())
+            if let unsent {
+                return try await SessionDriver.run(started: run, unsent: unsent, channel: &channel, send: link.send, read: link.read)
             }
             return try await SessionDriver.run(run, channel: &channel, send: link.send, read: link.read)
         }
