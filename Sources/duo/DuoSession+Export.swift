@@ -107,14 +107,15 @@ extension DuoSession {
         switch header.kind {
         case .reject:
             // A REJECT to an unparsable SETUP carries zeros (session.md §4.5); it is reported, flagged by
-            // `RejectPayload.sessionError` as authenticated only if signed and bound to our setup hash.
+            // `RejectPayload.sessionError` as authenticated only if signed and bound to our setup hash or instance id.
             guard header.instanceID == instanceID || header.instanceID == .unbound else {
                 throw .protocolViolation(party: .node(1))
             }
             let reject: RejectPayload
             do { reject = try RejectPayload(bytes: frame.body) } catch { throw SilentShardError(error, frameSender: 1) }
             throw SilentShardError(reject.sessionError(frame: frame, trustedNodeKey: cloudKey,
-                                                       expectedSetupHash: request.setupHash))
+                                                       expectedSetupHash: request.setupHash,
+                                                       expectedInstanceID: instanceID))
         case .exportResponse:
             guard header.instanceID == instanceID, header.tag == 0, header.seq == 0 else {
                 throw .protocolViolation(party: .node(1))

@@ -48,6 +48,40 @@ struct VersionRefusalTests {
         return (frame, reject, appSaw, await nodeTask.value, cloudKey)
     }
 
+    /// Security review 2, finding 12: a SETUP of a session version the node does not speak cannot be parsed, so its
+    /// REJECT has no setup_hash; the node echoes the instance_id from the header's frozen offset, and the app counts
+    /// the signed UNSUPPORTED_VERSION as authenticated only because of that echo.
+    @Test func finding12_unknownSessionVersionRejectEchoesTheInstanceID() async throws {
+        let fixture = try DuoFixture(algorithm: .ecdsa)
+        let device = try DeviceKey(signer: fixture.signer)
+        let cloudKey = fixture.nodeKey.verifyingKey
+        let keys = SessionKeyPair()
+        let setup = SetupPayload(mode: .duo, algorithm: .ecdsa, operation: .keygen, timestamp: fixture.clock.milliseconds,
+                                 deviceKey: device, sessionKeys: keys.publicKeys, cloudKey: cloudKey.bytes,
+                                 participants: PartySet([0, 1]))
+        let instanceID = InstanceID.random()
+        var bytes = try await setup.signedFrame(instanceID: instanceID, signer: fixture.signer).encoded()
+        bytes[0] = 0x7F   // a future session version
+        let (app, node) = InMemoryNetworkClient.pair()
+        try await app.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        try await node.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        let runner = fixture.runner
+        let nodeTask = Task {
+            await runner.run(connection: PipeNodeConnection(end: node), route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+        }
+        try await app.send(bytes: Data(bytes))
+        guard case .binary(let data) = try await app.readMessage() else { throw SilentShardError.network(.connectionLost) }
+        let frame = try #require(try Frame.parseBundle([UInt8](data)).first)
+        let reject = try RejectPayload(bytes: frame.body)
+        #expect(reject.code == .unsupportedVersion)
+        #expect(reject.setupHash == .unbound)
+        #expect(frame.header.instanceID == instanceID)
+        let seen = reject.sessionError(frame: frame, trustedNodeKey: cloudKey, expectedSetupHash: SetupHash(checked: SecureRandom.bytes(count: 32)),
+                                       expectedInstanceID: instanceID)
+        #expect(seen == SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: true))
+        _ = await nodeTask.value
+    }
+
     @Test(arguments: [UInt8(1), 0, 3, 255])
     func anotherProtocolVersionIsRefusedSignedWithTheVersionsTheNodeSpeaks(version: UInt8) async throws {
         let answer = try await Self.answer(toProtocolVersion: version)

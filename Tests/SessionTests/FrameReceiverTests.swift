@@ -189,6 +189,31 @@ struct FrameReceiverTests {
         #expect(throws: SessionError.cloudVerificationFailed(.certificateGroupMismatch)) { _ = try t.receiver.receive(frame, link: [1, 2]) }
     }
 
+    /// Security review 2, finding 12: a node's signed UNSUPPORTED_VERSION to an unparsable SETUP of *another*
+    /// session (zero instance_id, zero setup_hash) replayed into this one must not count as authenticated — it
+    /// is bound to no session, so it could otherwise drive a version downgrade anywhere.
+    @Test func finding12_unboundSignedRejectIsUnauthenticatedInAnySession() async throws {
+        for mode in [SessionMode.duo, .trio] {
+            var s = try await AppSession(mode: mode)
+            let key = s.cluster.nodeKey(1)
+            let certificate = s.cluster.certificate(1)
+            let captured = RejectPayload(code: .unsupportedVersion, setupHash: nil, nodeKey: key.verifyingKey,
+                                         certificate: certificate, detail: [1, 1, 1, 3])
+            let unbound = captured.frame(sender: 1, instanceID: InstanceID?.none, nodeSigningKey: key)
+            #expect(throws: SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: false)) {
+                _ = try s.receiver.receive(unbound, link: [1])
+            }
+            // Another session's instance_id: not bound either (the receiver refuses it outright).
+            let other = captured.frame(sender: 1, instanceID: InstanceID.random(), nodeSigningKey: key)
+            #expect(throws: SessionError.unexpected) { _ = try s.receiver.receive(other, link: [1]) }
+            // Echoing this session's instance_id binds it.
+            let echoed = captured.frame(sender: 1, instanceID: s.id, nodeSigningKey: key)
+            #expect(throws: SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: true)) {
+                _ = try s.receiver.receive(echoed, link: [1])
+            }
+        }
+    }
+
     @Test func inSessionReject() async throws {
         var s = try await AppSession(mode: .duo)
         let reject = RejectPayload(code: .peerUnavailable, setupHash: s.setupHash, nodeKey: s.cluster.cloudKey.verifyingKey)
@@ -205,11 +230,14 @@ struct FrameReceiverTests {
         #expect(throws: SessionError.reported(.staleTimestamp, by: 1, blamed: nil, authenticated: false)) {
             _ = try s.receiver.receive(replayed.frame(sender: 1, instanceID: s.id, nodeSigningKey: s.cluster.cloudKey), link: [1])
         }
-        // A REJECT to an unparsable SETUP (zero instance_id, zero setup_hash): reported; only a signed
-        // UNSUPPORTED_VERSION counts as authenticated (docs/session-notes.md).
+        // A REJECT to an unparsable SETUP (zero setup_hash): reported; a signed UNSUPPORTED_VERSION counts as
+        // authenticated only when its header echoes this session's instance_id (security review 2, finding 12).
         let zeros = [UInt8](repeating: 0, count: 32)
         let unsupported = RejectPayload(code: .unsupportedVersion, setupHash: nil, nodeKey: s.cluster.cloudKey.verifyingKey, detail: [1, 1])
         #expect(throws: SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: true)) {
+            _ = try s.receiver.receive(unsupported.frame(sender: 1, instanceID: s.id, nodeSigningKey: s.cluster.cloudKey), link: [1])
+        }
+        #expect(throws: SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: false)) {
             _ = try s.receiver.receive(unsupported.frame(sender: 1, instanceID: InstanceID?.none, nodeSigningKey: s.cluster.cloudKey), link: [1])
         }
         let malformed = RejectPayload(code: .malformed, setupHash: SetupHash(checked: zeros), nodeKey: s.cluster.cloudKey.verifyingKey)

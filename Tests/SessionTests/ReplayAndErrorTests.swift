@@ -45,7 +45,7 @@ struct ReplayAndErrorTests {
             let payload = RejectPayload(code: code, retryAfterSeconds: retryAfter, setupHash: setupHash, nodeKey: node.verifyingKey)
             let frame = payload.frame(sender: 1, instanceID: InstanceID?.none, nodeSigningKey: node)
             let session = payload.sessionError(frame: frame, trustedNodeKey: trusted ? node.verifyingKey : nil,
-                                               expectedSetupHash: setupHash)
+                                               expectedSetupHash: setupHash, expectedInstanceID: InstanceID.random())
             return (session, SilentShardError(session))
         }
         #expect(appError(.rateLimited, retryAfter: 42).0 == .retryLater(.rateLimited, afterSeconds: 42, by: 1, authenticated: true))

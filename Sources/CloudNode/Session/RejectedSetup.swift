@@ -9,11 +9,20 @@ enum RejectedSetup {
         return SessionHash.setupHash(headerAndPayload: frame.headerAndPayload)
     }
 
-    /// The instance id of an unparsable SETUP if its header is readable, else zeros (session.md §4.5).
+    /// The instance id of an unparsable SETUP if its header is readable, else zeros (session.md §4.5). A header of a
+    /// session version this node does not speak still has `instance_id` at its frozen offset (session.md §3.1, §11):
+    /// it is echoed, so the app can authenticate the UNSUPPORTED_VERSION (security review 2, finding 12).
     static func instanceID(of message: [UInt8]) -> InstanceID {
-        guard let header = try? FrameHeader.decode(message.prefix(FrameHeader.byteCount)), header.kind == .setup else {
+        let headerBytes = message.prefix(FrameHeader.byteCount)
+        do {
+            let header = try FrameHeader.decode(headerBytes)
+            return header.kind == .setup ? header.instanceID : .unbound
+        } catch .detected(.unsupportedVersion, _) {
+            guard headerBytes.count == FrameHeader.byteCount else { return .unbound }
+            let start = headerBytes.startIndex + FrameHeader.instanceIDOffset
+            return InstanceID(checked: Array(headerBytes[start ..< start + InstanceID.byteCount]))
+        } catch {
             return .unbound
         }
-        return header.instanceID
     }
 }

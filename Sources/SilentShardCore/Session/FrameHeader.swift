@@ -3,6 +3,9 @@ import MPCProtocols
 /// The 48-byte frame header (`docs/protocol/session.md` §3.1).
 package struct FrameHeader: Sendable, Equatable {
     package static let byteCount = 48
+    /// Where `instance_id` starts: frozen in every session version (session.md §3.1, §11), so a node can echo it in a
+    /// REJECT to a header of a version it does not speak.
+    package static let instanceIDOffset = 16
     /// The receiver value meaning "every participant of the session".
     package static let everyParticipant: PartyIndex = 0xFF
 

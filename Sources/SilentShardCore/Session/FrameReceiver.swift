@@ -204,7 +204,7 @@ package struct FrameReceiver: Sendable, SecretReflecting {
             // session ends, so nothing is recorded.
             let parsed = try RejectPayload(bytes: frame.body)
             throw parsed.sessionError(frame: frame, trustedNodeKey: trustedRejectKey(parsed, sender: header.sender),
-                                      expectedSetupHash: setupHash)
+                                      expectedSetupHash: setupHash, expectedInstanceID: instanceID)
         case .pointToPoint:
             guard let channel = channels[header.sender] else { throw .badAuthenticator }
             payload = try channel.open(frame)

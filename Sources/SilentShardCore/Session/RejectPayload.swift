@@ -68,16 +68,20 @@ package struct RejectPayload: Sendable, Equatable {
 
     /// The app's view of a REJECT (session.md §4.5): `authenticated` only if the signature verifies under the
     /// node key the app trusts for that sender (duo: `cloudVerifyingKey`, or a valid certificate
-    /// chained to it) and `setup_hash` is the app's. An unauthenticated REJECT is still reported but
-    /// MUST NOT trigger a downgrade or a clock adjustment.
+    /// chained to it) and the REJECT is bound to this session: its `setup_hash` is the app's, or — for an
+    /// `UNSUPPORTED_VERSION` to a SETUP the node could not parse — its header echoes this session's
+    /// `instance_id`. An unauthenticated REJECT is still reported but MUST NOT trigger a downgrade or a
+    /// clock adjustment.
     package func sessionError(frame: Frame, trustedNodeKey: Ed25519.VerifyingKey?,
-                             expectedSetupHash: SetupHash) -> SessionError {
+                             expectedSetupHash: SetupHash, expectedInstanceID: InstanceID) -> SessionError {
         let signed = trustedNodeKey.map { $0 == nodeKey && frame.hasValidSignature(by: $0) } ?? false
-        // A node that cannot parse a SETUP of an unknown version has no setup_hash to bind (zeros); its
-        // signed UNSUPPORTED_VERSION still counts (docs/session-notes.md: the downgrade stays bounded
-        // by the SDK's configured minimum version).
+        // A node that cannot parse a SETUP of an unknown version has no setup_hash to bind (zeros), but it
+        // echoes the instance_id whenever the 48-byte header arrived (`RejectedSetup.instanceID`). A REJECT
+        // bound to neither (zero instance_id) could be replayed into any session: it is only ever reported
+        // unauthenticated (security review 2, finding 12).
         let bound = setupHash == expectedSetupHash
-            || (code == .unsupportedVersion && setupHash == .unbound)
+            || (code == .unsupportedVersion && setupHash == .unbound
+                && expectedInstanceID != .unbound && frame.header.instanceID == expectedInstanceID)
         let authenticated = signed && bound
         if authenticated, let nodeTime = nodeTimeDetail { return .nodeClock(nodeTime, by: frame.header.sender) }
         if authenticated, code == .keyRetired, let retired = try? KeyRetiredDetail(bytes: detail) {
