@@ -90,7 +90,9 @@ extension AppSession {
         let signer = preSignature.signerIndex
         let response: Frame
         do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }
-        if response.header.kind == .reject { throw rejection(response) }
+        if response.header.kind == .reject {
+            throw rejection(response, expectedInstanceID: InstanceID([UInt8](preSignature.id)) ?? .unbound)
+        }
         let nodeFinish: [UInt8]
         do { nodeFinish = try sent.keys.openResponse(response) } catch {
             throw .messageAuthenticationFailed(party: .node(signer))
@@ -176,13 +178,17 @@ extension AppSession {
         }
     }
 
-    /// A REJECT answering a FINAL_REQUEST: authenticated when its certificate verifies under the
-    /// cluster key and its signature under the certified node key.
-    package func rejection(_ frame: Frame) -> SilentShardError {
+    /// A REJECT answering a FINAL_REQUEST or a PRESIG_QUERY: authenticated when its certificate verifies under the
+    /// cluster key and its signature under the certified node key. It must name the request it answers
+    /// (`expectedInstanceID`: the presignature id, or the query id): a node always echoes it, so a REJECT of
+    /// another request (a replayed answer) is a protocol violation, never reported as this one's outcome
+    /// (security review 2, finding 14).
+    package func rejection(_ frame: Frame, expectedInstanceID: InstanceID) -> SilentShardError {
         let sender = frame.header.sender
         guard (sender == 1 || (mode == .trio && sender == 2)), let payload = try? RejectPayload(bytes: frame.body) else {
             return .malformedMessage(party: nil)
         }
+        guard frame.header.instanceID == expectedInstanceID else { return .protocolViolation(party: .node(sender)) }
         let authenticated = nodeKeyIsTrusted(payload.nodeKey, certificate: payload.certificate, sender: sender)
             && frame.hasValidSignature(by: payload.nodeKey)
         if payload.retryAfterSeconds > 0 {

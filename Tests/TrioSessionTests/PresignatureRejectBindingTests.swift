@@ -1,0 +1,70 @@
+import Foundation
+import MPCCrypto
+import SilentShardCore
+import Testing
+import trio
+
+/// A client that records every POST answer and can answer the next POSTs with recorded bytes instead (the request
+/// still reaches the node): a replayed, validly signed REJECT of another request.
+final class ReplayingPostClient: NetworkClient, @unchecked Sendable {
+    let inner: any NetworkClient
+    let answers = LockedValue<[Data]>([])
+    let substitute = LockedValue<Data?>(nil)
+
+    init(inner: any NetworkClient) { self.inner = inner }
+
+    func connect(action: NetworkAction, params: String?) async throws { try await inner.connect(action: action, params: params) }
+    func send(bytes: Data) async throws { try await inner.send(bytes: bytes) }
+    func send(text: String) async throws { try await inner.send(text: text) }
+    func read() async throws -> Data { try await inner.read() }
+    func disconnect() async throws { try await inner.disconnect() }
+    func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
+        let answer = try await inner.sendPostRequest(action: action, params: params, body: body)
+        answers.withLock { $0.append(answer) }
+        return substitute.withLock { $0 } ?? answer
+    }
+}
+
+/// Security review 2, finding 14: the app binds a preSignFinal's or a PRESIG_QUERY's REJECT to the presignature
+/// or query it answers. A node's signed REJECT of another request, replayed, is a protocol violation — never
+/// reported as this presignature's outcome (before: it was, e.g. `presignatureNotFound` for a presignature the
+/// node still held).
+@Suite("Presignature REJECTs are bound to their request")
+struct PresignatureRejectBindingTests {
+    @Test func finding14_replayedRejectOfAnotherPresignatureIsAProtocolViolation() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let replaying = ReplayingPostClient(inner: fixture.client)
+        let session = fixture.session(.ecdsa, storage: fixture.storage, client: replaying)
+        let keyshare = try await session.keygen()
+
+        // A genuine, signed REJECT bound to `gone`: A dropped it (a ban, then lifted).
+        let gone = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
+        let device = [fixture.signer.keyType.rawValue] + [UInt8](fixture.signer.verifyingKey)
+        _ = try fixture.storeA.ban(deviceKey: device, reason: "test", instanceId: SecureRandom.bytes(count: 32), party: "node 1")
+        #expect(try fixture.storeA.liftBan(deviceKey: device, operator: "test"))
+        await #expect(throws: SilentShardError.presignatureNotFound) {
+            _ = try await session.preSignatureFinal(preSignature: gone, message: testMessage(.ecdsa, "gone"))
+        }
+        let captured = try #require(replaying.answers.withLock { $0.last })
+        #expect(try Frame.parseSingle([UInt8](captured)).header.kind == .reject)
+
+        // `held` is still held at A; its answer is replaced by the captured REJECT.
+        let held = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
+        replaying.substitute.withLock { $0 = captured }
+        let message = testMessage(.ecdsa, "held")
+        await #expect(throws: SilentShardError.protocolViolation(party: .node(1))) {
+            _ = try await session.preSignatureFinal(preSignature: held, message: message)
+        }
+        // The same REJECT answering a PRESIG_QUERY (its instance_id is not the query's): a protocol violation too,
+        // and nothing is dropped.
+        await #expect(throws: SilentShardError.protocolViolation(party: .node(1))) {
+            _ = try await session.reconcilePreSignatures(keyshare: keyshare)
+        }
+        #expect(try await session.preSignatures(keyshare: keyshare).map(\.id).contains(held.id))
+
+        // The real answers again: the finishing presignature resends its request and gets A's recorded signature.
+        replaying.substitute.withLock { $0 = nil }
+        let signature = try await session.preSignatureFinal(preSignature: held, message: message)
+        #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
+    }
+}
