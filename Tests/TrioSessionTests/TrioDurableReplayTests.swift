@@ -72,3 +72,49 @@ struct TrioDurableReplayTests {
         #expect(try await restartedB().serveLink(connection: toB) == .rejected(.replay))
     }
 }
+
+/// Security review 2, finding 14: a relayed preSignFinal has no SETUP, so its LINK_OPEN (instance_id = the
+/// presignature id, repeated on every retry) was kept in no replay store: a captured LINK_OPEN + FINAL_REQUEST could
+/// be opened at B again within the timestamp window. Each LINK_OPEN now carries a nonce and B keeps its hash in the
+/// durable replay store; A's genuine retries (fresh nonces) still get B's recorded answer.
+@Suite("Finding 14: node B refuses a replayed preSignFinal LINK_OPEN", .heavy)
+struct TrioPreSignFinalLinkReplayTests {
+    @Test func finding14_replayedPreSignFinalLinkOpenIsRefused() async throws {
+        let linkMessages = LockedValue<[Data]>([])
+        let fixture = try TrioFixture(algorithm: .ecdsa, tamperToB: { _, bytes in
+            linkMessages.withLock { $0.append(bytes) }
+            return bytes
+        })
+        let lossy = LossyPostClient(inner: fixture.client)
+        let session = fixture.session(.ecdsa, storage: fixture.storage, client: lossy)
+        let keyshare = try await session.keygen()
+        let presignature = try await session.preSignature(keyshare: keyshare, signer: .nodeB)
+        linkMessages.withLock { $0 = [] }
+        // The request reaches B through A; the answer is lost on the way back to the app.
+        let message = testMessage(.ecdsa, "relayed")
+        lossy.loseAnswers.withLock { $0 = true }
+        await #expect(throws: SilentShardError.self) {
+            _ = try await session.preSignatureFinal(preSignature: presignature, message: message)
+        }
+        lossy.loseAnswers.withLock { $0 = false }
+        // What A sent B on the preSignFinal link: LINK_OPEN (purpose 2), then the app's FINAL_REQUEST.
+        let opening = linkMessages.withLock { Array($0.prefix(2)) }
+        #expect(opening.count == 2)
+        let open = try Frame.parseSingle([UInt8](try #require(opening.first)))
+        #expect(open.header.kind == .linkOpen)
+        #expect(try LinkOpenPayload(bytes: open.body).purpose == .preSignFinal)
+
+        // Replayed on a new link to B (a restarted process: only the durable store can tell): refused, nothing sent.
+        let restartedB = NodeStepRunner(identity: fixture.identityB, store: fixture.storeB, peer: nil,
+                                        replayWindow: try ReplayWindow(), clock: fixture.clock.read, frameTimeout: .seconds(2))
+        let toB = try await ScriptedTrioConnection(messages: opening)
+        #expect(await restartedB.serveLink(connection: toB) == .failed(.replayDetected))
+        #expect(toB.sentFrames.isEmpty)
+
+        // A's own retry (the app resends its recorded request; A opens a fresh LINK_OPEN with a new nonce) still
+        // gets B's recorded answer.
+        let signature = try await session.preSignatureFinal(preSignature: presignature, message: message)
+        #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
+        #expect(linkMessages.withLock { $0.count } == 4)
+    }
+}

@@ -34,6 +34,21 @@ extension NodeStepRunner {
             await connection.close(code: 1008, reason: "link refused")
             return .failed(error)
         }
+        if opened.payload.purpose == .preSignFinal {
+            // A preSignFinal link has no SETUP whose instance_id the replay store would keep: its LINK_OPEN is kept
+            // instead (the frame's hash; its nonce makes each of A's retries unique), so a captured one cannot be
+            // opened again (security review 2, finding 14). A replay is not from A: counted as a failed authentication.
+            let (replayID, now, retention) = (opened.replayID, clock(), replayRetentionMilliseconds)
+            do {
+                try await onStoreQueue { [store] () throws(NodeStoreError) in
+                    try store.recordSessionInstance(replayID, nowMilliseconds: now, retentionMilliseconds: retention)
+                }
+            } catch {
+                if case .replay = error { linkOpened(false) }
+                await connection.close(code: 1008, reason: "link refused")
+                return .failed(error == .replay ? .replayDetected : .storage(reason: "replay store"))
+            }
+        }
         linkOpened(true)
         guard case .message(let message, _) = await inbox.next(timeout: setupTimeout) else {
             await connection.close(code: 1002, reason: "no setup")

@@ -64,7 +64,8 @@ enum TrioLink {
                                       token: [UInt8]?, now: UInt64) -> Frame {
         let payload = LinkOpenPayload(certificate: identity.certificate, purpose: .preSignFinal, mode: .trio,
                                       algorithm: algorithm, operation: .preSignFinal, token: token,
-                                      timestamp: now, clientAddress: nil).encoded()
+                                      timestamp: now, clientAddress: nil,
+                                      nonce: SecureRandom.bytes(count: LinkOpenPayload.nonceByteCount)).encoded()
         let header = FrameHeader(kind: .linkOpen, sender: identity.index, receiver: identity.peerIndex,
                                  length: UInt32(payload.count), instanceID: presigID)
         return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
@@ -77,6 +78,8 @@ enum TrioLink {
         let mode: SessionMode
         let algorithm: SessionAlgorithm
         let operation: SessionOperation
+        /// The hash of the signed LINK_OPEN frame: the key B's replay store keeps for a preSignFinal link.
+        let replayID: InstanceID
     }
 
     /// The acceptor's checks of session.md §2.3: one LINK_OPEN frame from the other role to this node, a
@@ -113,7 +116,12 @@ enum TrioLink {
         guard (payload.purpose == .preSignFinal) == (operation == .preSignFinal) else {
             throw .invalidInput(reason: "link purpose or route")
         }
+        // A preSignFinal link's instance_id (the presignature's) repeats on every retry: its nonce makes the frame
+        // unique, and the frame's hash is what B's replay store keeps (security review 2, finding 14).
+        guard payload.purpose != .preSignFinal || payload.nonce != nil else {
+            throw .invalidInput(reason: "link nonce")
+        }
         return Opened(instanceID: frame.header.instanceID, payload: payload, mode: mode, algorithm: algorithm,
-                      operation: operation)
+                      operation: operation, replayID: InstanceID(checked: SHA256.hash(Array("silentshard/link-open\u{0}".utf8) + frame.encoded())))
     }
 }

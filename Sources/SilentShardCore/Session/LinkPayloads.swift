@@ -6,12 +6,16 @@ package struct LinkOpenPayload: Sendable, Equatable {
     package enum Tag {
         package static let certificate: UInt8 = 0x01, purpose: UInt8 = 0x02, route: UInt8 = 0x03
         package static let token: UInt8 = 0x04, timestamp: UInt8 = 0x05, clientAddress: UInt8 = 0x06
+        package static let nonce: UInt8 = 0x07
     }
     static let fieldSizes: [UInt8: TLVFieldSize] = [
         Tag.certificate: .exactly(NodeCertificate.byteCount), Tag.purpose: .exactly(1), Tag.route: .exactly(3),
         Tag.token: .range(0...SessionConstants.maximumTokenByteCount), Tag.timestamp: .exactly(8),
         Tag.clientAddress: .range(0...SessionConstants.maximumClientAddressByteCount),
+        Tag.nonce: .exactly(LinkOpenPayload.nonceByteCount),
     ]
+    /// Size of `nonce`.
+    package static let nonceByteCount = 16
 
     package var certificate: NodeCertificate
     package var purpose: Purpose
@@ -23,15 +27,21 @@ package struct LinkOpenPayload: Sendable, Equatable {
     package var timestamp: UInt64
     /// ≤ 64 ASCII.
     package var clientAddress: [UInt8]?
+    /// 16 random bytes that make each LINK_OPEN unique (required for purpose preSignFinal, whose `instance_id`
+    /// is the presignature's and repeats on every retry): B keeps the frame's hash in its replay store
+    /// (session.md §2.3; security review 2, finding 14).
+    package var nonce: [UInt8]?
 
     package init(certificate: NodeCertificate, purpose: Purpose, mode: SessionMode, algorithm: SessionAlgorithm,
-                operation: SessionOperation, token: [UInt8]?, timestamp: UInt64, clientAddress: [UInt8]?) {
+                operation: SessionOperation, token: [UInt8]?, timestamp: UInt64, clientAddress: [UInt8]?,
+                nonce: [UInt8]? = nil) {
         self.certificate = certificate
         self.purpose = purpose
         route = [mode.rawValue, algorithm.rawValue, operation.rawValue]
         self.token = token
         self.timestamp = timestamp
         self.clientAddress = clientAddress
+        self.nonce = nonce
     }
 
     package func encoded() -> [UInt8] {
@@ -43,6 +53,7 @@ package struct LinkOpenPayload: Sendable, Equatable {
         ]
         if let token { records.append(TLVRecord(tag: Tag.token, value: token)) }
         if let clientAddress { records.append(TLVRecord(tag: Tag.clientAddress, value: clientAddress)) }
+        if let nonce { records.append(TLVRecord(tag: Tag.nonce, value: nonce)) }
         return TLVPayload(records).encoded()
     }
 
@@ -60,6 +71,7 @@ package struct LinkOpenPayload: Sendable, Equatable {
         var reader = WireReader(time)
         timestamp = try reader.readUInt64()
         clientAddress = tlv[Tag.clientAddress]
+        nonce = tlv[Tag.nonce]
         if let address = clientAddress, !address.allSatisfy({ (0x20...0x7E).contains($0) }) { throw .malformed }
     }
 }
