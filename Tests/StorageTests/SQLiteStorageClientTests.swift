@@ -16,6 +16,13 @@ struct SQLiteStorageClientTests {
         #expect(mode(of: path) == 0o600)
     }
 
+    /// Security review 2, finding 14: on Apple platforms `synchronous = FULL` alone calls `fsync`, which leaves a
+    /// commit in the drive's cache; `fullfsync` makes SQLite use `F_FULLFSYNC` (commits and checkpoints).
+    @Test func finding14_durabilityPragmasIncludeFullFsync() throws {
+        let store = try SQLiteStorageClient(path: scratchDirectory() + "/records.sqlite")
+        #expect(try store.durabilitySettings() == ["synchronous": 2, "fullfsync": 1, "checkpoint_fullfsync": 1])
+    }
+
     @Test("damaged rows are typed errors: flipped bytes, wrong column type, swapped row")
     func corruptRows() async throws {
         let path = scratchDirectory() + "/records.sqlite"
