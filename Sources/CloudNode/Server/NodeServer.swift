@@ -97,17 +97,52 @@ package final class NodeServer: Sendable {
     }
 
     /// Closes every connection with 1001 (waiting up to `grace` for steps to end), cancels the
-    /// remaining sessions and stops the service thread. Idempotent.
-    package func stop(grace: Duration = .seconds(2)) async {
+    /// remaining sessions and stops the service thread, then waits at most `sessionDeadline` for the
+    /// cancelled sessions to end (a session stuck in an await that ignores cancellation must not hang a
+    /// shutdown: issue 32, "a hang must fail fast"). Idempotent.
+    /// - Returns: how many sessions were still running at the deadline (logged; 0 on a clean stop).
+    @discardableResult
+    package func stop(grace: Duration = .seconds(2), sessionDeadline: Duration = .seconds(10)) async -> Int {
         let current = engines.withLock { $0 }
-        guard !current.isEmpty else { return }
+        guard !current.isEmpty else { return 0 }
         await withTaskGroup(of: Void.self) { group in
             for engine in current { group.addTask { await engine.stop(grace: grace) } }
         }
         let tasks = sessions.withLock { Array($0.tasks.values) }
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
-        configuration.logger.log("stopped")
+        let stuck = await Self.waitForAll(tasks, atMost: sessionDeadline)
+        if stuck > 0 {
+            configuration.logger.log("stopped; \(stuck) session(s) still running \(sessionDeadline) after cancellation")
+        } else {
+            configuration.logger.log("stopped")
+        }
+        return stuck
+    }
+
+    /// Waits until every task has ended or `limit` has passed, whichever comes first; returns how many had
+    /// not ended. Never waits on a task past `limit` (awaiting `Task.value` ignores cancellation).
+    static func waitForAll(_ tasks: [Task<Void, Never>], atMost limit: Duration) async -> Int {
+        guard !tasks.isEmpty else { return 0 }
+        let ended = LockedValue(0)
+        let outcome = LockedValue<CheckedContinuation<Void, Never>?>(nil)
+        let waiters = LockedValue<[Task<Void, Never>]>([])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            outcome.withLock { $0 = continuation }
+            let resume: @Sendable () -> Void = { outcome.withLock { $0.take() }?.resume() }
+            var started: [Task<Void, Never>] = [Task {
+                try? await Task.sleep(for: limit)
+                resume()
+            }]
+            for task in tasks {
+                started.append(Task {
+                    await task.value
+                    if ended.withLock({ count in count += 1; return count == tasks.count }) { resume() }
+                })
+            }
+            waiters.withLock { $0 = started }
+        }
+        for waiter in waiters.withLock({ $0 }) { waiter.cancel() }
+        return tasks.count - ended.withLock { $0 }
     }
 
     /// The Prometheus text of `GET /metrics`.
