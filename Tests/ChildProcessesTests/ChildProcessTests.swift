@@ -5,7 +5,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite("ChildProcess: posix_spawn instead of Foundation's Process")
+@Suite("ChildProcess: posix_spawn instead of Foundation's Process", .timeLimit(.minutes(30)))
 struct ChildProcessTests {
     static let shell = URL(fileURLWithPath: "/bin/sh")
 

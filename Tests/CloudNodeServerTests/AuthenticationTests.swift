@@ -46,7 +46,7 @@ enum VerifierKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
-@Suite struct AuthenticationTests {
+@Suite(.timeLimit(.minutes(30))) struct AuthenticationTests {
     /// (verifier, valid token, invalid tokens, hook server to stop).
     func setUp(_ kind: VerifierKind) throws -> (any TokenVerifier, String, [String], NodeServer?) {
         switch kind {

@@ -9,7 +9,7 @@ import Glibc
 
 /// Security review (fixed while there): a close frame with a code no endpoint may send (5000, 65535,
 /// 1005, 1006, 999) was echoed unchanged; RFC 6455 §7.4 asks for 1002.
-@Suite("Close codes: an invalid code from the client is answered with 1002")
+@Suite("Close codes: an invalid code from the client is answered with 1002", .timeLimit(.minutes(30)))
 struct CloseCodeTests {
     /// Upgrades a raw socket, sends a masked close frame with `code`, and returns the code of the
     /// node's close frame (nil if none arrived).

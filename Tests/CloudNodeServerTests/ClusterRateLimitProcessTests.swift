@@ -7,7 +7,7 @@ import Testing
 /// Proposal P5 with real processes: two `silentshard-test-limits` processes (a node's rate limiter each,
 /// over one shared SQLite file or PostgreSQL database), driven line by line. Every command carries the
 /// time both processes' clocks read, so no window depends on how fast the machine is.
-@Suite("session.md §9.5 rate limits across two node processes on one database (P5)", .serialized)
+@Suite("session.md §9.5 rate limits across two node processes on one database (P5)", .serialized, .timeLimit(.minutes(30)))
 struct ClusterRateLimitProcessTests {
     static let binary = PythonPeer.repositoryRoot.appendingPathComponent(".build/debug/silentshard-test-limits")
     static let start: UInt64 = 1_800_000_000_000

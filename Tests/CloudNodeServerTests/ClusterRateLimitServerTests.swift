@@ -9,7 +9,7 @@ import trio
 /// P5 at the server (`docs/protocol/session.md` §9.5): an address blocked for failed tokens at one process of a
 /// cluster is refused by another process on the same database — the session's check before its token
 /// closes with 1013, and from then on that process's door answers 429 without asking the database.
-@Suite("session.md §9.5 at the server: an address block reaches every process of the cluster (P5)")
+@Suite("session.md §9.5 at the server: an address block reaches every process of the cluster (P5)", .timeLimit(.minutes(30)))
 struct ClusterRateLimitServerTests {
     @Test("failed tokens at process 0 block the address at process 1: its session closes with 1013, then its door answers 429")
     func blockReachesTheOtherProcess() async throws {

@@ -33,7 +33,7 @@ enum ClusterDatabase: String, CaseIterable, Sendable, CustomStringConvertible {
 /// (principal, device key) and shared by every process on one node database. Two limiters on two store
 /// instances (two connections, as two processes have) stand for two node processes here;
 /// `ClusterRateLimitProcessTests` runs real ones. One manual clock drives both.
-@Suite("session.md §9.5 rate limits shared by a cluster through the node database (P5)")
+@Suite("session.md §9.5 rate limits shared by a cluster through the node database (P5)", .timeLimit(.minutes(30)))
 struct ClusterRateLimitTests {
     static let victimDevice: [UInt8] = [1] + [UInt8](repeating: 0x5A, count: 32)
 

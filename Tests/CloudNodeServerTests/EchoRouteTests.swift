@@ -6,7 +6,7 @@ import Testing
 import trio
 
 /// Our own clients against an embedded node with the echo handler: every route, both algorithms.
-@Suite struct EchoRouteTests {
+@Suite(.timeLimit(.minutes(30))) struct EchoRouteTests {
     @Test func duoEveryRouteBothAlgorithms() async throws {
         let node = try TestNode.start()
         let client = DuoNetworkClient(websocketConfig: node.clientConfig())

@@ -5,7 +5,7 @@ import SilentShardCore
 import Testing
 import trio
 
-@Suite struct HTTPEndpointTests {
+@Suite(.timeLimit(.minutes(30))) struct HTTPEndpointTests {
     @Test func healthMetricsVerifyingKeyAndUnknown() async throws {
         let node = try TestNode.start()
         let (healthStatus, health) = try await node.get("/health")

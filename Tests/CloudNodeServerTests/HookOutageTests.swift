@@ -9,7 +9,7 @@ import Testing
 /// client, yet each such connection counted as a failed authentication, so an outage of the operator's
 /// hook got every client address blocked for ten minutes. Now it is "try again later": close 1013 on a
 /// WebSocket, 503 on a POST, and nothing is counted against the address.
-@Suite("Finding 10: a hook outage is unavailability, not a failed authentication")
+@Suite("Finding 10: a hook outage is unavailability, not a failed authentication", .timeLimit(.minutes(30)))
 struct HookOutageTests {
     @Test func unreachableHookDoesNotBlockTheAddress() async throws {
         let closed = try RecordingHTTPServer()

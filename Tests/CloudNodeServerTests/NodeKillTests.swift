@@ -13,7 +13,7 @@ import trio
 /// deterministically through the node's env-gated `TestPause` hook (`SILENTSHARD_TEST_PAUSE=<point>@<n>:<marker>`,
 /// inert without the variable): the n-th session reaching the point writes the marker and parks; the test
 /// sees the marker and sends SIGKILL. Here n = 2: the keygen passes, the refresh is caught.
-@Suite("Node process killed between stage and commit", .serialized, .heavy)
+@Suite("Node process killed between stage and commit", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct NodeKillTests {
     struct Directory {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("node-kill-\(UUID().uuidString)")

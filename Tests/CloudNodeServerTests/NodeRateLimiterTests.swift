@@ -4,7 +4,7 @@ import SilentShardTestSupport
 import Testing
 
 
-@Suite("session.md §9.5 rate limits: the limiter's counting, with a manual clock")
+@Suite("session.md §9.5 rate limits: the limiter's counting, with a manual clock", .timeLimit(.minutes(30)))
 struct NodeRateLimiterTests {
     @Test("connections per address: the limit's next one waits; a close frees a place; addresses are separate")
     func connectionsPerAddress() {

@@ -22,7 +22,7 @@ private final class CountingPostHandler: PostHandler {
 /// POST without `Content-Length` was never answered. RFC 9112 §6.3: a message with both is an attack
 /// vector. The node now answers such requests 400, a chunked one 411, and runs the handler at most once
 /// per request.
-@Suite("Finding 7: one POST runs the handler at most once; Transfer-Encoding is refused")
+@Suite("Finding 7: one POST runs the handler at most once; Transfer-Encoding is refused", .timeLimit(.minutes(30)))
 struct PostFramingTests {
     /// Sends `request` on a raw socket and returns everything the node sent until it closed (or 10 s).
     static func exchange(port: Int, _ request: [UInt8]) throws -> String {

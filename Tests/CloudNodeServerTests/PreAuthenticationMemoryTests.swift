@@ -16,7 +16,7 @@ import Glibc
 /// first message may be at most 8 KiB (closed 1009 the moment it passes), nothing more is read from the
 /// socket until the token is verified, the default maximum message is 1 MiB (session.md §3.6), and a token
 /// timeout counts against the address.
-@Suite("Finding 6: memory before authentication stays bounded", .serialized, .heavy)
+@Suite("Finding 6: memory before authentication stays bounded", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct PreAuthenticationMemoryTests {
     /// The resident set of `pid` in bytes (Linux `/proc`).
     static func residentBytes(_ pid: pid_t) -> Int? {

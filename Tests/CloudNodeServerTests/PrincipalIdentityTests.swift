@@ -8,7 +8,7 @@ import Testing
 /// Security review finding 11: the principal's subject is the key owner's name, so it must identify one
 /// principal. A JWT without `sub` was accepted as the shared subject "jwt" (every such token owned every
 /// other's keys), and subjects were cut to 128 bytes (two subjects sharing a prefix became one owner).
-@Suite("Finding 11: a token's subject is whole and present")
+@Suite("Finding 11: a token's subject is whole and present", .timeLimit(.minutes(30)))
 struct PrincipalIdentityTests {
     static let secret = [UInt8](repeating: 0x61, count: 32)
 

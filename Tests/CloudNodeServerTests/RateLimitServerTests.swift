@@ -11,7 +11,7 @@ import Glibc
 
 /// session.md §9.5 at the server: per-address connection counts and the block after failed authentications,
 /// answered with HTTP 429 and `Retry-After` (upgrades and POSTs).
-@Suite("session.md §9.5 rate limits at the server: 429 with Retry-After")
+@Suite("session.md §9.5 rate limits at the server: 429 with Retry-After", .timeLimit(.minutes(30)))
 struct RateLimitServerTests {
     /// Sends a WebSocket upgrade on a raw socket and returns the response head (status line and headers).
     static func rawUpgradeResponse(port: Int) throws -> String {

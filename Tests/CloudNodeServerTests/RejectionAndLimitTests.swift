@@ -5,7 +5,7 @@ import SilentShardCore
 import Testing
 import trio
 
-@Suite struct RejectionAndLimitTests {
+@Suite(.timeLimit(.minutes(30))) struct RejectionAndLimitTests {
     @Test func wrongSubprotocolAndUnknownRoutesAreRejected() async throws {
         let node = try TestNode.start()
         let duo = DuoNetworkClient(websocketConfig: node.clientConfig())

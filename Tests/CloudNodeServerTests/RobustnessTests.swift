@@ -7,7 +7,7 @@ import SilentShardTestSupport
 import Testing
 import trio
 
-@Suite(.serialized) struct RobustnessTests {
+@Suite(.serialized, .timeLimit(.minutes(30))) struct RobustnessTests {
     /// Python `websockets` and raw sockets misbehaving: each gets a clean rejection; the node keeps serving.
     @Test func misbehavingPythonClients() async throws {
         let limit = 1 << 20

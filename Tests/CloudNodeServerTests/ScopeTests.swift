@@ -5,7 +5,7 @@ import Testing
 
 /// Token scopes (session.md §9.1): default = every operation except duo export; JWT `scope` /
 /// `scopes`, the token file's `scope:` line and the hook's JSON answer grant them.
-@Suite struct ScopeTests {
+@Suite(.timeLimit(.minutes(30))) struct ScopeTests {
     static func jwt(claims: String) -> String {
         let header = TestJWT.base64url(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
         let exp = Int(Date().timeIntervalSince1970 + 600)

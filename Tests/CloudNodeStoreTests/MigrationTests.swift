@@ -4,7 +4,7 @@ import Testing
 @testable import CloudNode
 import SilentShardCore
 
-@Suite("Node share store: schema migrations and locations")
+@Suite("Node share store: schema migrations and locations", .timeLimit(.minutes(30)))
 struct MigrationTests {
     @Test("a SQLite file from before migrations (no schema_migrations table) opens, keeps its rows, is recorded at version 1 and migrated on")
     func legacySQLiteFileOpens() throws {

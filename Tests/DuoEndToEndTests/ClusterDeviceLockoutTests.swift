@@ -18,7 +18,7 @@ private struct BadSigner: MessageSigner {
 /// Proposal P5 (`docs/protocol/session.md` §9.5) through the wire: two duo node servers of one cluster (one node
 /// key, one SQLite database, a store instance and a limiter each, as two processes have) and two principals
 /// with tokens of their own. Failed device signatures count per (principal, device key) across the cluster.
-@Suite("P5: failed device signatures count per (principal, device key) across a cluster's processes", .heavy)
+@Suite("P5: failed device signatures count per (principal, device key) across a cluster's processes", .heavy, .timeLimit(.minutes(30)))
 struct ClusterDeviceLockoutTests {
     struct TwoPrincipals: TokenVerifier {
         var name: String { "two principals" }

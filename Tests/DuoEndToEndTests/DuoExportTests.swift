@@ -10,7 +10,7 @@ import duo
 /// Duo export end to end: the app builds the request, a "backend" (this test) POSTs it over real
 /// loopback HTTP to the libwebsockets node (`POST /v3/{algorithm}/export`, bearer credential with scope
 /// `export`), and the app combines the relayed answer into the private key.
-@Suite("Duo export over loopback HTTP", .serialized, .heavy)
+@Suite("Duo export over loopback HTTP", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoExportTests {
     /// `backend` may export for the subject `app` (the operator's backend acts for its user, session.md
     /// §9.2–9.3); `app` has the default scopes (everything but export); `other-backend` may export, but

@@ -9,7 +9,7 @@ import duo
 /// The duo SDK against two node servers sharing one PostgreSQL database (two store instances = two
 /// connections, as two processes of a cluster): keygen on one, sign on the other, refresh on the
 /// first, sign on the second. Needs `SILENTSHARD_TEST_POSTGRES_URL` (scripts/test starts a server).
-@Suite("Duo end to end with the node on PostgreSQL", .serialized, .heavy)
+@Suite("Duo end to end with the node on PostgreSQL", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoOnPostgresTests {
     static let url: String? = {
         let value = ProcessInfo.processInfo.environment["SILENTSHARD_TEST_POSTGRES_URL"] ?? ""

@@ -8,7 +8,7 @@ import duo
 
 /// The duo SDK against a real node: `duoInitiator(websocketConfig:)` → our WebSocket client → loopback
 /// TCP → the libwebsockets node server → the node's session runner and SQLite share store.
-@Suite("Duo end to end over loopback WebSocket", .serialized, .heavy)
+@Suite("Duo end to end over loopback WebSocket", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoOverWebSocketTests {
     struct Node {
         let server: NodeServer

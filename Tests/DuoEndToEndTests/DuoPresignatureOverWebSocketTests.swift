@@ -10,7 +10,7 @@ import duo
 /// Duo presignatures (protocol v2, issue 20) against a real node: preSign over the WebSocket
 /// (`/v3/{algorithm}/presign`), preSignatureFinal and PRESIG_QUERY as HTTP POSTs of the stock
 /// `DuoNetworkClient` (`/v3/duo/presign-final`, `/v3/duo/eddsa/presign-final`) with the app's token.
-@Suite("Duo presignatures over loopback WebSocket and HTTP POST", .serialized, .heavy)
+@Suite("Duo presignatures over loopback WebSocket and HTTP POST", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoPresignatureOverWebSocketTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func presignFinishAndStatus(algorithm: Keyshare.Algorithm) async throws {

@@ -12,7 +12,7 @@ import Glibc
 
 /// Issue 10: 500 simultaneous half-open connections (TCP connected, then nothing, or half an HTTP
 /// upgrade) do not stop the node from serving an honest app; afterwards it still serves.
-@Suite("Node under 500 half-open connections", .heavy)
+@Suite("Node under 500 half-open connections", .heavy, .timeLimit(.minutes(30)))
 struct HalfOpenConnectionsTests {
     @Test func honestAppIsServedBeside500HalfOpenConnections() async throws {
         let node = try DuoOverWebSocketTests.startNode()

@@ -32,7 +32,7 @@ struct AppRoutedActions: DuoNetworkActionProvider {
 /// Every duo operation × both algorithms × all three `duoInitiator` overloads, over real loopback
 /// sockets against the node server and its SQLite store. Every signature is verified (libsecp256k1
 /// verify + public-key recovery; libsodium Ed25519), under the derived child key for soft paths.
-@Suite("Duo end to end: every operation × algorithm × initiator overload", .serialized, .heavy)
+@Suite("Duo end to end: every operation × algorithm × initiator overload", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct InitiatorMatrixTests {
     enum Overload: String, CaseIterable, Sendable { case websocketConfig, duoNetworkClient, networkClientAndProvider }
 
@@ -137,7 +137,7 @@ final class RewritingDuoClient: DuoNetworkClient, @unchecked Sendable {
     }
 }
 
-@Suite("Duo end to end: a subclass rewriting a route", .heavy)
+@Suite("Duo end to end: a subclass rewriting a route", .heavy, .timeLimit(.minutes(30)))
 struct RouteRewriteTests {
     @Test func rewrittenToAnUnservedRouteIsATypedErrorAndTheNodeKeepsServing() async throws {
         let node = try DuoOverWebSocketTests.startNode()

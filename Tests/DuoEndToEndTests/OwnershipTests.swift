@@ -10,7 +10,7 @@ import duo
 /// session.md §9.1–9.2 over real sockets with the HS256 JWT verifier: the token's scopes limit the operations,
 /// and a key belongs to the subject that created it — another subject, even with the registered
 /// device key, is refused with FORBIDDEN; the node keeps serving.
-@Suite("Duo end to end: token scopes and key ownership (JWT)", .heavy)
+@Suite("Duo end to end: token scopes and key ownership (JWT)", .heavy, .timeLimit(.minutes(30)))
 struct OwnershipTests {
     /// The verifier's clock: tokens expire 600 s after it, and it stands still, so no token expires
     /// however long a loaded machine takes to run the test.

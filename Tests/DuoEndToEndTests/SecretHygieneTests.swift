@@ -13,7 +13,7 @@ import duo
 /// the descriptions/reflections of every secret-holding value captured; then every secret of the run
 /// — both parties' share scalars of every generation, the exported key, the node's master key and node
 /// key seed — is searched for in hex (either case) and base64 in all of it.
-@Suite("Secret hygiene: logs, errors, metrics and descriptions never show a secret", .heavy)
+@Suite("Secret hygiene: logs, errors, metrics and descriptions never show a secret", .heavy, .timeLimit(.minutes(30)))
 struct SecretHygieneTests {
     struct Tokens: TokenVerifier {
         var name: String { "hygiene" }

@@ -28,7 +28,7 @@ private final class ForwardedClient: DuoNetworkClient, @unchecked Sendable {
 /// key). Where the verifier gives every client the same subject (`token-file`, `--auth none`, a hook's
 /// fallback), anyone could send five SETUPs with a victim's device key and bad signatures and lock the
 /// victim out for a minute from anywhere. Such principals are now counted per (client address, device).
-@Suite("Finding 10: a shared subject cannot be used to lock another client's device out", .heavy)
+@Suite("Finding 10: a shared subject cannot be used to lock another client's device out", .heavy, .timeLimit(.minutes(30)))
 struct SharedSubjectLockoutTests {
     @Test func failuresFromOneAddressDoNotLockTheDeviceOutElsewhere() async throws {
         let limits = NodeRateLimits(failedDeviceSignaturesPerMinute: 3, trustedProxies: ["127.0.0.1"])

@@ -16,7 +16,7 @@ func providerActions(_ provider: some DuoNetworkActionProvider) -> [(String, Net
      ("sign", provider.sign), ("import", provider.import)]
 }
 
-@Suite("Duo actions, providers and routes")
+@Suite("Duo actions, providers and routes", .timeLimit(.minutes(30)))
 struct DuoRoutingTests {
     @Test func defaultActionStrings() {
         for (algorithm, actions) in [("ecdsa", providerActions(.ecdsa)), ("eddsa", providerActions(.eddsa))] {
@@ -120,7 +120,7 @@ struct DuoRoutingTests {
     }
 }
 
-@Suite("Duo seed initiators")
+@Suite("Duo seed initiators", .timeLimit(.minutes(30)))
 struct DuoSeedInitiatorTests {
     @Test func theThreeOverloadsBuildSessions() {
         #expect([seedExample1(), seedExample2(), seedExample3()].allSatisfy { $0.algorithm == .ecdsa })

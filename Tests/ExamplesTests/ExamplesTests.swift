@@ -10,7 +10,7 @@ import Testing
 /// The Examples/ programs, built by `swift build --build-tests` next to the test bundle, run as
 /// subprocesses: alone (their own embedded node), against a node this test started
 /// (`--node --cloud-key`), and with a wrong cloud key (must fail with a non-zero status).
-@Suite("Examples", .serialized, .heavy)
+@Suite("Examples", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct ExamplesTests {
     static let all = ["example-default-websocket", "example-subclassed-client", "example-custom-transport"]
 

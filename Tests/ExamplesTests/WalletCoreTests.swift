@@ -10,7 +10,7 @@ import duo
 /// same kind of store the app uses (encrypted at rest) and a software device key standing in for the Secure
 /// Enclave: a key, a `personal_sign` signature that recovers to its address, a refresh, and the key found again
 /// by a fresh service (a relaunch) that signs with the refreshed share.
-@Suite("Sample iOS wallet logic", .heavy)
+@Suite("Sample iOS wallet logic", .heavy, .timeLimit(.minutes(30)))
 struct WalletCoreTests {
     struct FixedKey: StorageKeyProvider {
         let key = StorageKey.random()

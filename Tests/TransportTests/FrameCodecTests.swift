@@ -33,7 +33,7 @@ func decodeAll(_ bytes: [UInt8], limit: Int = 1 << 20, chunk: Int = .max) throws
     return events
 }
 
-@Suite("RFC 6455 frame codec")
+@Suite("RFC 6455 frame codec", .timeLimit(.minutes(30)))
 struct FrameCodecTests {
     @Test func encodesMaskedFramesThatUnmaskBack() {
         for length in [0, 1, 125, 126, 65535, 65536, 200_000] {

@@ -3,7 +3,7 @@ import SilentShardTestSupport
 import Testing
 @testable import SilentShardCore
 
-@Suite("HTTP POST against Python http.server")
+@Suite("HTTP POST against Python http.server", .timeLimit(.minutes(30)))
 struct HTTPPostTests {
     struct Info: Decodable {
         var method: String

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import SilentShardCore
 
-@Suite("Opening handshake, HTTP parsing, routes")
+@Suite("Opening handshake, HTTP parsing, routes", .timeLimit(.minutes(30)))
 struct HandshakeAndRouteTests {
     let endpoint = try! NetworkEndpoint(URL(string: "wss://example.com/v3/trio/keygen?params=ab")!)
 

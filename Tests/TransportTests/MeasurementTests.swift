@@ -5,7 +5,7 @@ import Testing
 
 /// Prints loopback figures (round trip, 8 MiB echo) for the report; asserts correctness only (figures
 /// come from `scripts/bench-transport` in release mode, never from timed tests).
-@Suite("Transport measurements")
+@Suite("Transport measurements", .timeLimit(.minutes(30)))
 struct MeasurementTests {
     @Test(arguments: [false, true])
     func loopbackFigures(secure: Bool) async throws {

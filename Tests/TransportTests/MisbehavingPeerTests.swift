@@ -5,7 +5,7 @@ import Testing
 @testable import SilentShardCore
 
 /// The engine against a hand-written server that breaks the rules (interop/ws_peer.py, raw port).
-@Suite("WebSocket engine against a misbehaving peer")
+@Suite("WebSocket engine against a misbehaving peer", .timeLimit(.minutes(30)))
 struct MisbehavingPeerTests {
     func rawEngine(_ peer: PythonPeer, connectTimeout: Duration = .seconds(5), maximumMessageSize: Int = 1 << 20) -> WebSocketClientEngine {
         WebSocketClientEngine(config: WebsocketConfig(url: peer.raw, connectTimeout: connectTimeout, readTimeout: .seconds(5),

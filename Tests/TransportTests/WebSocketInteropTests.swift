@@ -4,7 +4,7 @@ import Testing
 @testable import SilentShardCore
 
 /// The Linux/Apple WebSocket engine against an independent peer (Python `websockets`).
-@Suite("WebSocket engine against Python websockets")
+@Suite("WebSocket engine against Python websockets", .timeLimit(.minutes(30)))
 struct WebSocketInteropTests {
     @Test(arguments: [false, true])
     func subprotocolTokenTextAndBinary(secure: Bool) async throws {

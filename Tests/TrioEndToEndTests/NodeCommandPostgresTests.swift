@@ -11,7 +11,7 @@ import trio
 /// `silentshard node --database postgres://…` as separate processes: trio-a and trio-b each on their
 /// own PostgreSQL schema, duo with a password in the URL (never printed), `--rotate-master-key` on
 /// PostgreSQL. Needs `SILENTSHARD_TEST_POSTGRES_URL` (scripts/test starts a server).
-@Suite("Node command line on PostgreSQL", .serialized, .heavy)
+@Suite("Node command line on PostgreSQL", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct NodeCommandPostgresTests {
     /// A fresh schema on the test server, selected through the URL's `search_path`; `password` is
     /// added to the URL's user info (the test server trusts loopback and ignores it).

@@ -18,7 +18,7 @@ import Glibc
 /// stops counting (A opens one per session).
 ///
 /// Attackers and apps are told apart by `X-Forwarded-For` from the trusted loopback proxy.
-@Suite("Finding 5: the peer route and POSTs cannot starve the apps", .serialized, .heavy)
+@Suite("Finding 5: the peer route and POSTs cannot starve the apps", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct PeerListenerTests {
     static let attacker = "X-Forwarded-For: 203.0.113.7"
     static let app = "X-Forwarded-For: 198.51.100.20"

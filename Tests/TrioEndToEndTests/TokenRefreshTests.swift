@@ -11,7 +11,7 @@ import trio
 /// that expires between steps (or between a presignature and its finish) is replaced once, through
 /// `.afterRefusal`, and the refused step or POST retried; a provider that cannot help ends the step
 /// with a typed error after exactly one retry.
-@Suite("Token refresh: an expired token is replaced once and the step retried", .serialized, .heavy)
+@Suite("Token refresh: an expired token is replaced once and the step retried", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TokenRefreshTests {
     /// A provider that caches one token and mints a new one only when asked after a refusal (or when
     /// `mintsValidTokens` is false, keeps answering the stale one); it records what it was asked.

@@ -10,7 +10,7 @@ import trio
 /// session.md §9.1–9.3 at the trio nodes over real sockets, with the HS256 JWT verifier at both nodes (B checks
 /// the token A forwards in LINK_OPEN itself): scopes, key owners, device binding, and recover with a
 /// new device key.
-@Suite("Trio authorization: scopes, key owners, device binding (JWT)", .serialized, .heavy)
+@Suite("Trio authorization: scopes, key owners, device binding (JWT)", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioAuthorizationTests {
     /// The verifier's clock: tokens expire 600 s after it, and it stands still, so no token expires
     /// however long a loaded machine takes to run the test.

@@ -17,7 +17,7 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 
 /// `silentshard node-cert` and `silentshard node --role trio-a|trio-b` as separate processes, driven
 /// by the SDK over loopback WebSockets.
-@Suite("Trio command line: node-cert, node --role trio-a/trio-b", .serialized, .heavy)
+@Suite("Trio command line: node-cert, node --role trio-a/trio-b", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioCommandLineTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -144,7 +144,7 @@ struct TrioCommandLineTests {
 
 /// Security review finding 13: `--auth none` only on loopback, and an unencrypted link to B only on
 /// loopback, unless the operator says otherwise explicitly; the refusal says why (exit status 2).
-@Suite("Finding 13: insecure node settings need an explicit flag")
+@Suite("Finding 13: insecure node settings need an explicit flag", .timeLimit(.minutes(30)))
 struct InsecureSettingsTests {
     static func run(_ arguments: [String]) async throws -> (status: Int32, errors: String) {
         let errors = Pipe()

@@ -9,7 +9,7 @@ import trio
 
 /// Trio export over real sockets: both nodes encrypt their shares to the app's one-time key (B's
 /// through A), the app reconstructs with its own share and checks x·G = P.
-@Suite("Trio export over loopback WebSockets", .serialized, .heavy)
+@Suite("Trio export over loopback WebSockets", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioExportTests {
     /// Trio export needs the explicit `export` scope at both nodes (session.md §9.3; never granted by default).
     static let scopes: Set<String> = ["keygen", "refresh", "sign", "reconcile", "export"]

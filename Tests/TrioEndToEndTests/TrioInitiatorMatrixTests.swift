@@ -27,7 +27,7 @@ struct AppRoutedTrioActions: TrioNetworkActionProvider {
 /// sockets against two node servers (A relays to B over `/v3/peer`). Every signature is verified
 /// (libsecp256k1 verify + public-key recovery; libsodium Ed25519), under the derived child key for
 /// soft paths.
-@Suite("Trio end to end: every operation × algorithm × initiator overload", .serialized, .heavy)
+@Suite("Trio end to end: every operation × algorithm × initiator overload", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioInitiatorMatrixTests {
     enum Overload: String, CaseIterable, Sendable { case websocketConfig, trioNetworkClient, networkClientAndProvider }
 

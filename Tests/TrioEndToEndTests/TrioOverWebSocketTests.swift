@@ -13,7 +13,7 @@ import FoundationNetworking
 /// The trio SDK against two real nodes: `trioInitiator(websocketConfig:)` → WebSocket → node A's
 /// libwebsockets server (`/v3/trio/…`) → A's inter-node link (WebSocket to B's `/v3/peer`,
 /// subprotocol `silentshard-peer`) → node B. Each node has its own key, certificate and database.
-@Suite("Trio end to end over loopback WebSockets (nodes A and B)", .serialized, .heavy)
+@Suite("Trio end to end over loopback WebSockets (nodes A and B)", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioOverWebSocketTests {
     struct Cluster {
         let clusterKey: Ed25519.SigningKey

@@ -19,7 +19,7 @@ import Testing
 /// * no presignature the app holds is lost, and none is held twice;
 /// * at the nodes, the only halves left are orphans of kills between X's STORED and the app's record —
 ///   at most one per presign kill — and they are gone once they expire (the node's GC at a later clock).
-@Suite("Issue 22: presignatures survive an app killed between any two steps", .serialized, .heavy)
+@Suite("Issue 22: presignatures survive an app killed between any two steps", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioPresignatureRestartTests {
     static let binary = PythonPeer.repositoryRoot.appendingPathComponent(".build/debug/silentshard-test-app")
 

@@ -10,7 +10,7 @@ import Testing
 /// Trio presignatures over real sockets (`docs/protocol/session.md` §8): preSign over the WebSocket with
 /// X = A or X = B, stored at X; preSignatureFinal as one HTTP POST (A relays to B over a purpose-2
 /// link); single use at the app and at the node. Every signature is verified under the derived key.
-@Suite("Trio presignatures over loopback WebSockets and HTTP POST", .serialized, .heavy)
+@Suite("Trio presignatures over loopback WebSockets and HTTP POST", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioPresignatureTests {
     typealias Cluster = TrioOverWebSocketTests.Cluster
 

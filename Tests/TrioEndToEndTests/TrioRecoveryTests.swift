@@ -9,7 +9,7 @@ import trio
 
 /// Trio recovery over real sockets: the app lost its share (fresh storage, same device key); A and B
 /// (holders) re-share the key to all three parties; the app checks the PKI copies and the key.
-@Suite("Trio recovery over loopback WebSockets", .serialized, .heavy)
+@Suite("Trio recovery over loopback WebSockets", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioRecoveryTests {
     static func session(_ cluster: TrioOverWebSocketTests.Cluster, signer: any MessageSigner,
                         storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {

@@ -13,7 +13,7 @@ import trio
 /// the first A is captured and sent again to the second within its timestamp window: it answers
 /// REJECT(REPLAY) from the shared durable replay store (before, each process had only its own in-memory
 /// window and the copy was served). `TrioDurableReplayTests` covers restarted A and B in process.
-@Suite("Finding 4: a SETUP replayed to another trio A process of the cluster is REPLAY", .serialized, .heavy)
+@Suite("Finding 4: a SETUP replayed to another trio A process of the cluster is REPLAY", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioReplayAcrossProcessesTests {
     /// The trio client that keeps every message it sends.
     final class RecordingClient: TrioNetworkClient, @unchecked Sendable {

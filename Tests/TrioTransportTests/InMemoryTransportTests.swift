@@ -11,7 +11,7 @@ func runStep(_ client: NetworkClient, _ action: NetworkAction, params: String?, 
     return reply
 }
 
-@Suite("Custom transport and provider over an in-memory pipe")
+@Suite("Custom transport and provider over an in-memory pipe", .timeLimit(.minutes(30)))
 struct InMemoryTransportTests {
     @Test func customActionsDriveThePipe() async throws {
         let (app, node) = InMemoryNetworkClient.pair()

@@ -17,7 +17,7 @@ func providerActions(_ provider: some TrioNetworkActionProvider) -> [(String, Ne
      ("import", provider.import)]
 }
 
-@Suite("Trio actions, providers and routes")
+@Suite("Trio actions, providers and routes", .timeLimit(.minutes(30)))
 struct TrioRoutingTests {
     @Test func defaultActionStrings() {
         for (expected, action) in providerActions(.ecdsa) {
