@@ -34,6 +34,16 @@ struct EthereumTypedDataNameTests {
         #expect(throws: ChainError.invalidTypedDataName(path: "types", name: "\u{212A}ind")) { try EthereumTypedData(json: json) }
     }
 
+    /// A member type is a value, not a key, but its struct part (`Kind` in `Kind[2]`) is a name: a look-alike is
+    /// a malformed type (compared by bytes, as before).
+    @Test func finding2_kelvinSignInAMemberTypeIsMalformed() throws {
+        for type in ["\\u212Aind", "\\u212Aind[2]", "\\u212Aind[]"] {
+            let json = #"{"types": {"Grant": [{"name": "kind", "type": "\#(type)"}], "Kind": [{"name": "a", "type": "uint8"}]}, "primaryType": "Grant", "domain": {}, "message": {"kind": {"a": 1}}}"#
+            let written = type.replacingOccurrences(of: "\\u212A", with: "\u{212A}")
+            #expect(throws: ChainError.invalidEncoding(reason: "malformed type \"\(written)\"")) { try EthereumTypedData(json: json) }
+        }
+    }
+
     /// `primaryType` `\u212Aind` found the struct `Kind` (the others find no such type).
     @Test func finding2_kelvinSignPrimaryTypeIsRefused() throws {
         let json = #"{"types": {"Kind": [{"name": "a", "type": "uint8"}]}, "primaryType": "\u212Aind", "domain": {}, "message": {"a": 1}}"#
@@ -68,6 +78,14 @@ struct EthereumTypedDataNameTests {
         let typed = try EthereumTypedData(types: types, primaryType: "Grant", domain: [:], message: ["sessionKey": address])
         #expect(throws: ChainError.invalidTypedDataName(path: "Grant", name: "session\u{212A}ey")) {
             try typed.hashStruct("Grant", ["session\u{212A}ey": address])
+        }
+        // Public lookups go by bytes: a look-alike of a defined type finds nothing.
+        #expect(throws: ChainError.invalidEncoding(reason: #"unknown type "Gr\#u{0430}nt""#)) { try typed.encodeType("Gr\u{0430}nt") }
+        let kind = try EthereumTypedData(types: ["Kind": [.init(name: "a", type: "uint8")]], primaryType: "Kind", domain: [:],
+                                         message: ["a": .integer(negative: false, magnitude: 1)])
+        #expect(throws: ChainError.invalidEncoding(reason: "unknown type \"\u{212A}ind\"")) { try kind.encodeType("\u{212A}ind") }
+        #expect(throws: ChainError.invalidEncoding(reason: "unknown type \"\u{212A}ind\"")) {
+            try kind.hashStruct("\u{212A}ind", ["a": .integer(negative: false, magnitude: 1)])
         }
         // Values compare their struct keys by bytes as well.
         #expect(EthereumTypedData.Value.structure(["sessionKey": address]) != .structure(["session\u{212A}ey": address]))
