@@ -309,8 +309,10 @@ def random_output_script():
 
 
 def test_psbt_p2wpkh_inputs_signed_by_a_threshold_key_verify_with_embit(interop):
-    """embit builds a regtest PSBT (1–3 P2WPKH inputs of a threshold key's random soft child, random outpoints,
-    amounts and sequences, 1–2 outputs to random addresses, an unknown record on an input); the SDK signs,
+    """embit builds a regtest PSBT (1–3 P2WPKH inputs of a threshold key's random soft child, each spending a
+    random output of a random previous transaction that the PSBT carries as its non-witness UTXO next to the
+    witness UTXO, random amounts and sequences, 1–2 outputs to random addresses, an unknown record on an
+    input); the SDK signs,
     finalizes and extracts. embit checks each partial signature (DER ‖ SIGHASH_ALL, low S) against its own
     BIP-143 hash and the key, that the finalizer left [signature, key] as the witness with the UTXO and the
     unknown record, and that the extracted transaction parses, is the unsigned one (same txid) with
@@ -328,15 +330,17 @@ def test_psbt_p2wpkh_inputs_signed_by_a_threshold_key_verify_with_embit(interop)
     assert ours.address(NETWORKS["regtest"]) == key["address"]
 
     amounts = [10_000 + secrets.randbelow(10**9) for _ in range(1 + secrets.randbelow(3))]
-    vin = [TransactionInput(secrets.token_bytes(32), secrets.randbelow(8),
+    previous = [previous_transaction(TransactionOutput(amount, ours)) for amount in amounts]
+    vin = [TransactionInput(tx.txid(), index,
                             sequence=secrets.choice([0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, secrets.randbelow(2**32)]))
-           for _ in amounts]
+           for tx, index in previous]
     budget = sum(amounts) - 1_000
     values = [budget // 2, budget - budget // 2] if secrets.randbelow(2) else [budget]
     vout = [TransactionOutput(value, random_output_script()) for value in values]
     unsigned = Transaction(version=secrets.choice([1, 2]), vin=vin, vout=vout, locktime=secrets.randbelow(500_000))
     psbt = PSBT(unsigned)
-    for inp, amount in zip(psbt.inputs, amounts):
+    for inp, amount, (tx, _) in zip(psbt.inputs, amounts, previous):
+        inp.non_witness_utxo = tx
         inp.witness_utxo = TransactionOutput(amount, ours)
     psbt.inputs[0].unknown = {b"\xf0\x01": b"kept"}  # a new dict: embit's scopes share their default one
 
@@ -374,6 +378,42 @@ def test_psbt_p2wpkh_inputs_signed_by_a_threshold_key_verify_with_embit(interop)
         assert public_key.verify(ec.Signature.parse(signature[:-1]), digest)
 
 
+def previous_transaction(output):
+    """A random transaction (embit) holding `output` at a random index among random others, and that index."""
+    from embit.transaction import Transaction, TransactionInput, TransactionOutput
+
+    index = secrets.randbelow(4)
+    others = [TransactionOutput(1_000 + secrets.randbelow(10**6), random_output_script()) for _ in range(index + secrets.randbelow(2))]
+    tx = Transaction(vin=[TransactionInput(secrets.token_bytes(32), secrets.randbelow(4))],
+                     vout=others[:index] + [output] + others[index:])
+    return tx, index
+
+
+def test_psbt_without_previous_transactions_is_not_signed(interop):
+    """Issue 32, finding 3 (BIP-143's fee attack, CVE-2020-14199): a P2WPKH input of the key with only its
+    witness UTXO (the amount unchecked) is refused by the SDK's signer; with the previous transaction it is
+    signed, and a witness UTXO that lies about that transaction's amount is refused."""
+    from embit import ec, script
+    from embit.psbt import PSBT
+    from embit.transaction import Transaction, TransactionInput, TransactionOutput
+
+    seed, path = secrets.randbelow(2**31), random_soft_path()
+    [key] = interop.call("btc-psbt", [{"seed": seed, "path": path}])
+    ours = script.p2wpkh(ec.PublicKey.parse(bytes.fromhex(key["publicKey"])))
+    tx, index = previous_transaction(TransactionOutput(50_000, ours))
+    unsigned = Transaction(vin=[TransactionInput(tx.txid(), index)], vout=[TransactionOutput(49_000, random_output_script())])
+    cases = {"witness only": (None, 50_000), "lying witness UTXO": (tx, 5_000), "previous transaction": (tx, 50_000)}
+    results = {}
+    for name, (previous, amount) in cases.items():
+        psbt = PSBT(unsigned)
+        psbt.inputs[0].non_witness_utxo = previous
+        psbt.inputs[0].witness_utxo = TransactionOutput(amount, ours)
+        [results[name]] = interop.call("btc-psbt", [{"seed": seed, "path": path, "psbt": psbt.to_string()}])
+    assert "error" in results["witness only"] and "no PSBT_IN_NON_WITNESS_UTXO" in json.dumps(results["witness only"])
+    assert "error" in results["lying witness UTXO"] and "witness UTXO differs" in json.dumps(results["lying witness UTXO"])
+    assert "error" not in results["previous transaction"] and results["previous transaction"]["signedInputs"] == [0]
+
+
 def test_psbt_with_a_foreign_input_is_refused_when_extracting(interop):
     """An input of another key is not signed; the SDK then refuses to extract ("not finalized")."""
     from embit import ec, script
@@ -383,9 +423,11 @@ def test_psbt_with_a_foreign_input_is_refused_when_extracting(interop):
     seed, path = secrets.randbelow(2**31), random_soft_path()
     [key] = interop.call("btc-psbt", [{"seed": seed, "path": path}])
     ours = script.p2wpkh(ec.PublicKey.parse(bytes.fromhex(key["publicKey"])))
-    unsigned = Transaction(vin=[TransactionInput(secrets.token_bytes(32), 0) for _ in range(2)],
+    previous, index = previous_transaction(TransactionOutput(4_000, ours))
+    unsigned = Transaction(vin=[TransactionInput(previous.txid(), index), TransactionInput(secrets.token_bytes(32), 0)],
                            vout=[TransactionOutput(5_000, random_output_script())])
     psbt = PSBT(unsigned)
+    psbt.inputs[0].non_witness_utxo = previous
     psbt.inputs[0].witness_utxo = TransactionOutput(4_000, ours)
     psbt.inputs[1].witness_utxo = TransactionOutput(4_000, random_output_script())
     [result] = interop.call("btc-psbt", [{"seed": seed, "path": path, "psbt": psbt.to_string()}])

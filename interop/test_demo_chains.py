@@ -93,6 +93,12 @@ def check_bitcoin(entry: dict) -> None:
 
     unsigned = PSBT.from_string(entry["psbt"])
     assert all(inp.witness_utxo is not None and inp.witness_utxo.script_pubkey == ours for inp in unsigned.inputs)
+    # Each input carries its previous transaction (the signer needs it: BIP-143's fee attack), whose output is the
+    # witness UTXO.
+    for inp, txin in zip(unsigned.inputs, unsigned.tx.vin):
+        assert inp.non_witness_utxo is not None and inp.non_witness_utxo.txid() == txin.txid
+        spent = inp.non_witness_utxo.vout[txin.vout]
+        assert spent.value == inp.witness_utxo.value and spent.script_pubkey == ours
     assert all(not inp.partial_sigs for inp in unsigned.inputs)
     addresses = [out.script_pubkey.address(regtest) for out in unsigned.tx.vout]
     assert entry["recipient"] in addresses and entry["address"] in addresses, "recipient and change"

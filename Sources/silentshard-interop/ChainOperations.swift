@@ -96,7 +96,7 @@ enum ChainOperations {
                                          storageKeys: try entryInput.byteArrays("storageKeys").map { Data($0) }))
                 }
             }
-            let transaction = EthereumTransaction(
+            let transaction = try EthereumTransaction(
                 type: type, chainId: UInt64(try fields.int("chainId", in: 1...Int(Int32.max))),
                 nonce: UInt64(try fields.int("nonce", in: 0...Int(Int32.max))), gasPrice: try quantity("gasPrice"),
                 maxPriorityFeePerGas: try quantity("maxPriorityFeePerGas"), maxFeePerGas: try quantity("maxFeePerGas"),
@@ -135,8 +135,8 @@ enum ChainOperations {
 
     /// `{seed, path, network?, psbt?: base64}` → a 2-of-2 DKLs23 key's child at `path`: its compressed public
     /// key and P2WPKH address (`network`, default regtest) and, given a version-0 PSBT, the inputs the SDK
-    /// signs (every P2WPKH input of the key: BIP-143 hash, threshold signature, checked and added as a
-    /// partial signature), the PSBT after signing and after finalizing (base64), and the extracted signed
+    /// signs (every P2WPKH input of the key: BIP-143 hash under the default `SigningPolicy`, so each needs its
+    /// previous transaction; threshold signature, checked and added as a partial signature), the PSBT after signing and after finalizing (base64), and the extracted signed
     /// transaction (hex), checked by the SDK (it parses back, and every input is finalized).
     static func bitcoinPSBT(_ input: CaseInput) throws -> JSONValue {
         var rng = DeterministicRandom(seed: UInt64(try input.int("seed", in: 0...Int(Int32.max))))

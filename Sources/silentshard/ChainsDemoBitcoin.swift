@@ -5,11 +5,12 @@ import SilentShardChains
 import SilentShardCore
 
 /// The Bitcoin entry of `silentshard demo --chains`: a regtest P2WPKH address and a PSBT spending made-up
-/// UTXOs of it to a random regtest P2WPKH address with change, signed through `BitcoinPSBT.sign`,
-/// finalized and extracted, every input signature checked again before it is written.
+/// UTXOs of it (in made-up previous transactions, which the PSBT carries) to a random regtest P2WPKH address
+/// with change, signed through `BitcoinPSBT.sign`, finalized and extracted, every input signature checked
+/// again before it is written.
 enum ChainsDemoBitcoin {
-    /// BIP-174 `PSBT_IN_WITNESS_UTXO` and `PSBT_IN_PARTIAL_SIG`.
-    static let witnessUTXOType: UInt64 = 0x01, partialSignatureType: UInt64 = 0x02
+    /// BIP-174 `PSBT_IN_NON_WITNESS_UTXO`, `PSBT_IN_WITNESS_UTXO` and `PSBT_IN_PARTIAL_SIG`.
+    static let nonWitnessUTXOType: UInt64 = 0x00, witnessUTXOType: UInt64 = 0x01, partialSignatureType: UInt64 = 0x02
 
     /// The entry for `keyshare` (an ECDSA key of `party`) under `path`.
     static func entry(party: ChainsDemo.Party, keyshare: Keyshare, path: String) async throws -> JSONValue {
@@ -18,10 +19,18 @@ enum ChainsDemoBitcoin {
         let ownScript = try BitcoinScript.p2wpkh(keyHash: BitcoinAddress.keyHash(publicKey: publicKey))
         let what = "bitcoin \(party.mode) \(path)"
 
-        // Made-up UTXOs of our address (random outpoints and amounts), spent to a random address with change.
+        // Made-up UTXOs of our address (random amounts, each at a random index of a made-up previous transaction),
+        // spent to a random address with change. The PSBT carries each previous transaction
+        // (`PSBT_IN_NON_WITNESS_UTXO`): the signer refuses a segwit input without it (BIP-143's fee attack).
         let utxos = try (0..<Int(ChainsDemo.random(in: 1...3))).map { _ in
-            (outpoint: try BitcoinTransaction.OutPoint(txid: ChainsDemo.random(32), index: UInt32(ChainsDemo.random(in: 0...7))),
-             output: BitcoinTransaction.Output(amount: ChainsDemo.random(in: 100_000...50_000_000), scriptPubKey: ownScript))
+            let output = BitcoinTransaction.Output(amount: ChainsDemo.random(in: 100_000...50_000_000), scriptPubKey: ownScript)
+            let index = Int(ChainsDemo.random(in: 0...7))
+            let others = (0..<8).map { _ in
+                BitcoinTransaction.Output(amount: ChainsDemo.random(in: 1_000...1_000_000), scriptPubKey: Data([0x00, 0x14]) + ChainsDemo.random(20))
+            }
+            let previous = BitcoinTransaction(inputs: [.init(outpoint: try .init(txid: ChainsDemo.random(32), index: 0))],
+                                              outputs: Array(others[..<index]) + [output] + Array(others[index...].prefix(1)))
+            return (outpoint: try BitcoinTransaction.OutPoint(txid: previous.txid, index: UInt32(index)), output: output, previous: previous)
         }
         let total = utxos.reduce(0) { $0 + $1.output.amount }
         let fee = 500 + 100 * UInt64(utxos.count)
@@ -38,6 +47,7 @@ enum ChainsDemoBitcoin {
         let fingerprint = try BitcoinPSBT.fingerprint(of: keyshare.publicKey)
         let origin = BitcoinPSBT.KeyOrigin(publicKey: publicKey, fingerprint: fingerprint, path: try DerivationPath(path).indices)
         for (index, utxo) in utxos.enumerated() {
+            try psbt.add(BitcoinPSBT.Record(type: nonWitnessUTXOType, value: utxo.previous.serialized), toInput: index)
             try psbt.add(BitcoinPSBT.Record(type: witnessUTXOType, value: BitcoinPSBT.witnessUTXOValue(utxo.output)), toInput: index)
             try psbt.add(origin.record, toInput: index)
         }

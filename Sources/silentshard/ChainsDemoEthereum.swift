@@ -25,7 +25,7 @@ enum ChainsDemoEthereum {
         try ChainsDemo.check(try typed.recoverAddress(signature: typedSignature) == address, "\(what) typed data")
 
         // EIP-1559 transfer on chain 1.
-        let transaction = EthereumTransaction(
+        let transaction = try EthereumTransaction(
             type: .dynamicFee, chainId: 1, nonce: ChainsDemo.random(in: 0...1_000_000),
             maxPriorityFeePerGas: 1_000_000_000, maxFeePerGas: 30_000_000_000, gasLimit: 21_000,
             to: try EthereumAddress(bytes: ChainsDemo.random(20)),

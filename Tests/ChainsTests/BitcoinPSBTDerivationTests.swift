@@ -35,8 +35,15 @@ struct BitcoinPSBTDerivationTests {
             (paths[0], paths[0], other, [84, 1, 0, 0, 0]),
             (paths[2], paths[2], fingerprint, [84, 1, 0, 1, 0]),
         ]
+        // Each input spends output `index` of its own previous transaction (in the PSBT: BIP-143's fee attack).
+        let previous = try cases.indices.map { index in
+            let script = try BitcoinScript.p2wpkh(keyHash: BitcoinAddress.keyHash(publicKey: try wallet.publicKey(cases[index].payTo)))
+            return BitcoinTransaction(inputs: [.init(outpoint: try .init(txid: Data(SecureRandom.bytes(count: 32)), index: 0))],
+                                      outputs: Array(repeating: .init(amount: 1, scriptPubKey: Data([0x6A])), count: index)
+                                          + [.init(amount: 20_000, scriptPubKey: script)])
+        }
         let inputs = try cases.indices.map { index in
-            BitcoinTransaction.Input(outpoint: try BitcoinTransaction.OutPoint(txid: Data(SecureRandom.bytes(count: 32)), index: UInt32(index)),
+            BitcoinTransaction.Input(outpoint: try BitcoinTransaction.OutPoint(txid: previous[index].txid, index: UInt32(index)),
                                      sequence: 0xFFFF_FFFD)
         }
         let transaction = BitcoinTransaction(inputs: inputs, outputs: [.init(amount: 90_000, scriptPubKey: try BitcoinScript.p2wpkh(
@@ -44,6 +51,7 @@ struct BitcoinPSBTDerivationTests {
         var psbt = try BitcoinPSBT(unsignedTransaction: transaction)
         for (index, item) in cases.enumerated() {
             let script = try BitcoinScript.p2wpkh(keyHash: BitcoinAddress.keyHash(publicKey: try wallet.publicKey(item.payTo)))
+            try psbt.add(.init(type: 0x00, value: previous[index].serialized), toInput: index)
             try psbt.add(.init(type: 0x01, value: BitcoinPSBT.witnessUTXOValue(.init(amount: 20_000, scriptPubKey: script))), toInput: index)
             let origin = BitcoinPSBT.KeyOrigin(publicKey: try wallet.publicKey(item.recordKey), fingerprint: item.fingerprint,
                                                path: item.path)

@@ -79,10 +79,15 @@ struct BitcoinPSBTTests {
         #expect(throws: ChainError.incomplete(reason: "input 1 is not finalized")) { try psbt.extractTransaction() }
 
         let key = try Self.bytes(Self.publicKeyHex)
-        #expect(try await psbt.sign(publicKey: key, with: Self.signer(Self.privateKeyHex)) == [1])
+        // The BIP gives no previous transaction: refused by default (issue 32, finding 3), signed with the opt-out.
+        await #expect(throws: ChainError.missingNonWitnessUTXO(input: 1)) {
+            try await psbt.sign(publicKey: key, with: Self.signer(Self.privateKeyHex))
+        }
+        #expect(throws: ChainError.missingNonWitnessUTXO(input: 1)) { try psbt.signatureHash(input: 1) }
+        #expect(try await psbt.sign(publicKey: key, policy: .allowingWitnessUTXOOnly, with: Self.signer(Self.privateKeyHex)) == [1])
         #expect(psbt.inputs[1].value(type: 0x02, keyData: key) == (try Self.bytes(Self.signatureHex + "01")))
         // Signing again adds nothing; another key's signer signs nothing here.
-        #expect(try await psbt.sign(publicKey: key, with: Self.signer(Self.privateKeyHex)) == [])
+        #expect(try await psbt.sign(publicKey: key, policy: .allowingWitnessUTXOOnly, with: Self.signer(Self.privateKeyHex)) == [])
         #expect(try await psbt.sign(publicKey: try Self.publicKey(String(repeating: "11", count: 32)),
                                     with: Self.signer(String(repeating: "11", count: 32))) == [])
         #expect(try BitcoinPSBT(serialized: psbt.serialized) == psbt)
@@ -157,15 +162,19 @@ struct BitcoinPSBTTests {
         }
     }
 
-    /// A PSBT with one P2WPKH input of the BIP-143 key (for the rejection tests).
+    /// A PSBT with one P2WPKH input of the BIP-143 key, with its previous transaction and witness UTXO (for
+    /// the rejection tests).
     static func oneInputPSBT(amount: UInt64 = 50_000) throws -> BitcoinPSBT {
-        let outpoint = try BitcoinTransaction.OutPoint(txid: Data(repeating: 7, count: 32), index: 1)
+        let keyHash = try BitcoinAddress.keyHash(publicKey: try Self.bytes(Self.publicKeyHex))
+        let spent = BitcoinTransaction.Output(amount: amount, scriptPubKey: try BitcoinScript.p2wpkh(keyHash: keyHash))
+        let previous = BitcoinTransaction(inputs: [.init(outpoint: try .init(txid: Data(repeating: 7, count: 32), index: 0))],
+                                          outputs: [.init(amount: 1, scriptPubKey: Data([0x6A])), spent])
+        let outpoint = try BitcoinTransaction.OutPoint(txid: previous.txid, index: 1)
         let transaction = BitcoinTransaction(inputs: [.init(outpoint: outpoint, sequence: 0xFFFF_FFFD)],
                                              outputs: [.init(amount: amount - 1_000, scriptPubKey: try Self.bytes("0014" + String(repeating: "ab", count: 20)))])
         var psbt = try BitcoinPSBT(unsignedTransaction: transaction)
-        let keyHash = try BitcoinAddress.keyHash(publicKey: try Self.bytes(Self.publicKeyHex))
-        try psbt.add(.init(type: 0x01, value: BitcoinPSBT.witnessUTXOValue(.init(amount: amount, scriptPubKey: try BitcoinScript.p2wpkh(keyHash: keyHash)))),
-                     toInput: 0)
+        try psbt.add(.init(type: 0x00, value: previous.serialized), toInput: 0)
+        try psbt.add(.init(type: 0x01, value: BitcoinPSBT.witnessUTXOValue(spent)), toInput: 0)
         return psbt
     }
 

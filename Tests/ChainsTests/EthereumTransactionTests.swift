@@ -54,12 +54,12 @@ struct EthereumTransactionTests {
     }
 
     @Test func theEIP155ExampleAndTypedEnvelopes() async throws {
-        let legacy = EthereumTransaction(type: .legacy, chainId: 1, nonce: 9, gasPrice: 20_000_000_000, gasLimit: 21000,
+        let legacy = try EthereumTransaction(type: .legacy, chainId: 1, nonce: 9, gasPrice: 20_000_000_000, gasLimit: 21000,
                                          to: try Self.recipient(), value: try EthereumQuantity(decimal: "1000000000000000000"))
         #expect(Hex.encode([UInt8](legacy.signingHash)) == "daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53")
-        let dynamic = EthereumTransaction(type: .dynamicFee, chainId: 1, nonce: 7, maxPriorityFeePerGas: 1_000_000_000,
+        let dynamic = try EthereumTransaction(type: .dynamicFee, chainId: 1, nonce: 7, maxPriorityFeePerGas: 1_000_000_000,
                                           maxFeePerGas: 30_000_000_000, gasLimit: 21000, to: try Self.recipient(), value: 1_000_000_000_000_000)
-        let accessList = EthereumTransaction(
+        let accessList = try EthereumTransaction(
             type: .accessList, chainId: 5, nonce: 0, gasPrice: 1_000_000_000, gasLimit: 50000, to: try Self.recipient(), value: 1,
             data: Data([1, 2]),
             accessList: [.init(address: try Self.recipient(), storageKeys: [Data(repeating: 0, count: 31) + [7]])])
@@ -99,7 +99,7 @@ struct EthereumTransactionTests {
         let shares = try DKLsInProcess.keygen(partyCount: 2, threshold: 2, using: &rng)
         let keyshare = try Keyshare(dkls: shares[0], mode: .duo)
         let child = try keyshare.childPublicKey(path: "m/44/60/0/0/0")
-        let transaction = EthereumTransaction(type: .dynamicFee, chainId: 1, nonce: 7, maxPriorityFeePerGas: 1_000_000_000,
+        let transaction = try EthereumTransaction(type: .dynamicFee, chainId: 1, nonce: 7, maxPriorityFeePerGas: 1_000_000_000,
                                               maxFeePerGas: 30_000_000_000, gasLimit: 21000, to: try Self.recipient(),
                                               value: 1_000_000_000_000_000)
         let signed = try await transaction.sign(publicKey: child) { hash in

@@ -64,25 +64,31 @@ extension BitcoinPSBT {
     /// the output pays to. A record whose key is not what the path derives to, a hardened path, or another
     /// fingerprint is not signed (the record may be wrong, or another wallet's). Each input's BIP-143 hash is
     /// signed by `sign(hash, path)` (the SDK's signature at that path) and added by `addSignature` (checked
-    /// against the key first). Returns the indices signed; on any error the PSBT is left unchanged.
+    /// against the key first); an input without its previous transaction is `missingNonWitnessUTXO` unless
+    /// `policy` allows it (see `SigningPolicy`). Returns the indices signed; on any error the PSBT is left
+    /// unchanged.
     @discardableResult
     public mutating func sign(masterFingerprint: Data, childPublicKey: (String) throws -> Data,
+                              policy: SigningPolicy = .requireNonWitnessUTXO,
                               with sign: (_ hash: Data, _ path: String) async throws -> Signature) async throws -> [Int] {
         guard masterFingerprint.count == 4 else { throw ChainError.invalidEncoding(reason: "a fingerprint is 4 bytes") }
-        var signed = self
-        var indices: [Int] = []
+        // Every input is found and checked (its hash made under `policy`) before the first is signed.
+        var planned: [(index: Int, key: Data, path: String, hash: Data)] = []
         for index in inputs.indices where !isFinalized(input: index) {
             for origin in keyOrigins(input: index) where origin.fingerprint == masterFingerprint && origin.isSoft {
                 let path = origin.pathString
                 let derived = try Self.compressed(try childPublicKey(path))
-                guard (try? Self.compressed(origin.publicKey)) == derived,
-                      try signed.inputsToSign(publicKey: derived).contains(index)
+                guard (try? Self.compressed(origin.publicKey)) == derived, try inputsToSign(publicKey: derived).contains(index),
+                      !planned.contains(where: { $0.index == index && $0.key == derived })
                 else { continue }
-                try signed.addSignature(try await sign(try signed.signatureHash(input: index), path), publicKey: derived, input: index)
-                indices.append(index)
+                planned.append((index, derived, path, try signatureHash(input: index, policy: policy)))
             }
         }
+        var signed = self
+        for item in planned {
+            try signed.addSignature(try await sign(item.hash, item.path), publicKey: item.key, input: item.index)
+        }
         self = signed
-        return indices
+        return planned.map(\.index)
     }
 }

@@ -18,7 +18,9 @@ extension BitcoinPSBT {
 
     /// The output input `index` spends: its `witness_utxo`, else the output of its non-witness UTXO; nil
     /// when the PSBT has neither. When both are present they must agree (`invalidEncoding`): BIP-143 signs
-    /// the amount, so a witness UTXO that lies about it is refused.
+    /// the amount, so a witness UTXO that lies about it is refused. (The non-witness UTXO itself was checked
+    /// when parsed: its txid is the outpoint's, and the output index exists.) A witness UTXO alone is not
+    /// evidence of the amount: see `SigningPolicy`.
     public func spentOutput(input index: Int) throws(ChainError) -> BitcoinTransaction.Output? {
         guard inputs.indices.contains(index) else { throw .invalidEncoding(reason: "input \(index) does not exist") }
         let map = inputs[index]
@@ -46,10 +48,22 @@ extension BitcoinPSBT {
     /// Whether every input is finalized (`extractTransaction()` then succeeds).
     public var isFinalized: Bool { inputs.indices.allSatisfy { isFinalized(input: $0) } }
 
-    /// The BIP-143 SIGHASH_ALL hash of P2WPKH input `index` (scriptCode = P2PKH of the key hash, amount
-    /// from the spent output). `unsupported` when the input is not P2WPKH or asks for another sighash type;
-    /// `invalidEncoding` when the PSBT lacks its UTXO or has a redeemScript or witnessScript for it.
-    public func signatureHash(input index: Int) throws(ChainError) -> Data {
+    /// The BIP-143 SIGHASH_ALL hash of P2WPKH input `index` to sign (scriptCode = P2PKH of the key hash,
+    /// amount from the spent output). `unsupported` when the input is not P2WPKH or asks for another sighash
+    /// type; `invalidEncoding` when the PSBT lacks its UTXO or has a redeemScript or witnessScript for it;
+    /// `missingNonWitnessUTXO` when it lacks the previous transaction and `policy` does not allow that
+    /// (BIP-143's fee attack: see `SigningPolicy`).
+    public func signatureHash(input index: Int, policy: SigningPolicy = .requireNonWitnessUTXO) throws(ChainError) -> Data {
+        let hash = try bip143Hash(input: index)
+        guard policy.allowWitnessUTXOOnly || inputs[index].value(type: InputType.nonWitnessUTXO) != nil else {
+            throw .missingNonWitnessUTXO(input: index)
+        }
+        return hash
+    }
+
+    /// The BIP-143 hash of P2WPKH input `index` whatever its UTXO records (to check a signature already made:
+    /// the finalizer, `addSignature`), with `signatureHash(input:policy:)`'s other errors.
+    func bip143Hash(input index: Int) throws(ChainError) -> Data {
         guard let spent = try spentOutput(input: index) else { throw .invalidEncoding(reason: "input \(index): no UTXO") }
         guard let keyHash = BitcoinScript.p2wpkhKeyHash(spent.scriptPubKey) else { throw .unsupported(reason: "input \(index) is not P2WPKH") }
         let map = inputs[index]
@@ -66,9 +80,9 @@ extension BitcoinPSBT {
         return [UInt8](value).reversed().reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    /// The inputs `sign(publicKey:with:)` signs: not finalized, spending a P2WPKH output of `publicKey`
+    /// The inputs `sign(publicKey:policy:with:)` signs: not finalized, spending a P2WPKH output of `publicKey`
     /// (compressed, or uncompressed and compressed here: segwit keys are compressed), without this key's
-    /// partial signature yet.
+    /// partial signature yet. (Listed whatever the `SigningPolicy`: signing one that the policy refuses fails.)
     public func inputsToSign(publicKey: Data) throws(ChainError) -> [Int] {
         let key = try Self.compressed(publicKey)
         let keyHash = Data(BitcoinEncoding.hash160([UInt8](key)))
@@ -85,10 +99,11 @@ extension BitcoinPSBT {
     /// Adds `signature` (the SDK's, over `signatureHash(input: index)`; S made low) as input `index`'s
     /// `PSBT_IN_PARTIAL_SIG` for `publicKey` (DER ‖ 0x01), after checking it with secp256k1
     /// (`signatureMismatch` otherwise: signed with another key, path or hash). `unsupported` or
-    /// `invalidEncoding` as `signatureHash(input:)`; `invalidEncoding` when the key already has one.
+    /// `invalidEncoding` as `signatureHash(input:policy:)`; `invalidEncoding` when the key already has one.
+    /// (The signature already exists, so no `SigningPolicy` applies here: the policy guards making it.)
     public mutating func addSignature(_ signature: Signature, publicKey: Data, input index: Int) throws(ChainError) {
         let key = try Self.compressed(publicKey)
-        let hash = try signatureHash(input: index)
+        let hash = try bip143Hash(input: index)
         let bitcoinSignature = try BitcoinSignature(signature, sighashType: UInt8(BitcoinTransaction.sighashAll))
         guard bitcoinSignature.verifies(hash: hash, publicKey: key) else { throw .signatureMismatch }
         try add(Record(type: InputType.partialSignature, keyData: key, value: bitcoinSignature.scriptEncoding), toInput: index)
@@ -98,14 +113,17 @@ extension BitcoinPSBT {
     /// signature over a 32-byte hash, e.g. `{ try await session.signature(keyshare: key, message: $0,
     /// chainPath: path) }`) and added by `addSignature` (checked against the key first). An input of the key
     /// that asks for a sighash type other than SIGHASH_ALL is `unsupported` (BIP-174: the signer must
-    /// fail). Returns the indices signed (empty when no input is the key's). On any error the PSBT is left
-    /// unchanged.
+    /// fail); one without its previous transaction is `missingNonWitnessUTXO` unless `policy` allows it
+    /// (see `SigningPolicy`). Every input is checked before the first is signed. Returns the indices signed
+    /// (empty when no input is the key's). On any error the PSBT is left unchanged.
     @discardableResult
-    public mutating func sign(publicKey: Data, with sign: (Data) async throws -> Signature) async throws -> [Int] {
+    public mutating func sign(publicKey: Data, policy: SigningPolicy = .requireNonWitnessUTXO,
+                              with sign: (Data) async throws -> Signature) async throws -> [Int] {
         var signed = self
         let indices = try inputsToSign(publicKey: publicKey)
-        for index in indices {
-            try signed.addSignature(try await sign(try signatureHash(input: index)), publicKey: publicKey, input: index)
+        let hashes = try indices.map { index throws(ChainError) in try signatureHash(input: index, policy: policy) }
+        for (index, hash) in zip(indices, hashes) {
+            try signed.addSignature(try await sign(hash), publicKey: publicKey, input: index)
         }
         self = signed
         return indices
@@ -140,7 +158,7 @@ extension BitcoinPSBT {
             guard UInt32(signature.sighashType) == BitcoinTransaction.sighashAll else {
                 throw .unsupported(reason: "input \(index): sighash type \(signature.sighashType) (only SIGHASH_ALL)")
             }
-            guard signature.verifies(hash: try signatureHash(input: index), publicKey: entry.keyData) else { throw .signatureMismatch }
+            guard signature.verifies(hash: try bip143Hash(input: index), publicKey: entry.keyData) else { throw .signatureMismatch }
             var records = inputs[index].records.filter { !InputType.clearedOnFinalize.contains($0.type) }
             records.append(Record(type: InputType.finalScriptWitness,
                                   value: Data(BitcoinTransaction.witnessBytes([entry.value, entry.keyData]))))

@@ -28,8 +28,15 @@ public struct EthereumTransaction: Sendable, Equatable {
         }
     }
 
-    public var type: TransactionType
-    public var chainId: UInt64
+    /// The largest chain id of a legacy transaction: EIP-2294's bound, `UInt64.max / 2 − 36`
+    /// (<https://eips.ethereum.org/EIPS/eip-2294>), below which EIP-155's `v = chainId · 2 + 35 + yParity`
+    /// fits 64 bits. Typed envelopes (types 1 and 2) carry the chain id as it is: any `UInt64`.
+    public static let maximumLegacyChainId: UInt64 = UInt64.max / 2 - 36
+
+    /// The envelope type (set when made: a legacy transaction's chain id is checked against it).
+    public private(set) var type: TransactionType
+    /// The chain id (set when made; at most `maximumLegacyChainId` for a legacy transaction).
+    public private(set) var chainId: UInt64
     public var nonce: UInt64
     /// Legacy and type 1.
     public var gasPrice: EthereumQuantity
@@ -45,9 +52,14 @@ public struct EthereumTransaction: Sendable, Equatable {
     /// Types 1 and 2.
     public var accessList: [AccessListEntry]
 
+    /// A transaction of `type` (the fields a type does not use are ignored). `chainIdOutOfRange` for a legacy
+    /// transaction whose chain id is above `maximumLegacyChainId` (its EIP-155 `v` would not fit 64 bits).
     public init(type: TransactionType, chainId: UInt64, nonce: UInt64, gasPrice: EthereumQuantity = 0,
                 maxPriorityFeePerGas: EthereumQuantity = 0, maxFeePerGas: EthereumQuantity = 0, gasLimit: UInt64,
-                to: EthereumAddress?, value: EthereumQuantity, data: Data = Data(), accessList: [AccessListEntry] = []) {
+                to: EthereumAddress?, value: EthereumQuantity, data: Data = Data(), accessList: [AccessListEntry] = []) throws(ChainError) {
+        guard type != .legacy || chainId <= Self.maximumLegacyChainId else {
+            throw .chainIdOutOfRange(chainId: chainId, maximum: Self.maximumLegacyChainId)
+        }
         self.type = type
         self.chainId = chainId
         self.nonce = nonce
@@ -87,7 +99,8 @@ public struct EthereumTransaction: Sendable, Equatable {
                         : Keccak256.hash(envelope(fields))
     }
 
-    /// The raw signed transaction (what `eth_sendRawTransaction` takes).
+    /// The raw signed transaction (what `eth_sendRawTransaction` takes). A legacy `v = chainId · 2 + 35 +
+    /// yParity` cannot overflow: the chain id was checked when the transaction was made.
     public func raw(signature: EthereumSignature) -> Data {
         let r = RLP.Item.bytes(Data(signature.r.drop { $0 == 0 })), s = RLP.Item.bytes(Data(signature.s.drop { $0 == 0 }))
         let v: RLP.Item = type == .legacy ? .uint(chainId * 2 + 35 + UInt64(signature.yParity)) : .uint(UInt64(signature.yParity))
@@ -125,7 +138,8 @@ public struct SignedEthereumTransaction: Sendable, Equatable {
     }
 
     /// Parses a raw signed transaction (legacy with EIP-155, type 1 or type 2), strictly: canonical RLP
-    /// and integers, 20-byte addresses, 32-byte storage keys, low S; anything else is a `ChainError`.
+    /// and integers, 20-byte addresses, 32-byte storage keys, low S; anything else is a `ChainError` (a legacy
+    /// `v` whose chain id is above `EthereumTransaction.maximumLegacyChainId`: `chainIdOutOfRange`).
     public init(raw: Data) throws(ChainError) {
         let bytes = [UInt8](raw)
         guard let first = bytes.first else { throw .invalidEncoding(reason: "empty transaction") }
@@ -174,7 +188,7 @@ public struct SignedEthereumTransaction: Sendable, Equatable {
             let v = try UInt64(rlp: items[6], field: "v")
             guard v >= 37 else { throw .invalidEncoding(reason: "legacy transaction without EIP-155 replay protection") }
             let chainId = (v - 35) / 2
-            transaction = EthereumTransaction(type: .legacy, chainId: chainId, nonce: try UInt64(rlp: items[0], field: "nonce"),
+            transaction = try EthereumTransaction(type: .legacy, chainId: chainId, nonce: try UInt64(rlp: items[0], field: "nonce"),
                                               gasPrice: try EthereumQuantity(rlp: items[1], field: "gasPrice"),
                                               gasLimit: try UInt64(rlp: items[2], field: "gasLimit"), to: try address(items[3], "to"),
                                               value: try EthereumQuantity(rlp: items[4], field: "value"),
@@ -182,7 +196,7 @@ public struct SignedEthereumTransaction: Sendable, Equatable {
             signature = try EthereumSignature(r: try word(items[7], "r"), s: try word(items[8], "s"), yParity: UInt8((v - 35) % 2))
         case .accessList:
             guard items.count == 11 else { throw .invalidEncoding(reason: "type 1 transaction: not 11 fields") }
-            transaction = EthereumTransaction(type: .accessList, chainId: try UInt64(rlp: items[0], field: "chainId"),
+            transaction = try EthereumTransaction(type: .accessList, chainId: try UInt64(rlp: items[0], field: "chainId"),
                                               nonce: try UInt64(rlp: items[1], field: "nonce"),
                                               gasPrice: try EthereumQuantity(rlp: items[2], field: "gasPrice"),
                                               gasLimit: try UInt64(rlp: items[3], field: "gasLimit"), to: try address(items[4], "to"),
@@ -192,7 +206,7 @@ public struct SignedEthereumTransaction: Sendable, Equatable {
                                               yParity: try Self.parity(items[8]))
         case .dynamicFee:
             guard items.count == 12 else { throw .invalidEncoding(reason: "type 2 transaction: not 12 fields") }
-            transaction = EthereumTransaction(type: .dynamicFee, chainId: try UInt64(rlp: items[0], field: "chainId"),
+            transaction = try EthereumTransaction(type: .dynamicFee, chainId: try UInt64(rlp: items[0], field: "chainId"),
                                               nonce: try UInt64(rlp: items[1], field: "nonce"),
                                               maxPriorityFeePerGas: try EthereumQuantity(rlp: items[2], field: "maxPriorityFeePerGas"),
                                               maxFeePerGas: try EthereumQuantity(rlp: items[3], field: "maxFeePerGas"),

@@ -49,7 +49,12 @@ public struct EthereumTypedData: Sendable, Equatable {
             case let (.bytes(left), .bytes(right)): left == right
             case let (.string(left), .string(right)): left.utf8.elementsEqual(right.utf8)
             case let (.array(left), .array(right)): left == right
-            case let (.structure(left), .structure(right)): left == right
+            case let (.structure(left), .structure(right)):
+                // By the keys' bytes too: a Swift dictionary's `==` would match `K` with U+212A.
+                left.count == right.count && {
+                    let keyed = Dictionary(right.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { first, _ in first })
+                    return left.allSatisfy { key, value in keyed[Array(key.utf8)] == value }
+                }()
             default: false
             }
         }
@@ -57,6 +62,7 @@ public struct EthereumTypedData: Sendable, Equatable {
 
     /// The domain's struct type name.
     public static let domainTypeName = "EIP712Domain"
+    static let domainName = TypedDataName(lookingUp: domainTypeName)
 
     /// The EIP's domain members with their types (any subset, in any order; other members are allowed).
     static let domainMemberTypes = ["name": "string", "version": "string", "chainId": "uint256",
@@ -76,8 +82,9 @@ public struct EthereumTypedData: Sendable, Equatable {
     public let messageHash: Data
     let schema: TypedDataSchema
 
-    /// Typed data from its parts, checked as described above (`invalidEncoding`, or an address's own
-    /// error, otherwise). Values by member type: `address` an `.address`; `bool` a `.bool`; `uintN`/`intN`
+    /// Typed data from its parts, checked as described above (`invalidEncoding`, `invalidTypedDataName` for a
+    /// type name, `primaryType`, member name or struct-value key that is not an ASCII identifier, or an
+    /// address's own error, otherwise). Values by member type: `address` an `.address`; `bool` a `.bool`; `uintN`/`intN`
     /// an `.integer` in range; `bytes` and `bytesN` `.bytes` (exactly N bytes); `string` a `.string`;
     /// arrays an `.array`; structs a `.structure` with exactly the type's members. Without an
     /// `EIP712Domain` type the domain must be empty (its separator is then that of `EIP712Domain()`).
@@ -90,8 +97,8 @@ public struct EthereumTypedData: Sendable, Equatable {
     init(types: [String: [Field]], schema: TypedDataSchema, primaryType: String, domain: [String: Value],
          message: [String: Value]) throws(ChainError) {
         var encoder = TypedDataEncoder(schema: schema)
-        domainSeparator = try encoder.hashStruct(Self.domainTypeName, domain, path: "domain")
-        messageHash = try encoder.hashStruct(primaryType, message, path: "message")
+        domainSeparator = try encoder.hashStruct(Self.domainName, domain, path: "domain")
+        messageHash = try encoder.hashStruct(TypedDataName(lookingUp: primaryType), message, path: "message")
         self.types = types
         self.schema = schema
         self.primaryType = primaryType
@@ -99,8 +106,9 @@ public struct EthereumTypedData: Sendable, Equatable {
         self.message = message
     }
 
-    /// The types with `EIP712Domain` added when absent (only for an empty domain), checked.
+    /// The types with `EIP712Domain` added when absent (only for an empty domain), checked (names first).
     static func schema(_ types: [String: [Field]], domainIsEmpty: Bool) throws(ChainError) -> ([String: [Field]], TypedDataSchema) {
+        try TypedDataSchema.checkNames(types)
         var types = types
         if types[domainTypeName] == nil {
             guard domainIsEmpty else { throw .invalidEncoding(reason: "the domain has members but types has no EIP712Domain") }
@@ -115,10 +123,11 @@ public struct EthereumTypedData: Sendable, Equatable {
     }
 
     static func checkPrimaryType(_ primaryType: String, _ schema: TypedDataSchema) throws(ChainError) {
-        guard primaryType != domainTypeName else {
+        let name = try TypedDataName(validating: primaryType, at: "primaryType")
+        guard name != domainName else {
             throw .invalidEncoding(reason: "primaryType EIP712Domain (a domain-only signature) is not supported")
         }
-        guard schema.structs[primaryType] != nil else {
+        guard schema.structs[name] != nil else {
             throw .invalidEncoding(reason: "unknown primaryType \(TypedDataText.quoted(primaryType))")
         }
     }
@@ -128,18 +137,18 @@ public struct EthereumTypedData: Sendable, Equatable {
 
     /// `encodeType` of a struct type: `Name(type1 name1,…)` followed by the struct types it refers to,
     /// sorted by name (`Mail(Person from,Person to,string contents)Person(string name,address wallet)`).
-    public func encodeType(_ typeName: String) throws(ChainError) -> String { try schema.encodeType(typeName) }
+    public func encodeType(_ typeName: String) throws(ChainError) -> String { try schema.encodeType(TypedDataName(lookingUp: typeName)) }
 
     /// `typeHash = keccak256(encodeType(typeName))`.
     public func typeHash(_ typeName: String) throws(ChainError) -> Data {
-        Keccak256.hash(Data(try schema.encodeType(typeName).utf8))
+        Keccak256.hash(Data(try schema.encodeType(TypedDataName(lookingUp: typeName)).utf8))
     }
 
     /// `encodeData`: `typeHash ‖ enc(member₁) ‖ … ‖ enc(memberₙ)`, 32 bytes each, for a value of a struct
     /// type of this document.
     public func encodeData(_ typeName: String, _ value: [String: Value]) throws(ChainError) -> Data {
         var encoder = TypedDataEncoder(schema: schema)
-        return try encoder.encodeData(typeName, value, path: typeName)
+        return try encoder.encodeData(TypedDataName(lookingUp: typeName), value, path: typeName)
     }
 
     /// `hashStruct = keccak256(encodeData(typeName, value))`.

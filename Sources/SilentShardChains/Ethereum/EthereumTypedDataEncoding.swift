@@ -7,35 +7,37 @@ import Foundation
 /// encodings concatenated. Values are checked against their types as they are encoded.
 struct TypedDataEncoder {
     let schema: TypedDataSchema
-    private var typeHashes: [String: Data] = [:]
+    private var typeHashes: [TypedDataName: Data] = [:]
 
     init(schema: TypedDataSchema) { self.schema = schema }
 
-    mutating func typeHash(_ name: String) throws(ChainError) -> Data {
+    mutating func typeHash(_ name: TypedDataName) throws(ChainError) -> Data {
         if let known = typeHashes[name] { return known }
         let hash = Keccak256.hash(Data(try schema.encodeType(name).utf8))
         typeHashes[name] = hash
         return hash
     }
 
-    mutating func hashStruct(_ name: String, _ value: [String: EthereumTypedData.Value],
+    mutating func hashStruct(_ name: TypedDataName, _ value: [String: EthereumTypedData.Value],
                              path: @autoclosure () -> String) throws(ChainError) -> Data {
         Keccak256.hash(try encodeData(name, value, path: path()))
     }
 
-    /// `path` (where the value sits, for error reasons) is only built when a reason needs it.
-    mutating func encodeData(_ name: String, _ value: [String: EthereumTypedData.Value],
+    /// `path` (where the value sits, for error reasons) is only built when a reason needs it. The value's keys
+    /// must be ASCII identifiers (`invalidTypedDataName`): they are looked up by their bytes.
+    mutating func encodeData(_ name: TypedDataName, _ value: [String: EthereumTypedData.Value],
                              path: @autoclosure () -> String) throws(ChainError) -> Data {
         guard let members = schema.structs[name], let types = schema.memberTypes[name] else {
-            throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))")
+            throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name.text))")
         }
-        if let unknown = value.keys.filter({ types[$0] == nil }).min(by: TypedDataText.precedes) {
-            throw .invalidEncoding(reason: "\(path()): unknown member \(TypedDataText.quoted(unknown)) for type \(name)")
+        let keyed = try TypedDataName.keyed(value, at: path())
+        if let unknown = keyed.keys.filter({ types[$0] == nil }).min() {
+            throw .invalidEncoding(reason: "\(path()): unknown member \(TypedDataText.quoted(unknown.text)) for type \(name)")
         }
         var out = try typeHash(name)
         for member in members {
-            guard let item = value[member.name] else { throw .invalidEncoding(reason: "\(path()).\(member.name): missing") }
-            out += try encode(item, as: member.type, path: path() + "." + member.name)
+            guard let item = keyed[member.name] else { throw .invalidEncoding(reason: "\(path()).\(member.name): missing") }
+            out += try encode(item, as: member.type, path: path() + "." + member.name.text)
         }
         return out
     }
@@ -120,7 +122,7 @@ extension TypedDataType: CustomStringConvertible {
         case .fixedBytes(let count): "bytes\(count)"
         case .uint(let bits): "uint\(bits)"
         case .int(let bits): "int\(bits)"
-        case .structure(let name): name
+        case .structure(let name): name.text
         case .array(let element, let length): "\(element)[\(length.map(String.init) ?? "")]"
         }
     }

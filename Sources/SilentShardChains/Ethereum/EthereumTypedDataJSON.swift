@@ -8,7 +8,9 @@ extension EthereumTypedData {
     /// Parses the v4 JSON strictly (`StrictJSON`: UTF-8, no duplicate keys, exact numbers), then checks it
     /// as `init(types:primaryType:domain:message:)` does. Refused (`invalidEncoding` unless an address
     /// says otherwise): keys other than the four above or a missing one, member objects with keys other
-    /// than `name` and `type`, `null`s. Values by type: `address` 0x + 40 hex digits (mixed case must be
+    /// than `name` and `type`, `null`s; `invalidTypedDataName` for a type name, `primaryType`, member name or
+    /// key of `domain`, `message` or a nested struct value that is not an ASCII identifier (checked before it
+    /// is looked up or stored; keys are compared by their bytes throughout). Values by type: `address` 0x + 40 hex digits (mixed case must be
     /// EIP-55); `bool` `true`/`false`; `uintN`/`intN` a JSON integer (no fraction or exponent), or a
     /// string of decimal digits with an optional `-`, or `0x` + hex digits; `bytes`/`bytesN` `0x` + an even
     /// number of hex digits; `string` a JSON string; arrays JSON arrays; structs JSON objects.
@@ -18,10 +20,11 @@ extension EthereumTypedData {
         }
         var fields: [String: StrictJSON.Value] = [:]
         for (key, value) in members {
-            guard ["types", "primaryType", "domain", "message"].contains(key) else {
+            // By bytes: the four keys are then stored under their ASCII spelling only.
+            guard let known = ["types", "primaryType", "domain", "message"].first(where: { $0.utf8.elementsEqual(key.utf8) }) else {
                 throw .invalidEncoding(reason: "typed data: unknown key \(TypedDataText.quoted(key))")
             }
-            fields[key] = value
+            fields[known] = value
         }
         func member(_ key: String) throws(ChainError) -> StrictJSON.Value {
             guard let value = fields[key] else { throw .invalidEncoding(reason: "typed data: missing \"\(key)\"") }
@@ -30,14 +33,18 @@ extension EthereumTypedData {
         guard case .object(let typeMembers) = try member("types") else { throw .invalidEncoding(reason: "types: not an object") }
         var types: [String: [Field]] = [:]
         for (name, definition) in typeMembers {
+            // An ASCII identifier before it is a key: distinct bytes are then distinct `String`s.
+            _ = try TypedDataName(validating: name, at: "types")
             guard case .array(let entries) = definition else {
                 throw .invalidEncoding(reason: "types.\(TypedDataText.quoted(name)): not an array")
             }
             var definitionFields: [Field] = []
             for entry in entries {
                 guard case .object(let pair) = entry, pair.count == 2,
-                      let nameValue = pair.first(where: { $0.key == "name" })?.value, case .string(let fieldName) = nameValue,
-                      let typeValue = pair.first(where: { $0.key == "type" })?.value, case .string(let fieldType) = typeValue
+                      let nameValue = pair.first(where: { $0.key.utf8.elementsEqual("name".utf8) })?.value,
+                      case .string(let fieldName) = nameValue,
+                      let typeValue = pair.first(where: { $0.key.utf8.elementsEqual("type".utf8) })?.value,
+                      case .string(let fieldType) = typeValue
                 else { throw .invalidEncoding(reason: "types.\(TypedDataText.quoted(name)): members must be {\"name\": string, \"type\": string}") }
                 definitionFields.append(Field(name: fieldName, type: fieldType))
             }
@@ -50,8 +57,9 @@ extension EthereumTypedData {
         let message = try member("message")
         let (allTypes, schema) = try Self.schema(types, domainIsEmpty: domainMembers.isEmpty)
         try Self.checkPrimaryType(primaryType, schema)
-        guard case .structure(let domain) = try Self.value(.object(domainMembers), .structure(Self.domainTypeName), schema, path: "domain"),
-              case .structure(let messageValue) = try Self.value(message, .structure(primaryType), schema, path: "message")
+        guard case .structure(let domain) = try Self.value(.object(domainMembers), .structure(Self.domainName), schema, path: "domain"),
+              case .structure(let messageValue) = try Self.value(message, .structure(TypedDataName(lookingUp: primaryType)), schema,
+                                                                 path: "message")
         else { throw .invalidEncoding(reason: "typed data: domain and message must be objects") }
         try self.init(types: allTypes, schema: schema, primaryType: primaryType, domain: domain, message: messageValue)
     }
@@ -75,8 +83,8 @@ extension EthereumTypedData {
         return .object([
             ("types", .object(typeList)),
             ("primaryType", .string(primaryType)),
-            ("domain", Self.json(.structure(domain), .structure(Self.domainTypeName), schema)),
-            ("message", Self.json(.structure(message), .structure(primaryType), schema)),
+            ("domain", Self.json(.structure(domain), .structure(Self.domainName), schema)),
+            ("message", Self.json(.structure(message), .structure(TypedDataName(lookingUp: primaryType)), schema)),
         ])
     }
 
@@ -102,10 +110,11 @@ extension EthereumTypedData {
         case (.uint, .string(let text)), (.int, .string(let text)):
             return try integer(text, hexAllowed: true, path: path(), type: type)
         case (.structure(let name), .object(let members)):
-            guard let definition = schema.memberTypes[name] else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))") }
+            guard let definition = schema.memberTypes[name] else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name.text))") }
             var values: [String: Value] = [:]
             for (key, item) in members {
-                guard let memberType = definition[key] else {
+                // An ASCII identifier before it is looked up or stored (`K` and U+212A must not meet).
+                guard let memberType = definition[try TypedDataName(validating: key, at: path())] else {
                     throw .invalidEncoding(reason: "\(path()): unknown member \(TypedDataText.quoted(key)) for type \(name)")
                 }
                 values[key] = try value(item, memberType, schema, path: path() + "." + key)
@@ -165,7 +174,7 @@ extension EthereumTypedData {
         case (.structure(let name), .structure(let members)):
             let order = schema.structs[name] ?? []
             return .object(order.compactMap { member in
-                members[member.name].map { (member.name, json($0, member.type, schema)) }
+                members[member.name.text].map { (member.name.text, json($0, member.type, schema)) }
             })
         case (.array(let element, _), .array(let items)):
             return .array(items.map { json($0, element, schema) })

@@ -14,7 +14,7 @@ indirect enum TypedDataType: Sendable, Equatable {
     /// `int8` … `int256`, step 8 (two's complement).
     case int(bits: Int)
     /// A struct type defined in `types`.
-    case structure(String)
+    case structure(TypedDataName)
     /// `T[]` (length nil) or `T[k]`, k ≥ 1.
     case array(TypedDataType, length: Int?)
 
@@ -48,7 +48,7 @@ indirect enum TypedDataType: Sendable, Equatable {
             type = atomic
         } else {
             guard TypedDataText.isIdentifier(name) else { throw TypedDataText.badType(text) }
-            type = .structure(name)
+            type = .structure(TypedDataName(lookingUp: name))
         }
         // The last suffix is the outermost array: `T[2][]` is a dynamic array of `T[2]`.
         for length in lengths.reversed() { type = .array(type, length: length) }
@@ -90,7 +90,7 @@ indirect enum TypedDataType: Sendable, Equatable {
     }
 
     /// The struct type at the core of this type (`Person` for `Person[2][]`), if any.
-    var structName: String? {
+    var structName: TypedDataName? {
         switch self {
         case .structure(let name): name
         case .array(let element, _): element.structName
@@ -99,13 +99,13 @@ indirect enum TypedDataType: Sendable, Equatable {
     }
 }
 
-/// The `types` of a typed-data document, checked: names are identifiers (`[A-Za-z_$][A-Za-z0-9_$]*`),
-/// struct names are not atomic type names, member names are unique within their struct, every struct a
+/// The `types` of a typed-data document, checked: names are ASCII identifiers (`[A-Za-z_$][A-Za-z0-9_$]*`,
+/// `invalidTypedDataName` otherwise, checked before anything is stored), struct names are not atomic type names, member names are unique within their struct, every struct a
 /// member refers to is defined, and no struct refers to itself (directly, through other structs or
 /// through arrays). Limits: `maximumTypes` struct types, `maximumFields` members each.
 struct TypedDataSchema: Sendable, Equatable {
     struct Member: Sendable, Equatable {
-        let name: String
+        let name: TypedDataName
         /// As written: it is what `encodeType` hashes.
         let typeText: String
         let type: TypedDataType
@@ -114,31 +114,28 @@ struct TypedDataSchema: Sendable, Equatable {
     static let maximumTypes = 256
     static let maximumFields = 256
 
-    let structs: [String: [Member]]
+    let structs: [TypedDataName: [Member]]
     /// Each struct's member types by member name.
-    let memberTypes: [String: [String: TypedDataType]]
+    let memberTypes: [TypedDataName: [TypedDataName: TypedDataType]]
 
     init(_ types: [String: [EthereumTypedData.Field]]) throws(ChainError) {
         guard types.count <= Self.maximumTypes else { throw .invalidEncoding(reason: "more than \(Self.maximumTypes) types") }
-        var structs: [String: [Member]] = [:]
-        for (name, fields) in types {
-            guard TypedDataText.isIdentifier(name) else {
-                throw .invalidEncoding(reason: "type name \(TypedDataText.quoted(name)) is not an identifier")
-            }
-            guard !TypedDataType.isReserved(name) else {
-                throw .invalidEncoding(reason: "type name \(TypedDataText.quoted(name)) is an atomic type")
+        try Self.checkNames(types)
+        var structs: [TypedDataName: [Member]] = [:]
+        for (text, fields) in types {
+            let name = try TypedDataName(validating: text, at: "types")
+            guard !TypedDataType.isReserved(text) else {
+                throw .invalidEncoding(reason: "type name \(TypedDataText.quoted(text)) is an atomic type")
             }
             guard fields.count <= Self.maximumFields else {
                 throw .invalidEncoding(reason: "type \(name): more than \(Self.maximumFields) members")
             }
             var members: [Member] = []
-            var seen = Set<String>()
+            var seen = Set<TypedDataName>()
             for field in fields {
-                guard TypedDataText.isIdentifier(field.name) else {
-                    throw .invalidEncoding(reason: "type \(name): member name \(TypedDataText.quoted(field.name)) is not an identifier")
-                }
-                guard seen.insert(field.name).inserted else { throw .invalidEncoding(reason: "type \(name): duplicate member \(field.name)") }
-                members.append(Member(name: field.name, typeText: field.type, type: try TypedDataType(parsing: field.type)))
+                let member = try TypedDataName(validating: field.name, at: "types.\(text)")
+                guard seen.insert(member).inserted else { throw .invalidEncoding(reason: "type \(name): duplicate member \(member)") }
+                members.append(Member(name: member, typeText: field.type, type: try TypedDataType(parsing: field.type)))
             }
             structs[name] = members
         }
@@ -156,9 +153,18 @@ struct TypedDataSchema: Sendable, Equatable {
         try checkAcyclic()
     }
 
+    /// Refuses the first name (type names in byte order, then their member names in order) that is not an
+    /// ASCII identifier, before any of them is used as a key: `invalidTypedDataName`.
+    static func checkNames(_ types: [String: [EthereumTypedData.Field]]) throws(ChainError) {
+        for name in types.keys.sorted(by: TypedDataText.precedes) {
+            _ = try TypedDataName(validating: name, at: "types")
+            for field in types[name] ?? [] { _ = try TypedDataName(validating: field.name, at: "types.\(name)") }
+        }
+    }
+
     /// The struct types `name` refers to (directly or not), without `name` unless it is part of a cycle.
-    private func references(of name: String) -> Set<String> {
-        var found = Set<String>()
+    private func references(of name: TypedDataName) -> Set<TypedDataName> {
+        var found = Set<TypedDataName>()
         var pending = [name]
         while let next = pending.popLast() {
             for member in structs[next] ?? [] {
@@ -171,7 +177,7 @@ struct TypedDataSchema: Sendable, Equatable {
     /// Refuses cycles: repeatedly removes the structs that refer to no remaining struct (Kahn's algorithm);
     /// whatever is left lies on or behind a cycle.
     private func checkAcyclic() throws(ChainError) {
-        var remaining: [String: Set<String>] = [:]
+        var remaining: [TypedDataName: Set<TypedDataName>] = [:]
         for (name, members) in structs { remaining[name] = Set(members.compactMap { $0.type.structName }) }
         var progress = true
         while progress && !remaining.isEmpty {
@@ -181,20 +187,20 @@ struct TypedDataSchema: Sendable, Equatable {
                 progress = true
             }
         }
-        if let first = remaining.keys.min(by: TypedDataText.precedes) {
+        if let first = remaining.keys.min() {
             throw .invalidEncoding(reason: "type \(first) is recursive")
         }
     }
 
     /// `encodeType`: the type's definition `Name(type1 name1,…)` followed by the definitions of every
     /// struct type it refers to, sorted by name.
-    func encodeType(_ name: String) throws(ChainError) -> String {
-        guard structs[name] != nil else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name))") }
-        let dependencies = references(of: name).subtracting([name]).sorted(by: TypedDataText.precedes)
+    func encodeType(_ name: TypedDataName) throws(ChainError) -> String {
+        guard structs[name] != nil else { throw .invalidEncoding(reason: "unknown type \(TypedDataText.quoted(name.text))") }
+        let dependencies = references(of: name).subtracting([name]).sorted()
         var text = ""
         for type in [name] + dependencies {
             let members = structs[type] ?? []
-            text += type + "(" + members.map { $0.typeText + " " + $0.name }.joined(separator: ",") + ")"
+            text += type.text + "(" + members.map { $0.typeText + " " + $0.name.text }.joined(separator: ",") + ")"
         }
         return text
     }
@@ -218,10 +224,15 @@ enum TypedDataText {
     static func precedes(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
 
     /// `text` in quotes, cut to 64 characters (reasons stay short whatever the input).
-    static func quoted(_ text: String) -> String {
-        let cut = text.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(64))) + "…" : text
-        return "\"\(cut)\""
+    static func quoted(_ text: String) -> String { "\"\(cut(text))\"" }
+
+    /// `text` cut to 64 Unicode scalars ("…" marks a cut).
+    static func cut(_ text: String) -> String {
+        text.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(64))) + "…" : text
     }
+
+    /// The error for a name that is not an ASCII identifier, at `path`.
+    static func badName(_ text: String, at path: String) -> ChainError { .invalidTypedDataName(path: path, name: cut(text)) }
 
     static func badType(_ text: String) -> ChainError { .invalidEncoding(reason: "malformed type \(quoted(text))") }
 }
