@@ -64,10 +64,13 @@ enum ClientAddress {
         }
         let literal = String(text)
         guard literal.count <= 45, !literal.contains("%") else { return nil }
-        var v4 = in_addr()
-        if !literal.contains(":"), inet_pton(AF_INET, literal, &v4) == 1 { return literal }
+        var v4 = [UInt8](repeating: 0, count: 4)
+        if !literal.contains(":") {
+            guard inet_pton(AF_INET, literal, &v4) == 1 else { return nil }
+            return v4.map(String.init).joined(separator: ".")
+        }
         var v6 = [UInt8](repeating: 0, count: 16)
-        guard literal.contains(":"), inet_pton(AF_INET6, literal, &v6) == 1 else { return nil }
+        guard inet_pton(AF_INET6, literal, &v6) == 1 else { return nil }
         if v6[0..<10].allSatisfy({ $0 == 0 }), v6[10] == 0xFF, v6[11] == 0xFF {
             return v6[12...].map(String.init).joined(separator: ".")
         }
