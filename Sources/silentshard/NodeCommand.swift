@@ -28,10 +28,14 @@ enum NodeCommand {
                                     standard with overrides NAME=N,… (0 = off): connections-per-address
                                     (64), auth-failures-per-minute (10), block-seconds (600),
                                     key-creations-per-hour (10, per principal), signing-sessions-per-key
-                                    (8), device-failures-per-minute (5); counted per process
+                                    (8), device-failures-per-minute (5), ipv6-prefix (64: IPv6 clients
+                                    counted per /64; 128 per address); counted per process
           --trusted-proxies ADDRS   comma-separated proxy addresses whose X-Forwarded-For names     SILENTSHARD_TRUSTED_PROXIES
                                     the client (e.g. 127.0.0.1 behind a local nginx); without it
                                     every client behind a proxy shares the proxy's address limits
+          --retired-key-retention DAYS                                                             SILENTSHARD_RETIRED_KEY_RETENTION
+                                    how long a retired hard-derived child's owner is told
+                                    KEY_RETIRED (default 90); then its tombstone is purged
           --role ROLE               duo (default) | trio-a | trio-b (trio needs --database)         SILENTSHARD_ROLE
           --cluster-key HEX         trio: the cluster's Ed25519 verifying key (64 hex; the apps'   SILENTSHARD_CLUSTER_KEY
                                     cloudVerifyingKey)
@@ -97,6 +101,7 @@ enum NodeCommand {
         "--cluster-key": "SILENTSHARD_CLUSTER_KEY", "--certificate": "SILENTSHARD_CERTIFICATE", "--peer": "SILENTSHARD_PEER",
         "--peer-listen": "SILENTSHARD_PEER_LISTEN",
         "--rate-limits": "SILENTSHARD_RATE_LIMITS", "--trusted-proxies": "SILENTSHARD_TRUSTED_PROXIES",
+        "--retired-key-retention": "SILENTSHARD_RETIRED_KEY_RETENTION",
     ]
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> [String: String] {
@@ -152,7 +157,8 @@ enum NodeCommand {
         if let database = options["--database"] {
             guard let masterKeyPath = options["--master-key"] else { throw Failure("--database needs --master-key") }
             let masterKey = try loadOrGenerateMasterKey(path: masterKeyPath, generate: options["--generate-key"] != nil)
-            let store = try openStore(database: database, masterKey: masterKey)
+            let store = try openStore(database: database, masterKey: masterKey,
+                                      retiredKeyRetention: try retiredKeyRetention(options))
             openedStore = store
             // session.md §9.5 (P5): the limits that count events over time are shared by every process on this database.
             let rateLimiter = NodeRateLimiter(limits: limits, cluster: ClusterRateLimits(store: store))
@@ -201,8 +207,18 @@ enum NodeCommand {
     }
 
     /// The share store at `--database`: a SQLite file path or a PostgreSQL URL (`NodeStoreLocation`).
-    static func openStore(database: String, masterKey: NodeMasterKey) throws -> NodeShareStore {
-        try NodeShareStore(location: NodeStoreLocation(database), masterKey: masterKey)
+    static func openStore(database: String, masterKey: NodeMasterKey,
+                          retiredKeyRetention: TimeInterval = NodeShareStore.defaultRetiredKeyRetention) throws -> NodeShareStore {
+        try NodeShareStore(location: NodeStoreLocation(database), masterKey: masterKey, retiredKeyRetention: retiredKeyRetention)
+    }
+
+    /// `--retired-key-retention DAYS` (second review finding 8): a whole number of days, 1 to 36500.
+    static func retiredKeyRetention(_ options: [String: String]) throws -> TimeInterval {
+        guard let text = options["--retired-key-retention"] else { return NodeShareStore.defaultRetiredKeyRetention }
+        guard let days = Int(text), (1...36_500).contains(days) else {
+            throw Failure("--retired-key-retention must be a whole number of days from 1 to 36500")
+        }
+        return TimeInterval(days) * 86_400
     }
 
     /// A trio node's runner: its certificate must be for this node key and role, valid under the

@@ -100,7 +100,7 @@ struct NodeRateLimiterTests {
         #expect(limiter.checkDevice([1, 2], principal: "p") == .allowed)
     }
 
-    @Test("memory follows recent activity: windows and blocks that passed are swept")
+    @Test("memory follows recent activity: windows and blocks that passed are swept, a batch per call")
     func sweep() {
         let clock = ManualClock(milliseconds: 1_000_000)
         let limiter = NodeRateLimiter(limits: NodeRateLimits(failedAuthenticationsPerMinute: 2, blockSeconds: 60,
@@ -114,12 +114,19 @@ struct NodeRateLimiterTests {
         _ = limiter.startKeyCreation(principal: "p")
         #expect(limiter.trackedEntries > 5_000)
         clock.advance(seconds: 120)
-        _ = limiter.checkAddress("x")
-        limiter.authenticationFailed(from: "trigger")   // sweeps: only the hour-long key creation and this remain
-        #expect(limiter.trackedEntries == 2)
-        clock.advance(seconds: 3_600)
-        limiter.authenticationFailed(from: "trigger-2")
+        // Each call forgets a batch of passed entries per limit (finding 10: no O(n) pass on the service
+        // thread), so as many calls as there are batches leave only the hour-long key creation.
+        func calls(_ count: Int) {
+            for _ in 0..<count {
+                _ = limiter.openConnection(from: "x")
+                limiter.connectionClosed(from: "x")
+            }
+        }
+        calls(5_100 / NodeRateLimiter.sweepBatch + 1)
         #expect(limiter.trackedEntries == 1)
+        clock.advance(seconds: 3_600)
+        calls(1)
+        #expect(limiter.trackedEntries == 0)
     }
 
     @Test("parsing --rate-limits: standard, off, overrides; unknown names and bad numbers are typed errors")
@@ -137,17 +144,31 @@ struct NodeRateLimiterTests {
     }
 
     @Test("client address: X-Forwarded-For only from a trusted proxy, its rightmost untrusted hop")
-    func clientAddress() {
+    func clientAddress() throws {
         let trusted: Set<String> = ["127.0.0.1", "10.0.0.5"]
-        #expect(ClientAddress.resolve(peer: "192.0.2.7", forwardedFor: "203.0.113.9", trustedProxies: trusted) == "192.0.2.7")
-        #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: nil, trustedProxies: trusted) == "127.0.0.1")
-        #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: "203.0.113.9", trustedProxies: trusted) == "203.0.113.9")
+        #expect(try ClientAddress.resolve(peer: "192.0.2.7", forwardedFor: "203.0.113.9", trustedProxies: trusted) == "192.0.2.7")
+        #expect(try ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: "203.0.113.9", trustedProxies: trusted) == "203.0.113.9")
         // A client's own X-Forwarded-For entries (left) do not move it off its real address.
-        #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: "1.1.1.1, 203.0.113.9, 10.0.0.5",
-                                      trustedProxies: trusted) == "203.0.113.9")
-        #expect(ClientAddress.resolve(peer: "::ffff:127.0.0.1", forwardedFor: "2001:DB8::1", trustedProxies: trusted) == "2001:db8::1")
-        #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: " , ", trustedProxies: trusted) == "127.0.0.1")
-        let long = String(repeating: "9", count: 500)
-        #expect(ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: long, trustedProxies: trusted).count == ClientAddress.maximumLength)
+        #expect(try ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: "1.1.1.1, 203.0.113.9, 10.0.0.5",
+                                          trustedProxies: trusted) == "203.0.113.9")
+        #expect(try ClientAddress.resolve(peer: "::ffff:127.0.0.1", forwardedFor: "2001:DB8::1", trustedProxies: trusted)
+            == "2001:db8::/64")
+        #expect(try ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: "[2001:db8::1]:443, 198.51.100.1:8080",
+                                          trustedProxies: trusted) == "198.51.100.1")
+        // Finding 11: a trusted proxy that names no usable client is refused, never counted as itself.
+        #expect(throws: ClientAddress.ForwardedForError.missing) {
+            try ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: nil, trustedProxies: trusted)
+        }
+        #expect(throws: ClientAddress.ForwardedForError.missing) {
+            try ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: " , ", trustedProxies: trusted)
+        }
+        #expect(throws: ClientAddress.ForwardedForError.malformed) {
+            try ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: String(repeating: "9", count: 500), trustedProxies: trusted)
+        }
+        #expect(throws: ClientAddress.ForwardedForError.oversized) {
+            try ClientAddress.resolve(peer: "127.0.0.1", forwardedFor: "203.0.113.9", forwardedForLength: 9000,
+                                      trustedProxies: trusted)
+        }
+        #expect(ClientAddress.ForwardedForError.oversized.httpStatus == 431 && ClientAddress.ForwardedForError.missing.httpStatus == 400)
     }
 }

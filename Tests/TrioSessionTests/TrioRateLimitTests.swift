@@ -33,6 +33,23 @@ struct TrioRateLimitTests {
         #expect(await retryAfter { _ = try await atB.session.keygen() }.map { (61...3_600).contains($0) } == true)
     }
 
+    /// Second review finding 8: a hard derivation creates a key (the child) but was not counted with
+    /// keygens and imports, so a principal past its hourly budget could go on creating keys by deriving.
+    @Test("finding 8: a hard derivation counts as a key creation at A and at B")
+    func finding8_hardDerivationCountsAsKeyCreation() async throws {
+        for atA in [true, false] {
+            let limiter = NodeRateLimiter(limits: NodeRateLimits(keyCreationsPerPrincipalPerHour: 2))
+            let fixture = try TrioFixture(algorithm: .ecdsa, rateLimiterA: atA ? limiter : nil, rateLimiterB: atA ? nil : limiter)
+            let keyshare = try await fixture.session.keygen()
+            _ = try await fixture.session.hardDerivation(keyshare: keyshare, path: "m/44'/60'/0'")
+            // Two key creations: the budget is spent.
+            #expect(await retryAfter { _ = try await fixture.session.keygen() }.map { (61...3_600).contains($0) } == true,
+                    "node \(atA ? "A" : "B")")
+            #expect(await retryAfter { _ = try await fixture.session.hardDerivation(keyshare: keyshare, path: "m/44'/60'/1'") }
+                .map { (61...3_600).contains($0) } == true, "node \(atA ? "A" : "B")")
+        }
+    }
+
     @Test("node B at its concurrent-signing limit for a key: signing with B is RATE_LIMITED, with A it goes on")
     func signingSessionsAtB() async throws {
         let limiterB = NodeRateLimiter(limits: NodeRateLimits(signingSessionsPerKey: 1))

@@ -44,7 +44,7 @@ extension NodeRateLimiter {
         }
     }
 
-    /// Whether `principal` may start a keygen or import now; an allowed one is counted. With a cluster,
+    /// Whether `principal` may start a keygen, import or hard derivation now; an allowed one is counted. With a cluster,
     /// counted only in the database (one atomic check-and-insert for the whole cluster). nil: the
     /// database failed.
     package func startKeyCreationAcrossCluster(principal: String) async -> RateLimitVerdict? {

@@ -14,7 +14,7 @@ extension NodeRateLimiter {
     }
 
     /// After authorization (session.md §9.5): RATE_LIMITED while the (principal, device key) is limited for failed
-    /// signatures, for a keygen or import past the principal's hourly count (an admitted one is counted),
+    /// signatures, for a keygen, import or hard derivation past the principal's hourly count (an admitted one is counted),
     /// or for a sign or preSign beyond the key's concurrent signing sessions (per process). The first two
     /// are shared by the cluster; when its database fails they refuse with STORAGE_FAILURE. Returns the
     /// key id whose signing place the session now holds (release it with ``endSigning(keyID:)`` when the
@@ -25,7 +25,8 @@ extension NodeRateLimiter {
         case .limited(let retryAfter)?: throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
         case nil: throw SetupRejection(.storageFailure)
         }
-        if setup.operation == .keygen || setup.operation == .import {
+        // A hard derivation creates a key (the child) too: counted with keygens and imports (second review finding 8).
+        if setup.operation == .keygen || setup.operation == .import || setup.operation == .hardDerivation {
             switch await startKeyCreationAcrossCluster(principal: principal) {
             case .allowed?: break
             case .limited(let retryAfter)?: throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)

@@ -18,9 +18,12 @@ package enum RateLimitVerdict: Sendable, Equatable {
 /// `NodeRateLimiter+Cluster`); the in-memory counts stay as a fast refusal and as the per-process
 /// fallback when the database fails. Open connections and signing sessions are per process.
 ///
-/// Memory is bounded by recent activity: entries whose window has passed are swept at most every
-/// 10 s, and at most ``maximumTrackedClients`` addresses and device keys are tracked at once (beyond
-/// that, new ones are not counted rather than evicting the ones being limited).
+/// Memory is bounded by recent activity (second review finding 10): at most ``maximumTrackedClients``
+/// addresses, principals and (principal, device key) pairs are tracked per limit, each in a
+/// ``RecencyMap``; past that a new client evicts the least recently seen one (before, new clients went
+/// uncounted, so a flood of addresses switched the limits off). Entries whose window has passed are
+/// forgotten a few at a time from the least recently seen end on every call, in O(1) amortized (before,
+/// one O(n) pass every 10 s ran on the server's service thread).
 package final class NodeRateLimiter: Sendable {
     /// Why a request was refused (the `limit` label of `silentshard_node_rate_limited_total`).
     package enum Refusal: String, CaseIterable, Sendable {
@@ -38,13 +41,13 @@ package final class NodeRateLimiter: Sendable {
     package static let maximumTrackedClients = 100_000
 
     private struct State {
+        /// Open connections and signing sessions are bounded by the server's connection limit.
         var openConnections: [String: Int] = [:]
-        var failedAuthentications: [String: EventWindow] = [:]
-        var blockedUntil: [String: UInt64] = [:]
-        var keyCreations: [String: EventWindow] = [:]
+        var failedAuthentications = RecencyMap<EventWindow>(capacity: NodeRateLimiter.maximumTrackedClients)
+        var blockedUntil = RecencyMap<UInt64>(capacity: NodeRateLimiter.maximumTrackedClients)
+        var keyCreations = RecencyMap<EventWindow>(capacity: NodeRateLimiter.maximumTrackedClients)
         var signingSessions: [String: Int] = [:]
-        var failedDeviceSignatures: [String: EventWindow] = [:]
-        var lastSweep: UInt64 = 0
+        var failedDeviceSignatures = RecencyMap<EventWindow>(capacity: NodeRateLimiter.maximumTrackedClients)
         var refusals: [Refusal: Int] = [:]
         var addressesBlocked = 0
         var storeErrors = 0
@@ -54,7 +57,8 @@ package final class NodeRateLimiter: Sendable {
     private let clock: @Sendable () -> UInt64
     static let minute: UInt64 = 60_000
     static let hour: UInt64 = 3_600_000
-    private static let sweepInterval: UInt64 = 10_000
+    /// Expired entries forgotten per map and call, at most (the sweep's cost per call).
+    static let sweepBatch = 8
 
     /// - Parameters:
     ///   - clock: monotonic milliseconds for the in-memory counts (tests pass their own).
@@ -116,17 +120,16 @@ package final class NodeRateLimiter: Sendable {
         let now = clock()
         state.withLock { state in
             sweep(&state, now: now)
-            guard let count = Self.recordFailure(&state.failedAuthentications, address, limit: limit, now: now),
-                  count >= limit else { return }
-            state.blockedUntil[address] = now + UInt64(limits.blockSeconds) * 1000
-            state.failedAuthentications[address] = nil
+            guard Self.recordFailure(&state.failedAuthentications, address, limit: limit, now: now) >= limit else { return }
+            state.blockedUntil.set(address, now + UInt64(limits.blockSeconds) * 1000, now: now)
+            state.failedAuthentications.removeValue(forKey: address)
             state.addressesBlocked += 1
         }
     }
 
     // MARK: Principals, keys, device keys (the step runners)
 
-    /// Whether `principal` may start a keygen or import now; an allowed one is counted.
+    /// Whether `principal` may start a keygen, import or hard derivation now; an allowed one is counted.
     package func startKeyCreation(principal: String) -> RateLimitVerdict {
         let limit = limits.keyCreationsPerPrincipalPerHour
         guard limit > 0 else { return .allowed }
@@ -139,7 +142,7 @@ package final class NodeRateLimiter: Sendable {
                 return Self.refuse(&state, .keyCreationsPerHour, Self.seconds(wait))
             }
             window.record(now: now, limit: limit)
-            state.keyCreations[principal] = window
+            state.keyCreations.set(principal, window, now: now)
             return .allowed
         }
     }
@@ -232,12 +235,12 @@ package final class NodeRateLimiter: Sendable {
     /// Blocks `address` in this process for `wait` ms (a block the cluster decided; a later block stays).
     /// `counted`: this process decided it (counted in `silentshard_node_addresses_blocked_total`).
     func blockLocally(_ address: String, forMilliseconds wait: UInt64, counted: Bool) {
-        let until = clock().addingReportingOverflow(wait).partialValue
+        let now = clock()
+        let until = now.addingReportingOverflow(wait).partialValue
         state.withLock { state in
-            guard state.blockedUntil[address].map({ $0 < until }) ?? (state.blockedUntil.count < Self.maximumTrackedClients)
-            else { return }
-            state.blockedUntil[address] = until
-            state.failedAuthentications[address] = nil
+            if let current = state.blockedUntil[address], current >= until { return }
+            state.blockedUntil.set(address, until, now: now)
+            state.failedAuthentications.removeValue(forKey: address)
             if counted { state.addressesBlocked += 1 }
         }
     }
@@ -271,14 +274,13 @@ package final class NodeRateLimiter: Sendable {
         UInt32(clamping: max(1, (milliseconds + 999) / 1000))
     }
 
-    /// Records a failure of `key` in its minute window; returns the failures now in it, or nil when
-    /// `maximumTrackedClients` keys are tracked already and `key` is not one of them.
-    private static func recordFailure(_ windows: inout [String: EventWindow], _ key: String, limit: Int, now: UInt64) -> Int? {
-        guard windows[key] != nil || windows.count < maximumTrackedClients else { return nil }
+    /// Records a failure of `key` in its minute window (a new key past `maximumTrackedClients` evicts the
+    /// least recently seen one); returns the failures now in it.
+    private static func recordFailure(_ windows: inout RecencyMap<EventWindow>, _ key: String, limit: Int, now: UInt64) -> Int {
         var window = windows[key] ?? EventWindow()
         window.forget(olderThan: minute, now: now)
         window.record(now: now, limit: limit)
-        windows[key] = window
+        windows.set(key, window, now: now)
         return window.times.count
     }
 
@@ -287,22 +289,14 @@ package final class NodeRateLimiter: Sendable {
         return Self.seconds(until - now)
     }
 
-    /// Forgets windows with no event inside them and blocks that ended (at most every 10 s).
+    /// Forgets, from the least recently seen end of each map, windows with no event inside them and
+    /// blocks that ended: at most ``sweepBatch`` per map and call, stopping at the first live entry, so
+    /// each call costs O(1) amortized (every entry is removed at most once after it was set).
     private func sweep(_ state: inout State, now: UInt64) {
-        guard now >= state.lastSweep + Self.sweepInterval else { return }
-        state.lastSweep = now
-        state.blockedUntil = state.blockedUntil.filter { $0.value > now }
-        state.failedAuthentications = Self.live(state.failedAuthentications, window: Self.minute, now: now)
-        state.failedDeviceSignatures = Self.live(state.failedDeviceSignatures, window: Self.minute, now: now)
-        state.keyCreations = Self.live(state.keyCreations, window: Self.hour, now: now)
-    }
-
-    private static func live(_ windows: [String: EventWindow], window: UInt64, now: UInt64) -> [String: EventWindow] {
-        var kept: [String: EventWindow] = [:]
-        for (key, var events) in windows {
-            events.forget(olderThan: window, now: now)
-            if !events.isEmpty { kept[key] = events }
-        }
-        return kept
+        let (minuteAgo, hourAgo) = (now >= Self.minute ? now - Self.minute : 0, now >= Self.hour ? now - Self.hour : 0)
+        state.blockedUntil.removeOldest(limit: Self.sweepBatch) { until, _ in until <= now }
+        state.failedAuthentications.removeOldest(limit: Self.sweepBatch) { window, _ in (window.times.last ?? 0) <= minuteAgo }
+        state.failedDeviceSignatures.removeOldest(limit: Self.sweepBatch) { window, _ in (window.times.last ?? 0) <= minuteAgo }
+        state.keyCreations.removeOldest(limit: Self.sweepBatch) { window, _ in (window.times.last ?? 0) <= hourAgo }
     }
 }

@@ -16,7 +16,7 @@ package struct NodeRateLimits: Sendable, Equatable {
     package var failedAuthenticationsPerMinute: Int
     /// How long an address that reached ``failedAuthenticationsPerMinute`` is refused (10 min).
     package var blockSeconds: Int
-    /// Keygens and imports a principal may start per hour (10).
+    /// Keygens, imports and hard derivations (each creates a key) a principal may start per hour (10).
     package var keyCreationsPerPrincipalPerHour: Int
     /// Concurrent signing and presigning sessions per key (8).
     package var signingSessionsPerKey: Int
@@ -28,10 +28,18 @@ package struct NodeRateLimits: Sendable, Equatable {
     /// the TCP peer, e.g. `127.0.0.1`). Empty: the TCP peer is the client. Behind a proxy that is not
     /// listed, every client shares the proxy's address and its per-address limits.
     package var trustedProxies: Set<String>
+    /// The IPv6 network every per-address limit counts as one client (64: a /64, what one host or
+    /// one subscriber is commonly given; 128: each address). IPv4 addresses count one by one. Second
+    /// review finding 10: counted per /128, one host could use 2⁶⁴ addresses.
+    package var ipv6PrefixLength: Int
+
+    /// The default ``ipv6PrefixLength``.
+    package static let defaultIPv6PrefixLength = 64
 
     package init(connectionsPerAddress: Int = 64, failedAuthenticationsPerMinute: Int = 10, blockSeconds: Int = 600,
                 keyCreationsPerPrincipalPerHour: Int = 10, signingSessionsPerKey: Int = 8,
-                failedDeviceSignaturesPerMinute: Int = 5, trustedProxies: Set<String> = []) {
+                failedDeviceSignaturesPerMinute: Int = 5, trustedProxies: Set<String> = [],
+                ipv6PrefixLength: Int = NodeRateLimits.defaultIPv6PrefixLength) {
         self.connectionsPerAddress = connectionsPerAddress
         self.failedAuthenticationsPerMinute = failedAuthenticationsPerMinute
         self.blockSeconds = blockSeconds
@@ -39,6 +47,7 @@ package struct NodeRateLimits: Sendable, Equatable {
         self.signingSessionsPerKey = signingSessionsPerKey
         self.failedDeviceSignaturesPerMinute = failedDeviceSignaturesPerMinute
         self.trustedProxies = trustedProxies
+        self.ipv6PrefixLength = ipv6PrefixLength
     }
 
     /// The spec's defaults (session.md §9.5).
@@ -51,7 +60,8 @@ package struct NodeRateLimits: Sendable, Equatable {
 
     /// The names ``init(parsing:)`` accepts.
     package static let settingNames = ["auth-failures-per-minute", "block-seconds", "connections-per-address",
-                                      "device-failures-per-minute", "key-creations-per-hour", "signing-sessions-per-key"]
+                                      "device-failures-per-minute", "ipv6-prefix", "key-creations-per-hour",
+                                      "signing-sessions-per-key"]
 
     /// One line for the startup log: `standard`, `off`, or every value by name (and the trusted proxies).
     package var summary: String {
@@ -61,9 +71,9 @@ package struct NodeRateLimits: Sendable, Equatable {
         if limits == .standard { return "standard" + proxies }
         if limits == .off { return "off" + proxies }
         let values = [connectionsPerAddress, failedAuthenticationsPerMinute, blockSeconds, keyCreationsPerPrincipalPerHour,
-                      signingSessionsPerKey, failedDeviceSignaturesPerMinute]
+                      signingSessionsPerKey, failedDeviceSignaturesPerMinute, ipv6PrefixLength]
         let named = ["connections-per-address", "auth-failures-per-minute", "block-seconds", "key-creations-per-hour",
-                     "signing-sessions-per-key", "device-failures-per-minute"]
+                     "signing-sessions-per-key", "device-failures-per-minute", "ipv6-prefix"]
         return zip(named, values).map { "\($0)=\($1)" }.joined(separator: ",") + proxies
     }
 
@@ -76,6 +86,7 @@ package struct NodeRateLimits: Sendable, Equatable {
         case "key-creations-per-hour": keyCreationsPerPrincipalPerHour = value
         case "signing-sessions-per-key": signingSessionsPerKey = value
         case "device-failures-per-minute": failedDeviceSignaturesPerMinute = value
+        case "ipv6-prefix": ipv6PrefixLength = value
         default: return false
         }
         return true
@@ -95,7 +106,8 @@ package struct NodeRateLimits: Sendable, Equatable {
                 guard parts.count == 2, Self.settingNames.contains(parts[0]) else {
                     throw .unknownSetting(String(item.prefix(64)))
                 }
-                guard let value = Int(parts[1]), value >= 0, value <= 1_000_000_000 else {
+                guard let value = Int(parts[1]), value >= 0, value <= 1_000_000_000,
+                      parts[0] != "ipv6-prefix" || (1...128).contains(value) else {
                     throw .invalidValue(parts[0])
                 }
                 _ = limits.set(parts[0], to: value)
@@ -115,7 +127,9 @@ package enum NodeRateLimitsError: Error, Sendable, Equatable, CustomStringConver
         case .unknownSetting(let item):
             "unknown rate limit '\(item)' (standard, off, or NAME=N with NAME one of "
                 + NodeRateLimits.settingNames.joined(separator: ", ") + ")"
-        case .invalidValue(let name): "rate limit \(name) needs a whole number ≥ 0"
+        case .invalidValue(let name):
+            name == "ipv6-prefix" ? "rate limit ipv6-prefix needs a prefix length from 1 to 128"
+                : "rate limit \(name) needs a whole number ≥ 0"
         }
     }
 }

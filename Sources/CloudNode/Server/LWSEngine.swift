@@ -392,7 +392,8 @@ final class LWSEngine: @unchecked Sendable {
     private func reject(_ wsi: OpaquePointer, status: Int, retryAfter: UInt32? = nil, upgrade: Bool = true, _ line: String) -> Int32 {
         if upgrade { metrics.upgradeRejected() }
         logger.log(line)
-        let phrase = [400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 503: "Service Unavailable"][status] ?? "Error"
+        let phrase = [400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
+                      503: "Service Unavailable"][status] ?? "Error"
         let body = "\(status) \(phrase)\n"
         let head = "HTTP/1.1 \(status) \(phrase)\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\n"
             + (retryAfter.map { "retry-after: \($0)\r\n" } ?? "") + "connection: close\r\n\r\n" + body
@@ -421,7 +422,12 @@ final class LWSEngine: @unchecked Sendable {
         guard hasFreePlace else {
             return reject(wsi, status: 503, "rejected upgrade: \(route): \(settings.maximumConnections) connections open")
         }
-        let address = clientAddress(wsi)
+        let address: String
+        switch clientAddress(wsi) {
+        case .success(let resolved): address = resolved
+        case .failure(let error):
+            return reject(wsi, status: error.httpStatus, "rejected upgrade: \(route): X-Forwarded-For from a trusted proxy \(error)")
+        }
         // Every upgrade counts against its address and honours its block, inter-node links too (finding 5);
         // a link stops counting once its LINK_OPEN is accepted (`stopCountingAddress`).
         let counted = settings.rateLimiter != nil
@@ -434,17 +440,26 @@ final class LWSEngine: @unchecked Sendable {
         return 0
     }
 
-    /// The client's address (session.md §9.5): the TCP peer, or the forwarded one when the peer is a trusted proxy.
-    private func clientAddress(_ wsi: OpaquePointer) -> String {
+    /// The client's address (session.md §9.5): the TCP peer, or the forwarded one when the peer is a trusted
+    /// proxy; a trusted proxy's request without a usable `X-Forwarded-For` fails (400/431, second review
+    /// finding 11: it was counted against the proxy, so one client spent every proxied client's limits).
+    private func clientAddress(_ wsi: OpaquePointer) -> Result<String, ClientAddress.ForwardedForError> {
         var buffer = [CChar](repeating: 0, count: 128)
         let peer = buffer.withUnsafeMutableBufferPointer { pointer -> String in
             guard let base = pointer.baseAddress, lws_get_peer_simple(wsi, base, pointer.count) != nil else { return "" }
             base[pointer.count - 1] = 0
             return String(cString: base)
         }
-        let trusted = settings.rateLimiter?.limits.trustedProxies ?? []
-        let forwarded = trusted.isEmpty ? nil : copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_X_FORWARDED_FOR, $0, $1) })
-        return ClientAddress.resolve(peer: peer, forwardedFor: forwarded, trustedProxies: trusted)
+        let limits = settings.rateLimiter?.limits ?? NodeRateLimits.off
+        let trusted = limits.trustedProxies
+        let length = trusted.isEmpty ? 0 : Int(lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR))
+        // An oversized header is not copied (the resolver refuses it by its length).
+        let forwarded = length == 0 ? nil : length > ClientAddress.maximumForwardedForLength ? ""
+            : copy(wsi, { ss_lws_copy_header(wsi, WSI_TOKEN_X_FORWARDED_FOR, $0, $1) })
+        return Result { () throws(ClientAddress.ForwardedForError) -> String in
+            try ClientAddress.resolve(peer: peer, forwardedFor: forwarded, forwardedForLength: length, trustedProxies: trusted,
+                                      ipv6PrefixLength: limits.ipv6PrefixLength)
+        }
     }
 
     /// RFC 6455 §7.4: 1000–1003, 1007–1014 (1012–1014 registered with IANA since) and 3000–4999 may be
@@ -543,7 +558,14 @@ final class LWSEngine: @unchecked Sendable {
             guard hasFreePlace else {
                 return reject(wsi, status: 503, upgrade: false, "POST \(route) refused: \(settings.maximumConnections) connections open")
             }
-            let address = clientAddress(wsi)   // POSTs only: the rate limits (GETs are not limited)
+            // POSTs only: the rate limits (GETs are not limited).
+            let address: String
+            switch clientAddress(wsi) {
+            case .success(let resolved): address = resolved
+            case .failure(let error):
+                return reject(wsi, status: error.httpStatus, upgrade: false,
+                              "POST \(route) refused: X-Forwarded-For from a trusted proxy \(error)")
+            }
             if let limiter = settings.rateLimiter {
                 if case .limited(let retryAfter) = limiter.openConnection(from: address) {
                     return reject(wsi, status: 429, retryAfter: retryAfter, upgrade: false,

@@ -137,8 +137,10 @@ package final class NodeStepRunner: Sendable {
     /// transport). With one, the route's operation must be in its scopes, the device binding must hold
     /// and, on an existing key, its subject must be the key's owner (FORBIDDEN otherwise, session.md §9.1–9.3);
     /// keygen and import record the subject as the owner in the commit transaction.
+    /// `clientAddress`: the app's address as the server's limits count it; trio's A forwards it to B in
+    /// LINK_OPEN (B counts a shared subject per address, second review finding 5).
     package func run(connection: some NodeStepConnection, route: NodeStepRoute, token: [UInt8]? = nil,
-                     principal: Principal? = nil) async -> NodeStepReport {
+                     principal: Principal? = nil, clientAddress: String? = nil) async -> NodeStepReport {
         guard party.servesApps else {
             await connection.close(code: 1011, reason: "not an entry node")
             return .failed(.unsupportedOperation)
@@ -164,7 +166,8 @@ package final class NodeStepRunner: Sendable {
         switch party {
         case .duo: report = await serveOneConnection(step, now: now, connection: connection, inbox: inbox)
         case .trio(let identity):
-            report = await serveEntry(step, identity: identity, token: token, now: now, connection: connection, inbox: inbox)
+            report = await serveEntry(step, identity: identity, token: token, clientAddress: clientAddress, now: now,
+                                      connection: connection, inbox: inbox)
         }
         await step.admission.finish()
         return report

@@ -188,6 +188,14 @@ extension NodeShareStore {
         }
     }
 
+    /// Deletes the tombstones of children retired more than ``retiredKeyRetention`` ago (second review
+    /// finding 8: they were kept forever); their ids are then unknown keys. Part of `purgeExpired`.
+    @discardableResult
+    func purgeRetiredKeys(_ db: any StoreSQL) throws(NodeStoreError) -> Int {
+        let retention = Int64(max(0, min(retiredKeyRetention, TimeInterval(Int64.max / 2))).rounded(.down))
+        return try db.run("DELETE FROM retired_keys WHERE retired_at <= ?", [.integer(now - retention)])
+    }
+
     /// A hard-derived child retired by its parent's new generation (finding 1): the parent key id and the
     /// derivation path (SETUP encoding), or nil if `keyId` is not a retired child.
     package func retirement(keyId: String) throws(NodeStoreError) -> (parentKeyId: String, path: [UInt8])? {

@@ -58,14 +58,20 @@ package final class NodeShareStore: Sendable {
     package let presignatureLimit: Int
     /// How long finish records answer replays (session.md §8.3).
     package let finishRecordRetention: TimeInterval
+    /// How long a retired hard-derived child's tombstone is kept (its owner is told KEY_RETIRED that long,
+    /// `docs/node-server.md`); the purge task (`purgeExpired`) deletes older ones (second review finding 8).
+    package let retiredKeyRetention: TimeInterval
+    /// The default ``retiredKeyRetention``: 90 days.
+    package static let defaultRetiredKeyRetention: TimeInterval = 90 * 24 * 3600
 
     /// Opens or creates the SQLite store at `path` (file mode 0600). Throws `wrongMasterKey` when the
     /// database was created under another master key.
     package convenience init(path: String, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
                             finishRecordRetention: TimeInterval = 7 * 24 * 3600,
+                            retiredKeyRetention: TimeInterval = NodeShareStore.defaultRetiredKeyRetention,
                             clock: @escaping @Sendable () -> Date = { Date() }) throws(NodeStoreError) {
         try self.init(location: .sqlite(path: path), masterKey: masterKey, presignatureLimit: presignatureLimit,
-                      finishRecordRetention: finishRecordRetention, clock: clock)
+                      finishRecordRetention: finishRecordRetention, retiredKeyRetention: retiredKeyRetention, clock: clock)
     }
 
     /// Opens the store at `location`, applying missing schema migrations (creating the schema on first
@@ -74,11 +80,13 @@ package final class NodeShareStore: Sendable {
     /// cannot be reached.
     package init(location: NodeStoreLocation, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
                 finishRecordRetention: TimeInterval = 7 * 24 * 3600,
+                retiredKeyRetention: TimeInterval = NodeShareStore.defaultRetiredKeyRetention,
                 clock: @escaping @Sendable () -> Date = { Date() }) throws(NodeStoreError) {
         self.masterKey = masterKey
         self.clock = clock
         self.presignatureLimit = presignatureLimit
         self.finishRecordRetention = finishRecordRetention
+        self.retiredKeyRetention = retiredKeyRetention
         switch location {
         case .sqlite(let path):
             (database, replayDatabase) = try Self.openSQLite(path)

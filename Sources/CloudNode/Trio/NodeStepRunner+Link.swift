@@ -75,7 +75,8 @@ extension NodeStepRunner {
         let now = clock()
         let setupKeyID = (try? Frame.parseBundle(message))?.first.flatMap { try? SetupPayload(bytes: $0.body) }?.keyID
         let params = opened.operation == .import ? nil : setupKeyID?.hex
-        let (verdict, principal) = await tokenCheck(opened.payload.token)
+        let (verdict, verified) = await tokenCheck(opened.payload.token)
+        let principal = Self.counted(verified, forwardedAddress: opened.payload.clientAddress, limits: rateLimiter?.limits)
         let context = validationContext(algorithm: opened.algorithm, operation: opened.operation, params: params,
                                         token: verdict, now: now)
         let step: AdmittedStep
@@ -92,5 +93,17 @@ extension NodeStepRunner {
         let report = await serveOneConnection(step, now: now, connection: connection, inbox: inbox)
         await step.admission.finish()
         return report
+    }
+
+    /// session.md §9.5 at B (second review finding 5): a shared subject (`token-file`, `--auth none`, a hook's
+    /// fallback) is counted per the client address A forwarded in LINK_OPEN. The field is believed
+    /// because `TrioLink.accept` took the frame only from a certified A of this group (certificate of
+    /// the other role under the cluster key, signed by its node key, the signature covering the field);
+    /// nothing else can set it. Without it (an A of an older release) the subject is counted as before.
+    static func counted(_ principal: Principal?, forwardedAddress: [UInt8]?, limits: NodeRateLimits?) -> Principal? {
+        guard let principal, let bytes = forwardedAddress, !bytes.isEmpty else { return principal }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let prefix = limits?.ipv6PrefixLength ?? NodeRateLimits.defaultIPv6PrefixLength
+        return principal.counted(at: ClientAddress.bucket(text, ipv6PrefixLength: prefix) ?? text)
     }
 }

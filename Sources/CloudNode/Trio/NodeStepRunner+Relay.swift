@@ -10,7 +10,8 @@ extension NodeStepRunner {
     /// relayed); then A takes part in and relays the session: frames between the app and B pass
     /// unchanged in each sender's order; A consumes what is addressed to it. A session with S = {0, 2}
     /// is relayed only. If the link to B fails, A answers REJECT(PEER_UNAVAILABLE), also after ACCEPTs.
-    func serveEntry(_ step: AdmittedStep, identity: TrioNodeIdentity, token: [UInt8]?, now: UInt64,
+    /// `clientAddress`: the app's, as this node's limits count it; B is told it in LINK_OPEN.
+    func serveEntry(_ step: AdmittedStep, identity: TrioNodeIdentity, token: [UInt8]?, clientAddress: String?, now: UInt64,
                     connection: some NodeStepConnection, inbox: NodeInbox) async -> NodeStepReport {
         let setup = step.setup
         func reject(_ code: WireCode) async -> NodeStepReport {
@@ -38,7 +39,8 @@ extension NodeStepRunner {
             link = opened
             inbox.attach(opened, as: .peer)
             do {
-                try await opened.send(Data(TrioLink.openFrame(identity: identity, setup: setup, token: token, now: now).encoded()))
+                try await opened.send(Data(TrioLink.openFrame(identity: identity, setup: setup, token: token, now: now,
+                                                                    clientAddress: clientAddress).encoded()))
                 try await opened.send(Data(setup.frame.encoded()))
             } catch {
                 await opened.close(code: 1011, reason: "link")

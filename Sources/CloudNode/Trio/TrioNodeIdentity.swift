@@ -49,11 +49,15 @@ package protocol TrioPeerConnector: Sendable {
 /// LINK_OPEN (session.md §2.3, §4.7): the first frame on an inter-node link, signed by the opener's node key
 /// (label `link`) and carrying its certificate.
 enum TrioLink {
-    /// A's LINK_OPEN for an app session.
-    static func openFrame(identity: TrioNodeIdentity, setup: ValidatedSetup, token: [UInt8]?, now: UInt64) -> Frame {
+    /// A's LINK_OPEN for an app session. `clientAddress`: the app's address as A's limits count it
+    /// (session.md §4.7 field 0x06, under A's signature), so B counts a shared subject per client, not
+    /// once for everyone (second review finding 5); nil or unusable text (over 64 bytes, not printable
+    /// ASCII) is left out.
+    static func openFrame(identity: TrioNodeIdentity, setup: ValidatedSetup, token: [UInt8]?, now: UInt64,
+                          clientAddress: String? = nil) -> Frame {
         let payload = LinkOpenPayload(certificate: identity.certificate, purpose: .session, mode: setup.mode,
                                       algorithm: setup.algorithm, operation: setup.operation, token: token,
-                                      timestamp: now, clientAddress: nil).encoded()
+                                      timestamp: now, clientAddress: linkAddress(clientAddress)).encoded()
         let header = FrameHeader(kind: .linkOpen, sender: identity.index, receiver: identity.peerIndex,
                                  length: UInt32(payload.count), instanceID: setup.instanceID)
         return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
@@ -69,6 +73,14 @@ enum TrioLink {
         let header = FrameHeader(kind: .linkOpen, sender: identity.index, receiver: identity.peerIndex,
                                  length: UInt32(payload.count), instanceID: presigID)
         return Frame.signed(header: header, payload: payload, key: identity.nodeKey)
+    }
+
+    /// `address` as LINK_OPEN's client address field: ≤ 64 printable ASCII bytes, else nil.
+    static func linkAddress(_ address: String?) -> [UInt8]? {
+        guard let bytes = address.map({ Array($0.utf8) }), !bytes.isEmpty,
+              bytes.count <= SessionConstants.maximumClientAddressByteCount, bytes.allSatisfy({ (0x20...0x7E).contains($0) })
+        else { return nil }
+        return bytes
     }
 
     /// What an accepted LINK_OPEN says.
