@@ -67,4 +67,49 @@ struct PresignatureRejectBindingTests {
         let signature = try await session.preSignatureFinal(preSignature: held, message: message)
         #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
     }
+
+    /// Review of finding 14: a REJECT the app cannot authenticate (here: signed by a key nobody certified) is only a
+    /// report — `rejected(authenticated: false)` — never `presignatureNotFound`, and its retry_after is ignored; and a
+    /// presignature's state comes only from the node holding it (A's genuine PRESIG_NOT_FOUND for a presignature B holds,
+    /// after an on-path rewrite of the request's receiver byte, is a protocol violation).
+    @Test func finding14_unauthenticatedOrForeignStateRejectsAreNotOutcomes() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let replaying = ReplayingPostClient(inner: fixture.client)
+        let session = fixture.session(.ecdsa, storage: fixture.storage, client: replaying)
+        let keyshare = try await session.keygen()
+        let atA = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
+        let atB = try await session.preSignature(keyshare: keyshare, signer: .nodeB)
+        func reject(_ code: WireCode, retryAfter: UInt32 = 0, for presignature: PreSignature, key: Ed25519.SigningKey,
+                    certificate: NodeCertificate?) throws -> Data {
+            let id = try #require(InstanceID([UInt8](presignature.id)))
+            let payload = RejectPayload(code: code, retryAfterSeconds: retryAfter, setupHash: nil, nodeKey: key.verifyingKey,
+                                        certificate: certificate)
+            return Data(payload.frame(sender: 1, instanceID: id, nodeSigningKey: key).encoded())
+        }
+        // Unsigned by any trusted key, bound to the right presignature id.
+        let stranger = Ed25519.SigningKey()
+        replaying.substitute.withLock { $0 = try? reject(.presigNotFound, for: atA, key: stranger, certificate: nil) }
+        await #expect(throws: SilentShardError.rejected(code: WireCode.presigNotFound.rawValue, name: WireCode.presigNotFound.name,
+                                                        by: .node(1), authenticated: false)) {
+            _ = try await session.preSignatureFinal(preSignature: atA, message: testMessage(.ecdsa, "a"))
+        }
+        replaying.substitute.withLock { $0 = try? reject(.rateLimited, retryAfter: 86_400, for: atA, key: stranger, certificate: nil) }
+        await #expect(throws: SilentShardError.rejected(code: WireCode.rateLimited.rawValue, name: WireCode.rateLimited.name,
+                                                        by: .node(1), authenticated: false)) {
+            _ = try await session.preSignatureFinal(preSignature: atA, message: testMessage(.ecdsa, "a"))
+        }
+        // A's own, validly certified PRESIG_NOT_FOUND answering for a presignature B holds.
+        replaying.substitute.withLock {
+            $0 = try? reject(.presigNotFound, for: atB, key: fixture.identityA.nodeKey, certificate: fixture.identityA.certificate)
+        }
+        await #expect(throws: SilentShardError.protocolViolation(party: .node(1))) {
+            _ = try await session.preSignatureFinal(preSignature: atB, message: testMessage(.ecdsa, "b"))
+        }
+        // The real answers: both still finish.
+        replaying.substitute.withLock { $0 = nil }
+        let signatureA = try await session.preSignatureFinal(preSignature: atA, message: testMessage(.ecdsa, "a"))
+        #expect(try verifyECDSA(signatureA, hash: testMessage(.ecdsa, "a"), keyshare: keyshare))
+        let signatureB = try await session.preSignatureFinal(preSignature: atB, message: testMessage(.ecdsa, "b"))
+        #expect(try verifyECDSA(signatureB, hash: testMessage(.ecdsa, "b"), keyshare: keyshare))
+    }
 }

@@ -137,7 +137,9 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     case serviceUnavailable(retryAfter: UInt32?)
     /// The operation was cancelled, by this app's task or by a party's caller (CANCELLED).
     case cancelled
-    /// A node refused or ended the session with a code this enum has no closer case for.
+    /// A node refused or ended the session with a code this enum has no closer case for — or sent a REJECT the SDK
+    /// could not authenticate (`authenticated` false: not signed by a node key the app trusts, or not bound to this
+    /// request), whose code is then only reported, never taken as the outcome.
     case rejected(code: UInt16, name: String, by: SessionParty, authenticated: Bool)
     // App-local
     /// The transport failed (connect, TLS, handshake, close, timeout); retryable by the caller.
@@ -159,6 +161,10 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
             self = .invalidConfiguration(reason: issue.rawValue)
         case .detected(let code, let blamed):
             self = Self.map(code: code, party: (blamed ?? frameSender).map(SessionParty.init(index:)), detail: [])
+        case .retryLater(let code, _, let by, false), .reported(let code, let by, _, false):
+            // A REJECT the app could not authenticate (signature, or binding to this request) is a report, never an
+            // outcome: no typed refusal, no retry delay of the sender's choosing (session.md §4.5; security review 2).
+            self = .rejected(code: code.rawValue, name: code.name, by: SessionParty(index: by), authenticated: false)
         case .retryLater(let code, let seconds, let by, let authenticated):
             switch Self.map(code: code, party: SessionParty(index: by), detail: []) {
             case .rateLimited: self = .rateLimited(retryAfter: seconds)

@@ -91,7 +91,7 @@ extension AppSession {
         let response: Frame
         do { response = try Frame.parseSingle(responseBytes) } catch { throw .malformedMessage(party: .node(signer)) }
         if response.header.kind == .reject {
-            throw rejection(response, expectedInstanceID: InstanceID([UInt8](preSignature.id)) ?? .unbound)
+            throw rejection(response, expectedInstanceID: InstanceID([UInt8](preSignature.id)) ?? .unbound, signer: signer)
         }
         let nodeFinish: [UInt8]
         do { nodeFinish = try sent.keys.openResponse(response) } catch {
@@ -183,12 +183,20 @@ extension AppSession {
     /// (`expectedInstanceID`: the presignature id, or the query id): a node always echoes it, so a REJECT of
     /// another request (a replayed answer) is a protocol violation, never reported as this one's outcome
     /// (security review 2, finding 14).
-    package func rejection(_ frame: Frame, expectedInstanceID: InstanceID) -> SilentShardError {
+    ///
+    /// It must also come from the node the request was for (`signer`), except that node A may answer for B with a
+    /// refusal of its own (B unreachable, a request it cannot relay, A's own admission); a presignature's state —
+    /// PRESIG_NOT_FOUND / CONSUMED / EXPIRED — can only come from the node that holds it.
+    package func rejection(_ frame: Frame, expectedInstanceID: InstanceID, signer: PartyIndex) -> SilentShardError {
         let sender = frame.header.sender
         guard (sender == 1 || (mode == .trio && sender == 2)), let payload = try? RejectPayload(bytes: frame.body) else {
             return .malformedMessage(party: nil)
         }
         guard frame.header.instanceID == expectedInstanceID else { return .protocolViolation(party: .node(sender)) }
+        let answersForItself = sender == signer
+        let relayRefusal = mode == .trio && signer == 2 && sender == 1
+            && ![WireCode.presigNotFound, .presigConsumed, .presigExpired].contains(payload.code)
+        guard answersForItself || relayRefusal else { return .protocolViolation(party: .node(sender)) }
         let authenticated = nodeKeyIsTrusted(payload.nodeKey, certificate: payload.certificate, sender: sender)
             && frame.hasValidSignature(by: payload.nodeKey)
         if payload.retryAfterSeconds > 0 {

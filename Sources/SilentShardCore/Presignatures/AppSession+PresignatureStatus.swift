@@ -64,7 +64,7 @@ extension AppSession {
                         duration: ContinuousClock.now - start, error: nil)
         let frame: Frame
         do { frame = try Frame.parseSingle(answer) } catch { throw .malformedMessage(party: .node(signer)) }
-        if frame.header.kind == .reject { throw rejection(frame, expectedInstanceID: queryID) }
+        if frame.header.kind == .reject { throw rejection(frame, expectedInstanceID: queryID, signer: signer) }
         guard frame.header.kind == .presigStatus, frame.header.sender == signer, frame.header.receiver == 0,
               frame.header.instanceID == queryID
         else { throw .protocolViolation(party: .node(signer)) }
