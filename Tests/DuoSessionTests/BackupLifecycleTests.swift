@@ -7,7 +7,7 @@ import duo
 
 /// Issue 22 item 2 in duo: the sink is offered every new generation after the node committed it and
 /// before the previous one is discarded; `backupState` follows; a stale backup is refused on restore.
-@Suite("Duo backups that know their generation")
+@Suite("Duo backups that know their generation", .timeLimit(.minutes(30)))
 struct DuoBackupLifecycleTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func theSinkGetsEveryGenerationBeforeThePreviousIsDiscarded(algorithm: Keyshare.Algorithm) async throws {

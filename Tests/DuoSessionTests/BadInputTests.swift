@@ -13,7 +13,7 @@ import duo
 /// session. The receiver answers with a typed error (the app sees a `SilentShardError`), the node never
 /// commits anything the app does not hold, and afterwards the key works: reconcile agrees and the next
 /// operation succeeds.
-@Suite("Duo bad input: every app and node message mutated", .heavy)
+@Suite("Duo bad input: every app and node message mutated", .heavy, .timeLimit(.minutes(30)))
 struct BadInputTests {
     typealias Mutation = MessageMutation
     enum Operation: String, CaseIterable, Sendable { case keygen, sign }

@@ -11,7 +11,7 @@ import duo
 /// session.md §9.4: a party whose own checks catch the other cheating (AbortAndBan: a failed consistency check in
 /// signing) bans it. The node bans the device key; the app bans the node key. Reconcile keeps working;
 /// only an operator (node) or a deliberate deletion of the record (app) lifts a ban.
-@Suite("Duo bans after AbortAndBan", .serialized, .heavy)
+@Suite("Duo bans after AbortAndBan", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct BanTests {
     static let message = [UInt8](repeating: 0x24, count: 32)
     /// DKLs23 signing R2 byte 300 lies inside ã: the receiver's multiplication check fails.

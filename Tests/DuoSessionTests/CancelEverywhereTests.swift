@@ -13,7 +13,7 @@ import duo
 ///   `reconcileRequired` (after COMMIT: in doubt, as session.md §7.2 says), or it had already finished;
 /// * after `reconcileKeyshare`, the app's current generation is the node's, nothing is staged, and the
 ///   settled share signs.
-@Suite("Duo: cancellation before every message, and the step deadline", .heavy)
+@Suite("Duo: cancellation before every message, and the step deadline", .heavy, .timeLimit(.minutes(30)))
 struct CancelEverywhereTests {
     enum Operation: String, CaseIterable, Sendable { case keygen, refresh, sign }
 

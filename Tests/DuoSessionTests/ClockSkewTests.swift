@@ -9,7 +9,7 @@ import duo
 /// session.md §5.3/§9.6: a device clock outside the node's ±120 s window. The node's REJECT(STALE_TIMESTAMP) is
 /// signed and bound to the app's SETUP, so the app retries once with the node's time and keeps using
 /// the correction — a phone with a wrong clock still works.
-@Suite("Duo: device clock skew is corrected from the node's authenticated time", .heavy)
+@Suite("Duo: device clock skew is corrected from the node's authenticated time", .heavy, .timeLimit(.minutes(30)))
 struct ClockSkewTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa], [Int64(-3_600_000), 600_000])
     func skewedDeviceClock(algorithm: Keyshare.Algorithm, nodeAheadBy milliseconds: Int64) async throws {

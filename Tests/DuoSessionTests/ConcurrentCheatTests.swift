@@ -17,7 +17,7 @@ import duo
 /// read before the node's step over the app's messages runs (under a per-device turn for signing, so
 /// no check of the device runs between a failed check and its ban): the held session gets BANNED
 /// either way, its check never runs.
-@Suite("Finding 12: concurrent sessions of a banned device learn nothing more", .serialized, .heavy)
+@Suite("Finding 12: concurrent sessions of a banned device learn nothing more", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct ConcurrentCheatTests {
     /// A one-shot signal a task can wait for.
     final class Signal: Sendable {

@@ -12,7 +12,7 @@ import duo
 ///   generation equals the node's (or neither has the key);
 /// * nothing is left staged; the settled share signs (verified);
 /// * retrying the operation succeeds (an import that did commit is `keyAlreadyExists`).
-@Suite("Duo faults: connection cut before every message", .heavy)
+@Suite("Duo faults: connection cut before every message", .heavy, .timeLimit(.minutes(30)))
 struct CutEverywhereTests {
     enum Operation: String, CaseIterable, Sendable { case keygen, refresh, importKey, sign }
 

@@ -10,7 +10,7 @@ import Testing
 /// HTTP POST, single use at the app (across restarts) and at the node — the trio flow with the node as X.
 /// Every signature is verified under the (derived) key; the ledger shows that no presignature was ever
 /// sent two different requests.
-@Suite("Duo presignatures")
+@Suite("Duo presignatures", .timeLimit(.minutes(30)))
 struct DuoPresignatureTests {
     static func message(_ algorithm: Keyshare.Algorithm, _ text: String) -> Data {
         algorithm == .ecdsa ? Data(SHA256.hash(Array(text.utf8))) : Data(text.utf8)

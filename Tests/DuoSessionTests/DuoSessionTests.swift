@@ -21,7 +21,7 @@ func verifyEdDSA(_ signature: Signature, message: Data, keyshare: Keyshare) thro
     return key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message))
 }
 
-@Suite("Duo session: app DuoSession ↔ node NodeStepRunner over an in-memory pipe", .serialized, .heavy)
+@Suite("Duo session: app DuoSession ↔ node NodeStepRunner over an in-memory pipe", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoSessionTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func keygenSignRefreshSign(algorithm: Keyshare.Algorithm) async throws {
@@ -128,7 +128,7 @@ struct DuoSessionTests {
     }
 }
 
-@Suite("Duo session: flights (session.md §5.2)", .serialized, .heavy)
+@Suite("Duo session: flights (session.md §5.2)", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoFlightTests {
     /// Flight F1 is the SETUP with the app's first-round broadcast when that round is short (FROST
     /// keygen and sign: one round trip less); a DKLs23 first round follows the ACCEPT.
@@ -155,7 +155,7 @@ struct DuoFlightTests {
     }
 }
 
-@Suite("Duo session: authorization and in-doubt commits", .serialized, .heavy)
+@Suite("Duo session: authorization and in-doubt commits", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoSessionCommitTests {
     /// session.md §9.2: a SETUP on an existing key signed by another device key is refused (DEVICE_NOT_REGISTERED).
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
@@ -213,7 +213,7 @@ struct DuoSessionCommitTests {
     }
 }
 
-@Suite("Duo session: import", .serialized, .heavy)
+@Suite("Duo session: import", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoImportTests {
     /// A known key is split with the node; the duo signature verifies under the key's own public key
     /// (computed independently: libsecp256k1 x·G, libsodium's seed keypair); a second import of the

@@ -8,7 +8,7 @@ import duo
 
 /// session.md §9.6: the replay store lives in the node's database, so a restarted node (a fresh in-memory
 /// `ReplayWindow`) or another process on the same database still refuses a SETUP seen before.
-@Suite("Duo node runner: durable replay store", .heavy)
+@Suite("Duo node runner: durable replay store", .heavy, .timeLimit(.minutes(30)))
 struct DurableReplayTests {
     @Test func setupReplayedToARestartedNodeIsRejected() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa)

@@ -7,7 +7,7 @@ import duo
 
 /// Issue 22 item 6: the app's logger hears every operation's start and end and each step in between,
 /// with bytes and error kinds, and never a secret.
-@Suite("Duo events for the app's logger")
+@Suite("Duo events for the app's logger", .timeLimit(.minutes(30)))
 struct DuoEventLoggingTests {
     @Test func operationsAndStepsAreReportedWithTheirBytes() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa)

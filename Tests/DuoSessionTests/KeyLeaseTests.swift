@@ -8,7 +8,7 @@ import duo
 
 /// session.md §7.2: one share-changing session per key at the node. A refresh that meets another session's lease
 /// is refused with `keyBusy` and changes nothing on either side; signing is not affected.
-@Suite("Duo node runner: per-key lease", .heavy)
+@Suite("Duo node runner: per-key lease", .heavy, .timeLimit(.minutes(30)))
 struct KeyLeaseTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func refreshMeetingALeaseIsKeyBusy(algorithm: Keyshare.Algorithm) async throws {

@@ -31,7 +31,7 @@ final class ScriptedConnection: NodeStepConnection {
     }
 }
 
-@Suite("Duo node runner: validation, replay, deadlines", .serialized, .heavy)
+@Suite("Duo node runner: validation, replay, deadlines", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct NodeRunnerTests {
     /// Captures the app's SETUP message of a keygen.
     private func capturedSetup(_ fixture: DuoFixture) async throws -> Data {

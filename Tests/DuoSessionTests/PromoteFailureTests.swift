@@ -10,7 +10,7 @@ import duo
 /// Twice (the operation's own immediate reconcile fails the same way): the operation reports
 /// `reconcileRequired`, the share stays staged, and an explicit `reconcileKeyshare` promotes it —
 /// nothing is lost. Once: the operation's own reconcile repairs it and the caller sees success.
-@Suite("Duo faults: the app's promote write failing", .heavy)
+@Suite("Duo faults: the app's promote write failing", .heavy, .timeLimit(.minutes(30)))
 struct PromoteFailureTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa], [1, 2])
     func promoteWriteFails(algorithm: Keyshare.Algorithm, failures: Int) async throws {

@@ -9,7 +9,7 @@ import duo
 
 /// session.md §9.5 in the duo node runner: the app sees `rateLimited(retryAfter:)` with the node's REJECT
 /// `retry_after_s`, and nothing else changes.
-@Suite("Duo node runner: session.md §9.5 rate limits", .heavy)
+@Suite("Duo node runner: session.md §9.5 rate limits", .heavy, .timeLimit(.minutes(30)))
 struct DuoRateLimitTests {
     private func error(_ body: () async throws -> Void) async -> SilentShardError? {
         do { try await body() } catch { return error as? SilentShardError }

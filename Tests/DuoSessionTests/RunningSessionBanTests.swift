@@ -9,7 +9,7 @@ import duo
 /// session.md §9.4 "aborts every running session of that device (sessions re-read the ban table before each flight
 /// they send)": a device banned while its signing session runs — by another session, or another process
 /// of the cluster, writing the shared ban table — gets no further protocol message from the node.
-@Suite("Duo node runner: a ban reaches running sessions (session.md §9.4)", .heavy)
+@Suite("Duo node runner: a ban reaches running sessions (session.md §9.4)", .heavy, .timeLimit(.minutes(30)))
 struct RunningSessionBanTests {
     @Test("banned after the node's first flight: the node sends ABORT(BANNED) instead of its second; no signature")
     func banDuringSigning() async throws {

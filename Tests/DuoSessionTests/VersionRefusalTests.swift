@@ -10,7 +10,7 @@ import duo
 /// gets a signed REJECT `UNSUPPORTED_VERSION` listing what the node speaks (`session.md` §4.3 step 2, §10, §11),
 /// and its SDK reports `unsupportedVersion`, not an invalid parameter. (Version 2 being accepted is what every
 /// other end-to-end suite exercises.)
-@Suite("Protocol versions: a v1 peer is refused as a version")
+@Suite("Protocol versions: a v1 peer is refused as a version", .timeLimit(.minutes(30)))
 struct VersionRefusalTests {
     /// What the node answers a SETUP whose `protocol_version` is `version`.
     private static func answer(toProtocolVersion version: UInt8) async throws

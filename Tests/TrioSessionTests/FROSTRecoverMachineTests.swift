@@ -7,7 +7,7 @@ import Testing
 
 /// `SessionProtocolMachine.frostRecover` on its own (messages routed in memory): honest run, and a
 /// holder whose PKI copy or σ differs is caught by the app, which then has no share.
-@Suite("FROST recovery machine", .heavy)
+@Suite("FROST recovery machine", .heavy, .timeLimit(.minutes(30)))
 struct FROSTRecoverMachineTests {
     enum Tamper { case none, pki, sigma }
 

@@ -29,7 +29,7 @@ final class ReplayingPostClient: NetworkClient, @unchecked Sendable {
 /// or query it answers. A node's signed REJECT of another request, replayed, is a protocol violation — never
 /// reported as this presignature's outcome (before: it was, e.g. `presignatureNotFound` for a presignature the
 /// node still held).
-@Suite("Presignature REJECTs are bound to their request")
+@Suite("Presignature REJECTs are bound to their request", .timeLimit(.minutes(30)))
 struct PresignatureRejectBindingTests {
     @Test func finding14_replayedRejectOfAnotherPresignatureIsAProtocolViolation() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)

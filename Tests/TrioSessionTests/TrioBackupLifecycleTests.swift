@@ -7,7 +7,7 @@ import trio
 
 /// Issue 22 item 2 in trio: the sink is offered the new generation of keygen, refresh, recover and hard
 /// derivation while it is staged (the previous one still current); a stale backup is refused on restore.
-@Suite("Trio backups that know their generation")
+@Suite("Trio backups that know their generation", .timeLimit(.minutes(30)))
 struct TrioBackupLifecycleTests {
     @Test func everyShareChangingOperationOffersItsGenerationBeforeThePromote() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)

@@ -20,7 +20,7 @@ import trio
 /// Default run: EdDSA keygen (every mutation on every link) and ECDSA signing with B (three mutations
 /// on every link), one message per case; `SILENTSHARD_LONG_TESTS=1`: both algorithms, both
 /// operations, every mutation, every message.
-@Suite("Trio bad input: every link, every mutation", .serialized, .heavy)
+@Suite("Trio bad input: every link, every mutation", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioBadInputTests {
     typealias Mutation = MessageMutation
 

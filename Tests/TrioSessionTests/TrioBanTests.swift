@@ -11,7 +11,7 @@ import trio
 /// from an honest keyshare whose pairwise OT state with node A is corrupted, so its protocol messages
 /// are validly signed and encrypted but wrong (a party misbehaving with its own keys, not a network
 /// attacker), and the check that fails is the protocol's own, in the party that receives them.
-@Suite("Trio bans after AbortAndBan", .serialized, .heavy)
+@Suite("Trio bans after AbortAndBan", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioBanTests {
     static var message: Data { Data(SHA256.hash(Array("trio ban".utf8))) }
 

@@ -11,7 +11,7 @@ import trio
 /// (refresh and sign, both algorithms). The operation ends with `cancelled` (its last message an ABORT),
 /// `reconcileRequired` (after COMMIT), or success; after `reconcileKeyshare` the app and both nodes hold
 /// one generation, nothing is staged, and the share signs.
-@Suite("Trio: cancellation before every message", .heavy)
+@Suite("Trio: cancellation before every message", .heavy, .timeLimit(.minutes(30)))
 struct TrioCancelEverywhereTests {
     enum Operation: String, CaseIterable, Sendable { case refresh, sign }
 

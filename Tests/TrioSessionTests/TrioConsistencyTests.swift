@@ -11,7 +11,7 @@ import trio
 /// reads through A) must never leave the parties inconsistent (session.md §7.2 "Consequences"): whatever the
 /// outcome, a generation CURRENT at one node is held (CURRENT or PREPARED) by the other, and a
 /// generation current at the app is CURRENT at both nodes.
-@Suite("Trio consistency under single-byte corruption", .serialized, .heavy)
+@Suite("Trio consistency under single-byte corruption", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioConsistencyTests {
     enum Path: Sendable, CaseIterable { case linkAToB, linkBToA, appReads }
 

@@ -17,7 +17,7 @@ import trio
 ///
 /// Default run: one message per direction (the middle or the last, alternating). `SILENTSHARD_LONG_TESTS=1`:
 /// every message.
-@Suite("Trio faults: a link cut before every message", .serialized, .heavy)
+@Suite("Trio faults: a link cut before every message", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioCutEverywhereTests {
     static let cases: [(Keyshare.Algorithm, TrioOperation)] =
         TrioOperation.allCases.map { (.ecdsa, $0) } + TrioOperation.allCases.filter { $0 != .hardDerivation }.map { (.eddsa, $0) }

@@ -30,7 +30,7 @@ private final class ScriptedTrioConnection: NodeStepConnection {
 /// (session.md §9.6); trio A and B checked only their in-process `ReplayWindow`, so a captured SETUP
 /// replayed to another A process of the cluster, or to a restarted A or B within the timestamp window,
 /// was served again. Both now record every SETUP's instance id in the durable replay store first.
-@Suite("Finding 4: trio nodes A and B refuse a SETUP replayed to a restarted process (session.md §9.6)", .heavy)
+@Suite("Finding 4: trio nodes A and B refuse a SETUP replayed to a restarted process (session.md §9.6)", .heavy, .timeLimit(.minutes(30)))
 struct TrioDurableReplayTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
     func setupReplayedToARestartedNodeIsRejected(algorithm: Keyshare.Algorithm) async throws {
@@ -77,7 +77,7 @@ struct TrioDurableReplayTests {
 /// presignature id, repeated on every retry) was kept in no replay store: a captured LINK_OPEN + FINAL_REQUEST could
 /// be opened at B again within the timestamp window. Each LINK_OPEN now carries a nonce and B keeps its hash in the
 /// durable replay store; A's genuine retries (fresh nonces) still get B's recorded answer.
-@Suite("Finding 14: node B refuses a replayed preSignFinal LINK_OPEN", .heavy)
+@Suite("Finding 14: node B refuses a replayed preSignFinal LINK_OPEN", .heavy, .timeLimit(.minutes(30)))
 struct TrioPreSignFinalLinkReplayTests {
     @Test func finding14_replayedPreSignFinalLinkOpenIsRefused() async throws {
         let linkMessages = LockedValue<[Data]>([])

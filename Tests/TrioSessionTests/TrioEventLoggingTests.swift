@@ -7,7 +7,7 @@ import trio
 
 /// Issue 22 item 6 in trio: the POST of preSignFinal is a step too; a refused second use is an
 /// operation that failed with its kind; the fallback from A to B is one `sign` operation.
-@Suite("Trio events for the app's logger")
+@Suite("Trio events for the app's logger", .timeLimit(.minutes(30)))
 struct TrioEventLoggingTests {
     @Test func presignaturesAndTheirPostAreReported() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)

@@ -11,7 +11,7 @@ import trio
 /// nodes' frame deadline at chosen messages. Every case ends with `settleAndCheck` (one generation at
 /// all three parties after reconcile, nothing staged or PREPARED, the settled share signs with both
 /// signer sets) and a successful retry.
-@Suite("Trio faults: promote write failing, slow B", .serialized, .heavy)
+@Suite("Trio faults: promote write failing, slow B", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioFaultTests {
     /// The app's storage fails the write that promotes the staged share after both nodes committed
     /// (twice: the operation's own immediate reconcile fails the same way; with one failure that

@@ -19,7 +19,7 @@ import Testing
 /// (R_i, pk_i, Γ^u, Γ^v; ψ) and R3 (w_i, u_i); FROST DKG R1 (φ_0, φ_1, R; μ) and FROST signing R1
 /// (hiding, binding) and R2 (z). Default run: every field once (encodings rotate); long run: every
 /// field with every encoding.
-@Suite("Trio protocol machines: invalid points and scalars from node B", .serialized, .heavy)
+@Suite("Trio protocol machines: invalid points and scalars from node B", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioInvalidEncodingTests {
     enum Curve: Sendable { case secp256k1, ed25519 }
 

@@ -8,7 +8,7 @@ import trio
 
 /// session.md §9.5 at both trio nodes: A (the entry) and B (behind the link) each enforce their own limits, and
 /// the app sees `rateLimited(retryAfter:)` from either.
-@Suite("Trio: session.md §9.5 rate limits at node A and node B", .heavy)
+@Suite("Trio: session.md §9.5 rate limits at node A and node B", .heavy, .timeLimit(.minutes(30)))
 struct TrioRateLimitTests {
     private func retryAfter(_ body: () async throws -> Void) async -> UInt32? {
         do { try await body() } catch let error as SilentShardError {

@@ -9,7 +9,7 @@ import trio
 
 /// Recovery in process (app ↔ A ↔ B over in-memory pipes), EdDSA: A and B repair the app's share and
 /// all three refresh in the same session (`docs/protocol/session.md` §6.4).
-@Suite("Trio recovery in process", .heavy)
+@Suite("Trio recovery in process", .heavy, .timeLimit(.minutes(30)))
 struct TrioRecoveryInProcessTests {
     static func nodeShare(_ store: NodeShareStore, _ keyId: String) throws -> FROST.Keyshare {
         let share = try #require(try store.share(keyId: keyId))

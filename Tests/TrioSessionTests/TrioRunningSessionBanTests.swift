@@ -7,7 +7,7 @@ import Testing
 import trio
 
 /// session.md §9.4 at a trio signer: a device banned while its session runs gets no further protocol flight.
-@Suite("Trio: a ban reaches running sessions (session.md §9.4)", .heavy)
+@Suite("Trio: a ban reaches running sessions (session.md §9.4)", .heavy, .timeLimit(.minutes(30)))
 struct TrioRunningSessionBanTests {
     @Test("node A bans the device after its first flight: ABORT(BANNED) instead of its second; no signature")
     func banDuringSigningWithA() async throws {

@@ -13,7 +13,7 @@ func failure(_ body: () async throws(SilentShardError) -> Void) async -> SilentS
     return nil
 }
 
-@Suite("Trio session: app ↔ node A (relay) ↔ node B over in-memory pipes", .serialized, .heavy)
+@Suite("Trio session: app ↔ node A (relay) ↔ node B over in-memory pipes", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioSessionTests {
     /// Keygen 2-of-3, then signatures with S = {0, 1} and S = {0, 2}, a refresh, and signatures again.
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])

@@ -10,7 +10,7 @@ import trio
 /// Issue 18, step 2: the trio versions of the duo suites `ClockSkewTests`, `KeyLeaseTests` and
 /// `PromoteFailureTests` (the replay one is `TrioDurableReplayTests`), written before the engine
 /// merge. Trio had neither the per-key lease at its nodes nor the app's clock correction.
-@Suite("Trio: clock skew, per-key lease, promote failure (the duo suites' trio versions)", .heavy)
+@Suite("Trio: clock skew, per-key lease, promote failure (the duo suites' trio versions)", .heavy, .timeLimit(.minutes(30)))
 struct TrioStepRetryTests {
     /// session.md §5.3/§9.6: the app's device clock outside the nodes' ±120 s window. Node A's REJECT(STALE_TIMESTAMP)
     /// is signed (A's certified key) and bound to the SETUP: the app retries once with A's time and keeps

@@ -8,7 +8,7 @@ import Testing
 /// Issue 22 item 1 in process: presignatures kept through `StorageClient` (`docs/presignature-lifecycle.md`).
 /// A "restarted" app is a new session over the same storage: it lists what it can still finish, and the
 /// records it can never use again (old generations, expired, tampered) are deleted on the way.
-@Suite("Trio presignatures kept across restarts")
+@Suite("Trio presignatures kept across restarts", .timeLimit(.minutes(30)))
 struct TrioStoredPresignatureTests {
     static func presignatureRecords(_ fixture: TrioFixture) async throws -> [String] {
         fixture.storage.inner.keyIds().filter { $0.hasPrefix(KeyId.presignaturePrefix) }
@@ -189,7 +189,7 @@ final class LossyPostClient: NetworkClient, @unchecked Sendable {
 }
 
 /// session.md §8.6: PRESIG_QUERY → PRESIG_STATUS. The app keeps what its nodes can still finish and drops the rest.
-@Suite("Trio presignatures: the nodes report what they still hold")
+@Suite("Trio presignatures: the nodes report what they still hold", .timeLimit(.minutes(30)))
 struct TrioPresignatureStatusTests {
     @Test func theAppKeepsWhatTheNodesCanStillFinish() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)

@@ -17,8 +17,8 @@ extension BitcoinPSBT {
         /// transaction, each lying about a different input so that each shows a small fee, keep one valid
         /// signature from each, and broadcast a transaction whose true fee is the difference (all the inputs'
         /// value not paid to outputs). Set this only when every input's amount was checked elsewhere (the
-        /// wallet's own UTXO set, a node it trusts), or when no input can be spent with another signature
-        /// of the same key in another PSBT.
+        /// wallet's own UTXO set, a node it trusts), or when the transaction has at most one input this wallet
+        /// signs. (`BitcoinTransaction.segwitSignatureHash(…amount:)` likewise trusts the amount its caller gives.)
         public var allowWitnessUTXOOnly: Bool
 
         /// A policy; by default (`allowWitnessUTXOOnly` false) every signed input needs its previous transaction.

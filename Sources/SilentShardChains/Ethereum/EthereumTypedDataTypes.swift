@@ -226,9 +226,14 @@ enum TypedDataText {
     /// `text` in quotes, cut to 64 characters (reasons stay short whatever the input).
     static func quoted(_ text: String) -> String { "\"\(cut(text))\"" }
 
-    /// `text` cut to 64 Unicode scalars ("…" marks a cut).
+    /// `text` cut to 64 Unicode scalars ("…" marks a cut), every scalar outside printable ASCII written as `\u{…}`, so an
+    /// error never carries control, bidi or look-alike characters from the document into a log or a wallet's UI.
     static func cut(_ text: String) -> String {
-        text.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(text.unicodeScalars.prefix(64))) + "…" : text
+        let kept = text.unicodeScalars.prefix(64).map { scalar -> String in
+            (0x20...0x7E).contains(scalar.value) && scalar != "\\"
+                ? String(scalar) : "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        }.joined()
+        return text.unicodeScalars.count > 64 ? kept + "…" : kept
     }
 
     /// The error for a name that is not an ASCII identifier, at `path`.
