@@ -27,7 +27,7 @@ package struct NodeStepHandler: StepHandler {
             }
             let route = NodeStepRoute(algorithm: context.route.algorithm, operation: operation, params: context.params)
             _ = await runner.run(connection: connection, route: route, token: context.token.map { Array($0.utf8) },
-                                 principal: context.principal)
+                                 principal: context.principal, clientAddress: context.clientAddress)
         default:
             context.connection.close(code: .routeNotServed)
         }
