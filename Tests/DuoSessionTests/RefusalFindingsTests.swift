@@ -72,13 +72,18 @@ struct RefusalFindingsTests {
         #expect(try Self.rows(fixture.store, "seen_instances") == instances, "replay rows for one refused export")
     }
 
-    @Test("finding 4: refused FINAL_REQUESTs, PRESIG_QUERYs and exports count per principal and per address; past the limit, RATE_LIMITED with no write")
-    func finding4_postFailuresAreRateLimited() async throws {
+    @Test("finding 4: refused FINAL_REQUESTs, PRESIG_QUERYs and exports count per principal and per address; past the limit, RATE_LIMITED with no write",
+          arguments: [false, true])
+    func finding4_postFailuresAreRateLimited(inTheDatabase: Bool) async throws {
         let clock = ManualClock()
+        let probe = try DuoFixture(algorithm: .ecdsa, clock: clock)
         let limiter = NodeRateLimiter(limits: NodeRateLimits(failedRequestsPerMinute: 3), clock: clock.read,
-                                      cluster: nil)
-        let fixture = try DuoFixture(algorithm: .ecdsa, rateLimiter: limiter, clock: clock)
-        let keyshare = try await fixture.session.keygen()
+                                      cluster: inTheDatabase ? ClusterRateLimits(store: probe.store, clock: clock.read) : nil)
+        let runner = NodeStepRunner(nodeKey: probe.nodeKey, store: probe.store, replayWindow: try ReplayWindow(),
+                                    clock: clock.read, rateLimiter: limiter)
+        let fixture = (store: probe.store, runner: runner)
+        let session = probe.session(.ecdsa, client: LoopbackDuoClient(runner: runner))
+        let keyshare = try await session.keygen()
         let handler = DuoExportPostHandler(runner: fixture.runner)
         func final(_ principal: Principal, _ address: String) async throws -> [UInt8] {
             [UInt8](try await handler.handle(PostRequest(route: Self.finalRoute, params: nil, principal: principal,
@@ -86,7 +91,7 @@ struct RefusalFindingsTests {
                                                          clientAddress: address)).body)
         }
         for _ in 0..<3 { #expect(Self.rejectCode(try await final(Self.alice, "192.0.2.1")) == .presigNotFound) }
-        let writes = fixture.store.writeTransactionCount
+        let writes = fixture.store.writeTransactionCount, rateRows = try fixture.store.rateRowCount()
         let limited = try await final(Self.alice, "192.0.2.9")
         #expect(Self.retryAfter(limited).map { (1...60).contains($0) } == true, "alice after 3 refusals")
         // The address too: another principal there is refused, and another principal elsewhere served.
@@ -97,7 +102,14 @@ struct RefusalFindingsTests {
         let queried = await fixture.runner.preSignFinal(body: query.encoded(), token: nil, principal: Self.alice,
                                                         clientAddress: "203.0.113.5")
         #expect(Self.rejectCode(queried) == .rateLimited)
+        // An export of the limited principal: refused before its SETUP is even verified.
+        let export = try await session.exportRequest(keyshare: keyshare)
+        let exported = try await handler.handle(PostRequest(route: Self.exportRoute, params: nil, principal: Self.alice,
+                                                            body: export.body, clientAddress: "203.0.113.6"))
+        #expect(Self.rejectCode([UInt8](exported.body)) == .rateLimited)
         #expect(fixture.store.writeTransactionCount == writes)
+        // In the database: mallory's one refusal elsewhere (2 rows: principal, address), nothing for the limited ones.
+        #expect(try fixture.store.rateRowCount() - rateRows == (inTheDatabase ? 2 : 0))
         // A minute later, alice is served again.
         clock.advance(seconds: 61)
         #expect(Self.rejectCode(try await final(Self.alice, "192.0.2.1")) == .presigNotFound)
