@@ -70,10 +70,10 @@ enum NodeCommand {
             }
             // Signal handling first: once the port is printed, a supervisor may send SIGTERM at once.
             let termination = TerminationSignals()
+            let auditRetentionDays = try auditRetentionDays(options)
             let (server, store) = try makeServer(options)
             try server.start()
             // Garbage collection: expired presignatures and finish records past retention (finding 9).
-            let auditRetentionDays = try auditRetentionDays(options)
             let purging = store?.startPurging(every: .seconds(60), auditRetention: auditRetentionDays * 24 * 3600) { line in
                 FileHandle.standardError.write(Data("\(Date().ISO8601Format()) node: \(line)\n".utf8))
             }
