@@ -28,7 +28,8 @@ enum NodeCommand {
                                     standard with overrides NAME=N,… (0 = off): connections-per-address
                                     (64), auth-failures-per-minute (10), block-seconds (600),
                                     key-creations-per-hour (10, per principal), signing-sessions-per-key
-                                    (8), device-failures-per-minute (5), ipv6-prefix (64: IPv6 clients
+                                    (8), device-failures-per-minute (5), request-failures-per-minute
+                                    (20, per principal and per address), ipv6-prefix (64: IPv6 clients
                                     counted per /64; 128 per address); counted per process
           --trusted-proxies ADDRS   comma-separated proxy addresses whose X-Forwarded-For names     SILENTSHARD_TRUSTED_PROXIES
                                     the client (e.g. 127.0.0.1 behind a local nginx); without it
@@ -36,6 +37,8 @@ enum NodeCommand {
           --retired-key-retention DAYS                                                             SILENTSHARD_RETIRED_KEY_RETENTION
                                     how long a retired hard-derived child's owner is told
                                     KEY_RETIRED (default 90); then its tombstone is purged
+          --audit-retention-days N  audit log lines older than N days are deleted (default 90;     SILENTSHARD_AUDIT_RETENTION_DAYS
+                                    0 keeps them forever)
           --role ROLE               duo (default) | trio-a | trio-b (trio needs --database)         SILENTSHARD_ROLE
           --cluster-key HEX         trio: the cluster's Ed25519 verifying key (64 hex; the apps'   SILENTSHARD_CLUSTER_KEY
                                     cloudVerifyingKey)
@@ -71,10 +74,11 @@ enum NodeCommand {
             }
             // Signal handling first: once the port is printed, a supervisor may send SIGTERM at once.
             let termination = TerminationSignals()
+            let auditRetentionDays = try auditRetentionDays(options)
             let (server, store) = try makeServer(options)
             try server.start()
             // Garbage collection: expired presignatures and finish records past retention (finding 9).
-            let purging = store?.startPurging(every: .seconds(60)) { line in
+            let purging = store?.startPurging(every: .seconds(60), auditRetention: auditRetentionDays * 24 * 3600) { line in
                 FileHandle.standardError.write(Data("\(Date().ISO8601Format()) node: \(line)\n".utf8))
             }
             defer { purging?.cancel() }
@@ -102,7 +106,17 @@ enum NodeCommand {
         "--peer-listen": "SILENTSHARD_PEER_LISTEN",
         "--rate-limits": "SILENTSHARD_RATE_LIMITS", "--trusted-proxies": "SILENTSHARD_TRUSTED_PROXIES",
         "--retired-key-retention": "SILENTSHARD_RETIRED_KEY_RETENTION",
+        "--audit-retention-days": "SILENTSHARD_AUDIT_RETENTION_DAYS",
     ]
+
+    /// `--audit-retention-days` (default 90; 0 keeps the audit log forever).
+    static func auditRetentionDays(_ options: [String: String]) throws -> TimeInterval {
+        guard let text = options["--audit-retention-days"] else { return NodeShareStore.defaultAuditRetention / (24 * 3600) }
+        guard let days = Int(text), days >= 0, days <= 100_000 else {
+            throw Failure("--audit-retention-days needs a whole number of days from 0 to 100000")
+        }
+        return TimeInterval(days)
+    }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> [String: String] {
         var options: [String: String] = [:]

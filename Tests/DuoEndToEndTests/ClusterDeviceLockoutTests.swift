@@ -61,11 +61,15 @@ struct ClusterDeviceLockoutTests {
         let victim = SoftwareEd25519MessageSigner()
         let attackerDevice = SoftwareEd25519MessageSigner()
 
-        // X sends SETUPs with Y's device key and bad signatures, alternating between the two processes.
-        for index in 0..<6 {
+        // X sends SETUPs with Y's device key and bad signatures, alternating between the two processes; past the
+        // limit, X's next one is refused before its signature is checked (security review 2, finding 7).
+        for index in 0..<5 {
             await #expect(throws: SilentShardError.authenticationFailed(reason: "device signature")) {
                 _ = try await session(BadSigner(claimed: victim), token: "token-x", process: index % 2).keygen()
             }
+        }
+        await #expect(throws: SilentShardError.rateLimited(retryAfter: 60)) {
+            _ = try await session(BadSigner(claimed: victim), token: "token-x", process: 1).keygen()
         }
         // Y, the device's owner, is served by both processes; its key signs (the signature verified).
         let keyshare = try await session(victim, token: "token-y", process: 0).keygen()

@@ -159,7 +159,8 @@ struct DuoExportTests {
         let session = fixture.session(algorithm)
         let keyshare = try await session.keygen()
         #expect(try fixture.node.store.owner(keyId: keyshare.keyId) == "app")
-        await #expect(throws: SilentShardError.authorizationDenied) {
+        // Another subject's key answers like a key the node does not hold (security review 2, finding 9).
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
             _ = try await session.export(keyshare: keyshare) { try await fixture.post($0, token: "other-backend") }
         }
         // A credential bound to another device key: FORBIDDEN too.

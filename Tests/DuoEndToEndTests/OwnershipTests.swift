@@ -49,11 +49,11 @@ struct OwnershipTests {
         let keyshare = try await alice.keygen()
         #expect(try node.store.owner(keyId: keyshare.keyId) == "alice")
 
-        // Same device key, another subject: refused, for signing and for reconcile.
+        // Same device key, another subject: refused as a key the node does not hold (security review 2, finding 9).
         let mallory = session(Self.jwt(sub: "mallory"))
         let hash = Data(SHA256.hash(Array("ownership".utf8)))
-        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await mallory.signature(keyshare: keyshare, message: hash) }
-        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await mallory.keyRefresh(keyshare: keyshare) }
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) { _ = try await mallory.signature(keyshare: keyshare, message: hash) }
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) { _ = try await mallory.keyRefresh(keyshare: keyshare) }
 
         // A token limited to signing cannot refresh or create keys, but signs.
         let signOnly = session(Self.jwt(sub: "alice", scope: "sign"))
@@ -72,8 +72,8 @@ struct OwnershipTests {
 
     /// Security review finding 11: a key the node holds without an owner row (from before owners were
     /// recorded, or written around the store) served every subject — `owner == nil` read as "a key the node
-    /// does not know yet". Now it serves nobody (FORBIDDEN), and keys made without a principal (an
-    /// embedding without a verifier) are owned by `anonymous`.
+    /// does not know yet". Now it serves nobody (answered as a key the node does not hold, security review 2,
+    /// finding 9), and keys made without a principal (an embedding without a verifier) are owned by `anonymous`.
     @Test func aKeyWithoutAnOwnerServesNobody() async throws {
         let directory = NSTemporaryDirectory() + "silentshard-owner-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -87,7 +87,7 @@ struct OwnershipTests {
         try SQLiteConnection(path: directory + "/node.sqlite").execute("DELETE FROM key_owners")
         #expect(try node.store.ownership(keyId: keyshare.keyId) == .unowned)
         for token in [Self.jwt(sub: "alice"), Self.jwt(sub: "mallory")] {
-            await #expect(throws: SilentShardError.authorizationDenied) { _ = try await session(token).signature(keyshare: keyshare, message: hash) }
+            await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) { _ = try await session(token).signature(keyshare: keyshare, message: hash) }
         }
         await node.server.stop()
     }

@@ -46,11 +46,18 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     /// Every message the app sent, oldest first.
     var sentMessages: [Data] { sentLog.withLock { $0 } }
 
+    /// What the node's server would have made of the app's token and connection (nil: no verifier, no address).
+    let principal: Principal?
+    let clientAddress: String?
+
     init(runner: NodeStepRunner, tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
-         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }) {
+         tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }, principal: Principal? = nil,
+         clientAddress: String? = nil) {
         self.runner = runner
         self.tamper = tamper
         self.tamperSend = tamperSend
+        self.principal = principal
+        self.clientAddress = clientAddress
     }
 
     var reports: [NodeStepReport] { state.withLock { $0.reports } }
@@ -64,7 +71,11 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
         let operation = NodeStepHandler.operation(action.action) ?? .import
         let route = NodeStepRoute(algorithm: algorithm, operation: operation, params: params)
         let runner = self.runner
-        let task = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
+        let (principal, clientAddress) = (principal, clientAddress)
+        let task = Task {
+            await runner.run(connection: PipeNodeConnection(end: node), route: route, principal: principal,
+                             clientAddress: clientAddress)
+        }
         state.withLock { $0 = (app, node, task, 0, $0.reports) }
         sends.withLock { $0 = 0 }
     }
@@ -112,7 +123,8 @@ final class LoopbackDuoClient: NetworkClient, @unchecked Sendable {
     /// preSignFinal / PRESIG_QUERY over "HTTP": the node's answer to the body.
     func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
         let algorithm: SessionAlgorithm = action.algorithm == "eddsa" ? .eddsa : .ecdsa
-        guard let answer = await runner.preSignFinal(body: [UInt8](body), token: nil, principal: nil, algorithm: algorithm) else {
+        guard let answer = await runner.preSignFinal(body: [UInt8](body), token: nil, principal: principal, algorithm: algorithm,
+                                                     clientAddress: clientAddress) else {
             throw NetworkError.httpStatus(400)
         }
         return Data(answer)

@@ -52,8 +52,19 @@ struct TrioAuthorizationTests {
         try store.share(keyId: keyId).map { try NodeShareBlob(bytes: $0.bytes).deviceIdentity }
     }
 
+    /// Security review 2, finding 9: a signing session of another subject ends as one on a key neither node
+    /// holds (SIGNER_UNAVAILABLE from each signer: `peerUnavailable`), not FORBIDDEN.
+    static func expectNotHere(_ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let error = await #expect(throws: SilentShardError.self, sourceLocation: sourceLocation) { try await body() }
+        guard case .peerUnavailable? = error else {
+            Issue.record("expected peerUnavailable (a key not held), got \(String(describing: error))", sourceLocation: sourceLocation)
+            return
+        }
+    }
+
     /// The owner is recorded at both nodes in the commit transaction (keygen and a hard child); another
-    /// subject is FORBIDDEN even with the registered device key; a missing scope is FORBIDDEN.
+    /// subject, even with the registered device key, is answered as for a key the nodes do not hold (security
+    /// review 2, finding 9); a missing scope is FORBIDDEN.
     @Test func scopesAndOwners() async throws {
         let cluster = try Self.cluster()
         let device = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
@@ -68,11 +79,9 @@ struct TrioAuthorizationTests {
         }
         let bob = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "bob"), storage: storage)
         for signer in [TrioSigner.nodeA, .nodeB] {
-            await #expect(throws: SilentShardError.authorizationDenied) {
-                _ = try await bob.signature(keyshare: keyshare, message: message, signer: signer)
-            }
+            await Self.expectNotHere { _ = try await bob.signature(keyshare: keyshare, message: message, signer: signer) }
         }
-        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await bob.keyRefresh(keyshare: keyshare) }
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) { _ = try await bob.keyRefresh(keyshare: keyshare) }
         let signOnly = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "alice", scope: "sign"), storage: storage)
         await #expect(throws: SilentShardError.authorizationDenied) { _ = try await signOnly.keyRefresh(keyshare: keyshare) }
         let signature = try await signOnly.signature(keyshare: keyshare, message: message, signer: .nodeB)
@@ -82,15 +91,14 @@ struct TrioAuthorizationTests {
         let child = try await alice.hardDerivation(keyshare: keyshare, path: "m/44'/0'/1'")
         #expect(try cluster.storeA.owner(keyId: child.keyId) == "alice")
         #expect(try cluster.storeB.owner(keyId: child.keyId) == "alice")
-        await #expect(throws: SilentShardError.authorizationDenied) {
-            _ = try await bob.signature(keyshare: child, message: message)
-        }
+        await Self.expectNotHere { _ = try await bob.signature(keyshare: child, message: message) }
         await cluster.stop()
     }
 
     /// Security review findings 2 and 8: every operation on an existing key — export, preSign,
     /// hardDerivation and the preSignFinal POST (at A and, relayed, at B) — refuses a token of another
-    /// subject, even one holding every scope; the refused final consumes nothing.
+    /// subject, even one holding every scope; the refused final consumes nothing. Since security review 2,
+    /// finding 9, the refusal is the one for a key or presignature the nodes do not hold.
     @Test func anotherSubjectCannotExportPresignDeriveOrFinish() async throws {
         let cluster = try Self.cluster()
         let device = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
@@ -98,27 +106,28 @@ struct TrioAuthorizationTests {
         let alice = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "alice", scope: scopes), storage: storage)
         let bob = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "bob", scope: scopes), storage: storage)
         let keyshare = try await alice.keygen()
-        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await bob.export(keyshare: keyshare) }
-        await #expect(throws: SilentShardError.authorizationDenied) {
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) { _ = try await bob.export(keyshare: keyshare) }
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
             _ = try await bob.hardDerivation(keyshare: keyshare, path: "m/1'")
         }
         let message = TrioOverWebSocketTests.message(.ecdsa, "presigned")
         for signer in [TrioSigner.nodeA, .nodeB] {
-            await #expect(throws: SilentShardError.authorizationDenied) {
-                _ = try await bob.preSignature(keyshare: keyshare, signer: signer)
-            }
+            await Self.expectNotHere { _ = try await bob.preSignature(keyshare: keyshare, signer: signer) }
             let presignature = try await alice.preSignature(keyshare: keyshare, signer: signer)
-            await #expect(throws: SilentShardError.authorizationDenied, "preSignFinal via \(signer)") {
+            await #expect(throws: SilentShardError.presignatureNotFound, "preSignFinal via \(signer)") {
                 _ = try await bob.preSignatureFinal(preSignature: presignature, message: message)
             }
             let signature = try await alice.preSignatureFinal(preSignature: presignature, message: message)
             #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
         }
-        // PRESIG_QUERY (session.md §8.6) is authorized like a preSignFinal: bob is refused at A (and nothing is dropped).
+        // PRESIG_QUERY (session.md §8.6) is authorized like a preSignFinal: to bob, each node answers as for a key it
+        // does not hold (every id unknown, so bob's app drops its records) and the nodes keep everything.
         let kept = [try await alice.preSignature(keyshare: keyshare, signer: .nodeA),
                     try await alice.preSignature(keyshare: keyshare, signer: .nodeB)]
-        await #expect(throws: SilentShardError.authorizationDenied) { _ = try await bob.reconcilePreSignatures(keyshare: keyshare) }
         #expect(Set(try await alice.reconcilePreSignatures(keyshare: keyshare).map(\.id)) == Set(kept.map(\.id)))
+        #expect(try await bob.reconcilePreSignatures(keyshare: keyshare).isEmpty)
+        #expect(try cluster.storeA.presignatureCount(keyId: keyshare.keyId) == 1)
+        #expect(try cluster.storeB.presignatureCount(keyId: keyshare.keyId) == 1)
         await cluster.stop()
     }
 
@@ -157,12 +166,15 @@ struct TrioAuthorizationTests {
             try await Self.session(algorithm, cluster, device: newDevice, token: token)
                 .recovery(keysharePublicKey: original.publicKey)
         }
-        // Without a binding, with another subject, without the explicit scope: FORBIDDEN.
+        // Without a binding, without the explicit scope: FORBIDDEN; another subject: as a key not held (security
+        // review 2, finding 9).
         for token in [Self.jwt(sub: "dave", scope: "recover sign"),
-                      Self.jwt(sub: "eve", scope: "recover sign", binding: newIdentity),
                       Self.jwt(sub: "dave", scope: "sign", binding: newIdentity),
                       Self.jwt(sub: "dave", binding: newIdentity)] {
             await #expect(throws: SilentShardError.authorizationDenied) { _ = try await attempt(token) }
+        }
+        await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
+            _ = try await attempt(Self.jwt(sub: "eve", scope: "recover sign", binding: newIdentity))
         }
         #expect(try Self.device(cluster.storeA, original.keyId) == (try DeviceKey(signer: oldDevice).identity))
         #expect(try cluster.storeA.share(keyId: original.keyId)?.gen == [UInt8](original.generation))

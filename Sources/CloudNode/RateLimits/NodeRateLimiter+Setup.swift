@@ -3,28 +3,51 @@ import SilentShardCore
 
 /// The step runners' use of ``NodeRateLimiter``: what a SETUP costs its principal, device key and key.
 extension NodeRateLimiter {
-    /// After a SETUP was refused: a DEVICE_SIGNATURE_INVALID counts against the (principal, device key)
-    /// it named (in the cluster too, `NodeRateLimiter+Cluster`).
-    func noteRejected(_ rejection: SetupRejection, setupMessage: [UInt8], principal: String) async {
-        guard rejection.code == .deviceSignatureInvalid,
-              let frame = (try? Frame.parseBundle(setupMessage))?.first,
-              let payload = try? SetupPayload(bytes: frame.body)
-        else { return }
-        await recordDeviceSignatureFailure(payload.deviceKey, principal: principal)
-    }
-
-    /// After authorization (session.md §9.5): RATE_LIMITED while the (principal, device key) is limited for failed
-    /// signatures, for a keygen, import or hard derivation past the principal's hourly count (an admitted one is counted),
-    /// or for a sign or preSign beyond the key's concurrent signing sessions (per process). The first two
-    /// are shared by the cluster; when its database fails they refuse with STORAGE_FAILURE. Returns the
-    /// key id whose signing place the session now holds (release it with ``endSigning(keyID:)`` when the
-    /// step ends), or nil.
-    func admit(_ setup: ValidatedSetup, principal: String) async throws(SetupRejection) -> String? {
-        switch await checkDeviceAcrossCluster(setup.deviceKey.identity, principal: principal) {
+    /// Before a SETUP's signature is verified (session.md §9.5: a limited device is refused "valid signature or
+    /// not"; security review 2, finding 7): RATE_LIMITED while the (principal, device key) it names is limited
+    /// for failed signatures, or the principal or `address` for refused requests
+    /// (``checkRequestFailures(principal:address:)``). Reads only; STORAGE_FAILURE when the cluster's
+    /// database fails. The device key is read from the unverified SETUP: naming another principal's device
+    /// key only reaches that (principal, device) window when the token is that principal's.
+    func checkBeforeVerifying(_ setupMessage: [UInt8], principal: Principal?, address: String?) async throws(SetupRejection) {
+        if let deviceKey = Self.unverifiedDeviceKey(setupMessage) {
+            switch await checkDeviceAcrossCluster(deviceKey, principal: principal?.rateLimitKey ?? "") {
+            case .allowed?: break
+            case .limited(let retryAfter)?: throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
+            case nil: throw SetupRejection(.storageFailure)
+            }
+        }
+        switch await checkRequestFailures(principal: principal, address: address) {
         case .allowed?: break
         case .limited(let retryAfter)?: throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
         case nil: throw SetupRejection(.storageFailure)
         }
+    }
+
+    /// After a SETUP was refused: a DEVICE_SIGNATURE_INVALID counts against the (principal, device key)
+    /// it named and against the principal and `address` across device keys (in the cluster too,
+    /// `NodeRateLimiter+Cluster`).
+    func noteRejected(_ rejection: SetupRejection, setupMessage: [UInt8], principal: Principal?, address: String?) async {
+        guard rejection.code == .deviceSignatureInvalid, let deviceKey = Self.unverifiedDeviceKey(setupMessage) else { return }
+        await recordDeviceSignatureFailure(deviceKey, principal: principal?.rateLimitKey ?? "")
+        await recordRequestFailure(principal: principal, address: address)
+    }
+
+    /// The device key identity a SETUP names, before anything about it is verified (nil: no SETUP payload).
+    static func unverifiedDeviceKey(_ setupMessage: [UInt8]) -> [UInt8]? {
+        guard let frame = (try? Frame.parseBundle(setupMessage))?.first, frame.header.kind == .setup,
+              let payload = try? SetupPayload(bytes: frame.body)
+        else { return nil }
+        return payload.deviceKey
+    }
+
+    /// After authorization (session.md §9.5): RATE_LIMITED for a keygen, import or hard derivation past the principal's hourly
+    /// count (an admitted one is counted; shared by the cluster, STORAGE_FAILURE when its database fails),
+    /// or for a sign or preSign beyond the key's concurrent signing sessions (per process). (Failed device
+    /// signatures were checked before the SETUP was verified, ``checkBeforeVerifying(_:principal:address:)``.)
+    /// Returns the key id whose signing place the session now holds (release it with
+    /// ``endSigning(keyID:)`` when the step ends), or nil.
+    func admit(_ setup: ValidatedSetup, principal: String) async throws(SetupRejection) -> String? {
         // A hard derivation creates a key (the child) too: counted with keygens and imports (second review finding 8).
         if setup.operation == .keygen || setup.operation == .import || setup.operation == .hardDerivation {
             switch await startKeyCreationAcrossCluster(principal: principal) {

@@ -32,6 +32,7 @@ package final class NodeRateLimiter: Sendable {
         case keyCreationsPerHour = "key-creations-per-hour"
         case signingSessionsPerKey = "signing-sessions-per-key"
         case deviceFailuresPerMinute = "device-failures-per-minute"
+        case requestFailuresPerMinute = "request-failures-per-minute"
     }
 
     package let limits: NodeRateLimits
@@ -190,6 +191,29 @@ package final class NodeRateLimiter: Sendable {
         guard limit > 0 else { return }
         let now = clock()
         let entry = Self.deviceEntry(deviceKey, principal)
+        state.withLock { state in
+            sweep(&state, now: now)
+            _ = Self.recordFailure(&state.failedDeviceSignatures, entry, limit: limit, now: now)
+        }
+    }
+
+    /// Whether the failure window `entry` (of the failed-signature table) holds `limit` failures of the last
+    /// minute; `NodeRateLimiter+Refusals` keeps the per-principal and per-address refusals there too.
+    func checkFailures(entry: String, limit: Int, refusal: Refusal) -> RateLimitVerdict {
+        guard limit > 0 else { return .allowed }
+        let now = clock()
+        return state.withLock { state in
+            guard !state.failedDeviceSignatures.isEmpty, let window = state.failedDeviceSignatures[entry],
+                  let wait = window.wait(limit: limit, window: Self.minute, now: now)
+            else { return .allowed }
+            return Self.refuse(&state, refusal, Self.seconds(wait))
+        }
+    }
+
+    /// Records one failure in the window `entry` (see ``checkFailures(entry:limit:refusal:)``).
+    func recordFailure(entry: String, limit: Int) {
+        guard limit > 0 else { return }
+        let now = clock()
         state.withLock { state in
             sweep(&state, now: now)
             _ = Self.recordFailure(&state.failedDeviceSignatures, entry, limit: limit, now: now)

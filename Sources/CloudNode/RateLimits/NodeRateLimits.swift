@@ -24,6 +24,11 @@ package struct NodeRateLimits: Sendable, Equatable {
     /// refused until the oldest failure is a minute old. Counted per (principal, device key), so a
     /// client with a token of its own cannot lock another principal's device out.
     package var failedDeviceSignaturesPerMinute: Int
+    /// Refused requests per principal and per client address per minute (20), across device keys and request
+    /// kinds: failed device signatures of any device key, refused preSignFinal / PRESIG_QUERY POSTs and
+    /// refused duo export POSTs (security review 2, findings 4 and 7). After them, every request of that
+    /// principal or address is RATE_LIMITED until the oldest failure is a minute old.
+    package var failedRequestsPerMinute: Int
     /// Addresses of reverse proxies whose `X-Forwarded-For` the node believes (exact textual match of
     /// the TCP peer, e.g. `127.0.0.1`). Empty: the TCP peer is the client. Behind a proxy that is not
     /// listed, every client shares the proxy's address and its per-address limits.
@@ -38,14 +43,15 @@ package struct NodeRateLimits: Sendable, Equatable {
 
     package init(connectionsPerAddress: Int = 64, failedAuthenticationsPerMinute: Int = 10, blockSeconds: Int = 600,
                 keyCreationsPerPrincipalPerHour: Int = 10, signingSessionsPerKey: Int = 8,
-                failedDeviceSignaturesPerMinute: Int = 5, trustedProxies: Set<String> = [],
-                ipv6PrefixLength: Int = NodeRateLimits.defaultIPv6PrefixLength) {
+                failedDeviceSignaturesPerMinute: Int = 5, failedRequestsPerMinute: Int = 20,
+                trustedProxies: Set<String> = [], ipv6PrefixLength: Int = NodeRateLimits.defaultIPv6PrefixLength) {
         self.connectionsPerAddress = connectionsPerAddress
         self.failedAuthenticationsPerMinute = failedAuthenticationsPerMinute
         self.blockSeconds = blockSeconds
         self.keyCreationsPerPrincipalPerHour = keyCreationsPerPrincipalPerHour
         self.signingSessionsPerKey = signingSessionsPerKey
         self.failedDeviceSignaturesPerMinute = failedDeviceSignaturesPerMinute
+        self.failedRequestsPerMinute = failedRequestsPerMinute
         self.trustedProxies = trustedProxies
         self.ipv6PrefixLength = ipv6PrefixLength
     }
@@ -56,11 +62,12 @@ package struct NodeRateLimits: Sendable, Equatable {
     /// Every limit off.
     package static let off = NodeRateLimits(connectionsPerAddress: 0, failedAuthenticationsPerMinute: 0, blockSeconds: 0,
                                            keyCreationsPerPrincipalPerHour: 0, signingSessionsPerKey: 0,
-                                           failedDeviceSignaturesPerMinute: 0)
+                                           failedDeviceSignaturesPerMinute: 0, failedRequestsPerMinute: 0)
 
     /// The names ``init(parsing:)`` accepts.
     package static let settingNames = ["auth-failures-per-minute", "block-seconds", "connections-per-address",
                                       "device-failures-per-minute", "ipv6-prefix", "key-creations-per-hour",
+                                      "request-failures-per-minute",
                                       "signing-sessions-per-key"]
 
     /// One line for the startup log: `standard`, `off`, or every value by name (and the trusted proxies).
@@ -71,9 +78,9 @@ package struct NodeRateLimits: Sendable, Equatable {
         if limits == .standard { return "standard" + proxies }
         if limits == .off { return "off" + proxies }
         let values = [connectionsPerAddress, failedAuthenticationsPerMinute, blockSeconds, keyCreationsPerPrincipalPerHour,
-                      signingSessionsPerKey, failedDeviceSignaturesPerMinute, ipv6PrefixLength]
+                      signingSessionsPerKey, failedDeviceSignaturesPerMinute, failedRequestsPerMinute, ipv6PrefixLength]
         let named = ["connections-per-address", "auth-failures-per-minute", "block-seconds", "key-creations-per-hour",
-                     "signing-sessions-per-key", "device-failures-per-minute", "ipv6-prefix"]
+                     "signing-sessions-per-key", "device-failures-per-minute", "request-failures-per-minute", "ipv6-prefix"]
         return zip(named, values).map { "\($0)=\($1)" }.joined(separator: ",") + proxies
     }
 
@@ -87,6 +94,7 @@ package struct NodeRateLimits: Sendable, Equatable {
         case "signing-sessions-per-key": signingSessionsPerKey = value
         case "device-failures-per-minute": failedDeviceSignaturesPerMinute = value
         case "ipv6-prefix": ipv6PrefixLength = value
+        case "request-failures-per-minute": failedRequestsPerMinute = value
         default: return false
         }
         return true

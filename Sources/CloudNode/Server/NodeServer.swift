@@ -290,7 +290,8 @@ package final class NodeServer: Sendable {
         }
         do {
             let response = try await configuration.postHandler.handle(
-                PostRequest(route: route, params: params, principal: principal, body: body, token: token))
+                PostRequest(route: route, params: params, principal: principal, body: body, token: token,
+                            clientAddress: clientAddress))
             return HTTPResponse(status: response.status, contentType: "application/octet-stream", body: response.body)
         } catch {
             configuration.logger.log("POST \(route): handler failed (\(type(of: error)))")

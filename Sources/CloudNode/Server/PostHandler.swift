@@ -9,6 +9,8 @@ package struct PostRequest: Sendable {
     /// The caller's token as received (`Authorization: Bearer`), already verified by the server; trio
     /// node A forwards it to B with a relayed preSignFinal (session.md §2.3).
     package var token: String? = nil
+    /// The client's address as the session.md §9.5 limits count it (refused POSTs are counted against it).
+    package var clientAddress: String? = nil
 }
 
 /// The answer to a POST: a status (200 unless no frame can be produced, session.md §2.2) and a body.

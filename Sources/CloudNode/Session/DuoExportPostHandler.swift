@@ -9,20 +9,22 @@ import SilentShardCore
 ///
 /// * Body: exactly one SETUP frame (operation export, receiver 1, no session keys, `export_key`),
 ///   signed by the key's registered device key. The server has already verified the token.
-/// * Checks (session.md §4.3), first failure → a signed REJECT frame (HTTP 200): frame and TLV, route, cluster,
-///   timestamp window, device signature, replay store (the **same** window as the runner's WebSocket
-///   steps), field rules; then `KeyAuthorization` (scope `export`, device binding, key owner = token
-///   subject: FORBIDDEN), bans, the share
-///   (KEY_NOT_FOUND, algorithm), the registered device key (DEVICE_NOT_REGISTERED), the generation
-///   (STALE_GENERATION, detail: the node's gen).
+/// * Checks (session.md §4.3), first failure → a signed REJECT frame (HTTP 200): the session.md §9.5 failure
+///   limits (before anything is verified), frame and TLV, route, cluster, timestamp window, device signature,
+///   replay window (the **same** validation as the runner's WebSocket steps, `validateSetup`), field rules;
+///   then `KeyAuthorization` (scope `export`, device binding: FORBIDDEN), bans, the key's owner = token subject
+///   and the share (KEY_NOT_FOUND alike, algorithm), the registered device key (DEVICE_NOT_REGISTERED), the
+///   durable replay store, the generation (STALE_GENERATION, detail: the node's gen).
 /// * Answer: HTTP 200 + EXPORT_RESPONSE (`setup_hash ‖ key_id ‖ gen ‖ u8 1 ‖ epk ‖ ct`), signed by the
 ///   node key under label `export`; the share is encrypted to `export_key` (dkls23.md §16, exporter 1 →
 ///   receiver 0, E = {0, 1}), so the backend relays it without learning anything.
 /// * 400 only when the body does not even hold a frame header (no instance id to answer to).
 ///
 /// Store reads run on the runner's store queues and the encryption on `SessionCompute`: nothing
-/// blocks Swift's cooperative pool. Every answer to a device-signed SETUP leaves an audit line
-/// (operation `export`, key id, device, outcome, token subject; never key material).
+/// blocks Swift's cooperative pool. Every answer to a SETUP signed by the key's registered device leaves an
+/// audit line (operation `export`, key id, device, outcome, token subject; never key material); refusals
+/// before that write nothing (no replay record, no audit line) and count against the principal and the
+/// client address (session.md §9.5, security review 2, findings 4 and 6).
 package struct DuoExportPostHandler: PostHandler {
     package let runner: NodeStepRunner
     package let fallback: any PostHandler
@@ -40,7 +42,8 @@ package struct DuoExportPostHandler: PostHandler {
             // Duo presignatures (issue 20): the same FINAL_REQUEST / PRESIG_QUERY handling as trio's X.
             guard request.body.count <= FrameHeader.byteCount + 24 + 64 * 1024,
                   let response = await runner.preSignFinal(body: [UInt8](request.body), token: request.token.map { Array($0.utf8) },
-                                                           principal: request.principal, algorithm: request.route.algorithm)
+                                                           principal: request.principal, algorithm: request.route.algorithm,
+                                                           clientAddress: request.clientAddress)
             else { return PostResponse(status: 400, body: Data("unparsable preSignFinal request\n".utf8)) }
             return PostResponse(body: Data(response))
         }
@@ -58,57 +61,91 @@ package struct DuoExportPostHandler: PostHandler {
                                              isExportPost: true, now: runner.clock())
         let setup: ValidatedSetup
         do {
-            setup = try runner.replay.withLock { (window: inout ReplayWindow) throws(SetupRejection) in
-                try SetupValidator.validate(message: body, context: context, replay: &window).setup
-            }
+            // The one SETUP validation of every request kind (security review 2, finding 6): the session.md §9.5
+            // limits before the signature is verified, a failed device signature counted like a WebSocket step's.
+            setup = try await runner.validateSetup(body, context: context, principal: request.principal,
+                                                   address: request.clientAddress).setup
         } catch {
             // Not audited: the bytes are not authenticated by any device key.
             return reject(error, instanceID: header.instanceID, setupHash: RejectedSetup.setupHash(of: body))
         }
         let keyID = setup.payload.keyID?.hex
         let device = "device:" + Hex.encode(setup.deviceKey.identity)
-        do throws(SetupRejection) {
+        do throws(ExportRefusal) {
             // Step 9: the backend credential must carry scope `export` (session.md §9.1, §9.3), any device binding must
             // be this SETUP's device, and (in `export`) the key's owner must be its subject (session.md §9.2).
-            try KeyAuthorization.checkCredential(request.principal, operation: .export, deviceKey: setup.deviceKey.identity)
+            do { try KeyAuthorization.checkCredential(request.principal, operation: .export, deviceKey: setup.deviceKey.identity) }
+            catch { throw ExportRefusal(error, audited: false) }
             let response = try await export(setup, principal: request.principal)
             await audit(keyId: keyID, device: device, outcome: "exported to the app (subject \(request.principal.subject))")
             return PostResponse(body: Data(response.encoded()))
         } catch {
-            await audit(keyId: keyID, device: device, outcome: "rejected \(error.code.name)")
-            return reject(error, instanceID: setup.instanceID, setupHash: setup.setupHash)
+            // Security review 2, finding 4: a refusal counts against the principal and the address; only one the
+            // key's registered device signed leaves an audit line (nothing else was written for the others).
+            if NodeRateLimiter.countsAgainstClient(error.rejection.code) {
+                await runner.rateLimiter?.recordRequestFailure(principal: request.principal, address: request.clientAddress)
+            }
+            if error.audited { await audit(keyId: keyID, device: device, outcome: "rejected \(error.rejection.code.name)") }
+            return reject(error.rejection, instanceID: setup.instanceID, setupHash: setup.setupHash)
         }
     }
 
     // MARK: - Steps 9–10 and the export message
 
-    /// The share, checked against the SETUP, and the signed EXPORT_RESPONSE frame.
-    private func export(_ setup: ValidatedSetup, principal: Principal) async throws(SetupRejection) -> Frame {
+    /// A refused export: the REJECT, and whether it is audited (the SETUP was signed by the key's registered
+    /// device; refusals before that wrote nothing and leave no line).
+    private struct ExportRefusal: Error {
+        let rejection: SetupRejection
+        let audited: Bool
+
+        init(_ rejection: SetupRejection, audited: Bool) {
+            self.rejection = rejection
+            self.audited = audited
+        }
+
+        init(_ code: WireCode, audited: Bool) { self.init(SetupRejection(code), audited: audited) }
+    }
+
+    /// The share, checked against the SETUP, and the signed EXPORT_RESPONSE frame. Reads first (security
+    /// review 2, finding 4): a refusal before the registered device's signature is established writes nothing;
+    /// the durable replay record follows. Another subject's key answers KEY_NOT_FOUND like a key this node
+    /// does not hold (finding 9).
+    private func export(_ setup: ValidatedSetup, principal: Principal) async throws(ExportRefusal) -> Frame {
         guard let setupKeyID = setup.payload.keyID, let gen = setup.payload.gen, let exportKey = setup.payload.exportKey,
               let receiverKey = try? X25519.PublicKey(bytes: exportKey)
-        else { throw SetupRejection(.invalidParameter) }
+        else { throw ExportRefusal(.invalidParameter, audited: false) }
         let keyID = setupKeyID.hex
         let deviceIdentity = setup.deviceKey.identity
         let state: (banned: Bool, share: NodeKeyshare?, owner: KeyOwnership)
         let instance = setup.instanceID, now = runner.clock(), retention = runner.replayRetentionMilliseconds
         do {
             state = try await runner.onStoreQueue { [store = runner.store] () throws(NodeStoreError) in
-                // session.md §9.6: the durable replay store, shared with the WebSocket steps.
+                (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID), try store.ownership(keyId: keyID))
+            }
+        } catch {
+            throw ExportRefusal(.storageFailure, audited: false)
+        }
+        if state.banned { throw ExportRefusal(.banned, audited: false) }
+        guard (try? KeyAuthorization.checkOwner(state.owner, principal: principal)) != nil else {
+            throw ExportRefusal(.keyNotFound, audited: false)
+        }
+        let expectedKind = StoredShareKind(setup.algorithm)
+        guard let share = state.share, share.kind == expectedKind else { throw ExportRefusal(.keyNotFound, audited: false) }
+        guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw ExportRefusal(.internalError, audited: false) }
+        guard blob.deviceIdentity == deviceIdentity else { throw ExportRefusal(.deviceNotRegistered, audited: false) }
+        do {
+            // session.md §9.6: the durable replay store, shared with the WebSocket steps.
+            try await runner.onStoreQueue { [store = runner.store] () throws(NodeStoreError) in
                 try store.recordSessionInstance(instance, nowMilliseconds: now, retentionMilliseconds: retention)
-                return (try store.isBanned(deviceKey: deviceIdentity), try store.share(keyId: keyID), try store.ownership(keyId: keyID))
             }
         } catch .replay {
-            throw SetupRejection(.replay)
+            throw ExportRefusal(.replay, audited: true)
         } catch {
-            throw SetupRejection(.storageFailure)
+            throw ExportRefusal(.storageFailure, audited: true)
         }
-        if state.banned { throw SetupRejection(.banned) }
-        try KeyAuthorization.checkOwner(state.owner, principal: principal)
-        let expectedKind = StoredShareKind(setup.algorithm)
-        guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
-        guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
-        guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
-        guard share.gen == gen.bytes else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        guard share.gen == gen.bytes else {
+            throw ExportRefusal(SetupRejection(.staleGeneration, detail: share.gen), audited: true)
+        }
 
         let instanceID = setup.instanceID, setupHash = setup.setupHash, algorithm = setup.algorithm
         let message: [UInt8]
@@ -118,9 +155,9 @@ package struct DuoExportPostHandler: PostHandler {
                                        gen: gen, receiverKey: receiverKey, instanceID: instanceID, setupHash: setupHash)
             }
         } catch let rejection as SetupRejection {
-            throw rejection
+            throw ExportRefusal(rejection, audited: true)
         } catch {
-            throw SetupRejection(.internalError)
+            throw ExportRefusal(.internalError, audited: true)
         }
         let payload = ExportResponsePayload(setupHash: setupHash, keyID: setupKeyID, gen: gen, party: 1,
                                             exportMessage: message).encoded

@@ -5,8 +5,9 @@ import SilentShardCore
 /// 1. durable replay (session.md §9.6): the instance id into the node's database, shared by every process on it
 ///    and kept across restarts (REPLAY; a store failure is STORAGE_FAILURE);
 /// 2. authorization (session.md §9.1–9.3): the mode's rule, given as `authorize`;
-/// 3. rate limits (session.md §9.5): failed device signatures, key creations (both shared by the cluster through the
-///    node's database when the limiter has one), signing sessions per key;
+/// 3. rate limits (session.md §9.5): key creations (shared by the cluster through the node's database when the
+///    limiter has one), signing sessions per key (failed device signatures and refused requests were checked
+///    before the SETUP was verified, `NodeStepRunner.validateSetup`);
 /// 4. the key's lease (session.md §7.2): one share-changing session or reconcile per key (KEY_BUSY).
 ///
 /// Key state and bans (SETUP steps 9–10) follow in the runner, under the lease. Every stage refuses with a

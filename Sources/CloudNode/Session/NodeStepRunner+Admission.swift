@@ -78,13 +78,32 @@ extension NodeStepRunner {
         } catch {
             throw SetupRejection(.storageFailure)
         }
-        try KeyAuthorization.checkOwner(state.owner, principal: principal)
+        do {
+            try KeyAuthorization.checkOwner(state.owner, principal: principal)
+        } catch {
+            // Security review 2, finding 9: "not yours" answers like "not here" (reconcile and import, whose
+            // unknown-key answers start a session, stay FORBIDDEN).
+            guard setup.operation != .reconcile, setup.operation != .import else { throw error }
+            // A relay-only A relays an unknown key to B, which decides; so it does for another subject's key.
+            if setup.isRelayOnly { return authorized }
+            throw await notHereRejection(setup)
+        }
         guard recover, let registered = state.device, registered != setup.deviceKey.identity else { return authorized }
         // session.md §9.3: recover with a new device key.
         guard principal.grantsExplicitly("recover"), principal.deviceBinding == setup.deviceKey.identity,
               case .owned = state.owner
         else { throw SetupRejection(.forbidden) }
         return Authorization(owner: principal.subject, rebind: true)
+    }
+
+    /// What `keyState` answers a SETUP on a key this node does not hold, once its device is not banned:
+    /// BANNED for a banned device, else KEY_NOT_FOUND (a trio signer: SIGNER_UNAVAILABLE). Given to another
+    /// subject's key in its place (security review 2, finding 9), before any lease or per-key count is taken
+    /// (neither is held for an unknown key's refusal either).
+    func notHereRejection(_ setup: ValidatedSetup) async -> SetupRejection {
+        if await nodeBans.deviceBanned(setup.deviceKey.identity) { return SetupRejection(.banned) }
+        let signing = setup.operation == .sign || setup.operation == .preSign
+        return SetupRejection(party.mode == .trio && signing ? .signerUnavailable : .keyNotFound)
     }
 
     /// session.md §4.3 steps 9–10 from the store: bans, key existence with the route's algorithm, the registered

@@ -67,19 +67,50 @@ extension NodeStepRunner {
     /// the app's `token` and returns B's answer unchanged. `principal`: what the server's verifier made
     /// of the token; a request for this node is authorized with it (`KeyAuthorization`: scope
     /// `preSignFinal`, device binding = the presignature's device, key owner = subject).
+    ///
+    /// Security review 2, finding 4: a principal or `clientAddress` past the session.md §9.5 limit of refused
+    /// requests is RATE_LIMITED before anything is read, written or relayed; every refusal this node or B gives
+    /// counts against both; A authorizes the scope before it opens a link to B.
     package func preSignFinal(body: [UInt8], token: [UInt8]?, principal: Principal?,
-                             algorithm: SessionAlgorithm = .ecdsa) async -> [UInt8]? {
+                             algorithm: SessionAlgorithm = .ecdsa, clientAddress: String? = nil) async -> [UInt8]? {
         guard let frame = try? Frame.parseSingle(body) else { return nil }
         let header = frame.header
-        guard header.kind == .finalRequest || header.kind == .presigQuery, header.sender == 0 else {
-            return rejectFrame(SetupRejection(.malformed), instanceID: header.instanceID, setupHash: nil).encoded()
+        return await countingRefusals(instanceID: header.instanceID, principal: principal, address: clientAddress) {
+            guard header.kind == .finalRequest || header.kind == .presigQuery, header.sender == 0 else {
+                return rejectFrame(SetupRejection(.malformed), instanceID: header.instanceID, setupHash: nil).encoded()
+            }
+            if header.receiver == party.index { return await preSignFinalLocally(body, principal: principal) }
+            guard let identity = party.trioIdentity, identity.isEntry, header.receiver == identity.peerIndex else {
+                return rejectFrame(SetupRejection(.unexpected), instanceID: header.instanceID, setupHash: nil).encoded()
+            }
+            // A cannot see B's presignature, but what the credential alone decides it checks before the link.
+            if let principal, !principal.allows(KeyAuthorization.scopeName(.preSignFinal)) {
+                return rejectFrame(SetupRejection(.forbidden), instanceID: header.instanceID, setupHash: nil).encoded()
+            }
+            return await relayPreSignFinal(body, presigID: header.instanceID, identity: identity, token: token,
+                                           algorithm: algorithm)
         }
-        if header.receiver == party.index { return await preSignFinalLocally(body, principal: principal) }
-        guard let identity = party.trioIdentity, identity.isEntry, header.receiver == identity.peerIndex else {
-            return rejectFrame(SetupRejection(.unexpected), instanceID: header.instanceID, setupHash: nil).encoded()
+    }
+
+    /// Runs `answer` unless `principal` or `address` is limited for refused requests (session.md §9.5), and
+    /// counts a REJECT it returns against them (``NodeRateLimiter/countsAgainstClient(_:)``).
+    func countingRefusals(instanceID: InstanceID, principal: Principal?, address: String?,
+                          _ answer: () async -> [UInt8]) async -> [UInt8] {
+        guard let rateLimiter else { return await answer() }
+        switch await rateLimiter.checkRequestFailures(principal: principal, address: address) {
+        case .allowed?: break
+        case .limited(let retryAfter)?:
+            return rejectFrame(SetupRejection(.rateLimited, retryAfterSeconds: retryAfter), instanceID: instanceID,
+                               setupHash: nil).encoded()
+        case nil:
+            return rejectFrame(SetupRejection(.storageFailure), instanceID: instanceID, setupHash: nil).encoded()
         }
-        return await relayPreSignFinal(body, presigID: header.instanceID, identity: identity, token: token,
-                                       algorithm: algorithm)
+        let bytes = await answer()
+        if let frame = try? Frame.parseSingle(bytes), frame.header.kind == .reject,
+           let code = (try? RejectPayload(bytes: frame.body))?.code, NodeRateLimiter.countsAgainstClient(code) {
+            await rateLimiter.recordRequestFailure(principal: principal, address: address)
+        }
+        return bytes
     }
 
     /// A → B: LINK_OPEN (purpose 2), the FINAL_REQUEST, B's one answer back unchanged.
@@ -111,9 +142,15 @@ extension NodeStepRunner {
     /// X's own FINAL_REQUEST (session.md §8.3): in one store transaction, authenticate it with `kf_{0→X}`,
     /// check the app's finish (its m equals the outer m), compute X's finish, assemble and verify the
     /// signature, delete the row and keep a finish record; a replay of the same bytes gets the same
-    /// response, another request PRESIG_CONSUMED. With a `principal`, the request is authorized inside
-    /// that transaction before anything is computed (session.md §9.1–9.2; FORBIDDEN rolls back, so the
-    /// presignature stays for its owner).
+    /// response, another request PRESIG_CONSUMED.
+    ///
+    /// Security review 2, findings 4 and 9: the presignature is first read without a write transaction
+    /// (`presignatureLookup`) and, with a `principal`, authorized before anything about its state is
+    /// answered: a presignature the principal may not finish (another subject's key, another device's
+    /// binding) answers PRESIG_NOT_FOUND exactly like an id the node never had, and neither writes anything.
+    /// Consumed (PRESIG_CONSUMED, or the stored response for the same request) and expired (PRESIG_EXPIRED)
+    /// are answered from the read too; only a held, authorized presignature opens the consuming transaction,
+    /// which authorizes again inside it (FORBIDDEN rolls back, so the presignature stays for its owner).
     func preSignFinalLocally(_ body: [UInt8], principal: Principal?) async -> [UInt8] {
         if let frame = try? Frame.parseSingle(body), frame.header.kind == .presigQuery, frame.header.sender == 0,
            frame.header.receiver == party.index {
@@ -127,20 +164,46 @@ extension NodeStepRunner {
         }
         let presigID = frame.header.instanceID, local = party.index, groupID = party.groupID
         let requestHash = SHA256.hash(body)
+        func refused(_ code: WireCode) -> [UInt8] { rejectFrame(SetupRejection(code), instanceID: presigID, setupHash: nil).encoded() }
+        // What the credential alone decides, whatever the id (session.md §9.1).
+        if let principal, !principal.allows(KeyAuthorization.scopeName(.preSignFinal)) { return refused(.forbidden) }
         do {
-            let finish = try await onStoreQueueAny { [store, keyshares] in
+            return try await onStoreQueueAny { [store, keyshares] () throws -> [UInt8] in
+                let lookup = try store.presignatureLookup(id: presigID.bytes)
+                let keyID: String, device: [UInt8]?
+                switch lookup {
+                case .none: throw NodeStoreError.presignatureNotFound
+                case .held(let id, let deviceKey, _): (keyID, device) = (id, deviceKey)
+                case .finished(let id, _, _): (keyID, device) = (id, nil)
+                }
+                // Authorization before any state-specific answer: "not yours" is "not here".
+                let owner = try store.ownership(keyId: keyID)
+                if let principal {
+                    if let binding = principal.deviceBinding, let device, binding != device {
+                        throw NodeStoreError.presignatureNotFound
+                    }
+                    guard (try? KeyAuthorization.checkOwner(owner, principal: principal)) != nil else {
+                        throw NodeStoreError.presignatureNotFound
+                    }
+                }
+                switch lookup {
+                case .none: throw NodeStoreError.presignatureNotFound
+                case .finished(_, let consumedBy, let response):
+                    guard constantTimeEqual(consumedBy, requestHash) else { throw NodeStoreError.presignatureConsumed }
+                    return response
+                case .held(_, _, let expired):
+                    if expired { throw NodeStoreError.presignatureExpired }
+                }
                 // EdDSA needs the node's share (s_X) for its signature share: loaded first, its key id and
                 // generation checked against the row inside the consuming transaction.
-                let keyID = try store.presignatureKeyId(id: presigID.bytes)
-                let owner = try keyID.map { try store.ownership(keyId: $0) } ?? .unknownKey
-                let share = try keyID.flatMap { try store.share(keyId: $0) }
+                let share = try store.share(keyId: keyID)
                 let frostShare: FROST.Keyshare? = try share.flatMap { share in
                     guard share.kind == .eddsa else { return nil }
                     return try keyshares.keyshare(algorithm: .eddsa, mode: .trio,
                                                   protocolBytes: try NodeShareBlob(bytes: share.bytes).protocolBytes,
                                                   groupId: groupID).frostKeyshare()
                 }
-                return try store.consumePresignature(id: presigID.bytes, requestHash: requestHash) { secret, row in
+                let finish = try store.consumePresignature(id: presigID.bytes, requestHash: requestHash) { secret, row in
                     if let principal {
                         try KeyAuthorization.checkCredential(principal, operation: .preSignFinal, deviceKey: row.deviceKey)
                         guard row.keyId == keyID else { throw SetupRejection(.forbidden) }
@@ -148,12 +211,12 @@ extension NodeStepRunner {
                     }
                     return try Self.finish(secret: secret, row: row, frame: frame, local: local, frostShare: frostShare)
                 }
-            }
-            switch finish {
-            case .finished(let response), .replayed(let response): return response
+                switch finish {
+                case .finished(let response), .replayed(let response): return response
+                }
             }
         } catch {
-            return rejectFrame(SetupRejection(Self.wireCode(error)), instanceID: presigID, setupHash: nil).encoded()
+            return refused(Self.wireCode(error))
         }
     }
 
@@ -252,7 +315,8 @@ package struct TrioPostHandler: PostHandler {
         }
         guard request.body.count <= FrameHeader.byteCount + 24 + 64 * 1024,
               let response = await runner.preSignFinal(body: [UInt8](request.body), token: request.token.map { Array($0.utf8) },
-                                                       principal: request.principal, algorithm: request.route.algorithm)
+                                                       principal: request.principal, algorithm: request.route.algorithm,
+                                                       clientAddress: request.clientAddress)
         else { return PostResponse(status: 400, body: Data("unparsable preSignFinal request\n".utf8)) }
         return PostResponse(body: Data(response))
     }

@@ -7,8 +7,8 @@ import SilentShardCore
 extension NodeStepRunner {
     /// X's answer to its own PRESIG_QUERY: a signed PRESIG_STATUS, or a REJECT (malformed, forbidden,
     /// storage failure). With a `principal` the query is authorized like a preSignFinal (scope
-    /// `preSignFinal`, key owner = subject); rows of another device than the principal's binding are
-    /// reported `unknown`.
+    /// `preSignFinal`: FORBIDDEN; key owner = subject); rows of another device than the principal's binding,
+    /// and every id of another subject's key, are reported `unknown` (as for a key the node does not hold).
     func presignatureStatus(_ frame: Frame, principal: Principal?) async -> [UInt8] {
         let queryID = frame.header.instanceID
         guard let query = try? PresignatureQueryPayload(bytes: frame.body) else {
@@ -19,7 +19,11 @@ extension NodeStepRunner {
             let holdings = try await onStoreQueueAny { [store] in
                 if let principal {
                     guard principal.allows(KeyAuthorization.scopeName(.preSignFinal)) else { throw SetupRejection(.forbidden) }
-                    try KeyAuthorization.checkOwner(try store.ownership(keyId: keyId), principal: principal)
+                    // Security review 2, finding 9: another subject's key answers like a key this node does not
+                    // hold (every id `unknown`), not FORBIDDEN; its rows are not read.
+                    guard (try? KeyAuthorization.checkOwner(try store.ownership(keyId: keyId), principal: principal)) != nil else {
+                        return ids.map { _ in PresignatureHolding.unknown }
+                    }
                 }
                 return try store.presignatureHoldings(keyId: keyId, ids: ids)
             }

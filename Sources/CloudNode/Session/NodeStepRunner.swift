@@ -137,8 +137,8 @@ package final class NodeStepRunner: Sendable {
     /// transport). With one, the route's operation must be in its scopes, the device binding must hold
     /// and, on an existing key, its subject must be the key's owner (FORBIDDEN otherwise, session.md §9.1–9.3);
     /// keygen and import record the subject as the owner in the commit transaction.
-    /// `clientAddress`: the app's address as the server's limits count it; trio's A forwards it to B in
-    /// LINK_OPEN (B counts a shared subject per address, second review finding 5).
+    /// `clientAddress`: the app's address as the session.md §9.5 limits count it (nil: not known); trio's A forwards
+    /// it to B in LINK_OPEN (B counts a shared subject per address, second review finding 5).
     package func run(connection: some NodeStepConnection, route: NodeStepRoute, token: [UInt8]? = nil,
                      principal: Principal? = nil, clientAddress: String? = nil) async -> NodeStepReport {
         guard party.servesApps else {
@@ -157,7 +157,8 @@ package final class NodeStepRunner: Sendable {
                                         token: .accepted, now: now)
         let step: AdmittedStep
         do throws(StepEnded) {
-            let validated = try await validate(first, context: context, principal: principal, connection: connection)
+            let validated = try await validate(first, context: context, principal: principal, address: clientAddress,
+                                               connection: connection)
             step = try await admit(validated, principal: principal, now: now, connection: connection)
         } catch {
             return error.report
@@ -188,17 +189,31 @@ package final class NodeStepRunner: Sendable {
                                cloudKey: party.trustedKey.bytes, groupID: party.groupID, now: now)
     }
 
-    /// session.md §4.3 steps 1–8 with the in-memory replay window. A refusal is counted (session.md §9.5) and answered with REJECT.
-    func validate(_ message: [UInt8], context: SetupValidationContext, principal: Principal?,
+    /// ``validateSetup(_:context:principal:address:)``, with a refusal answered with REJECT.
+    func validate(_ message: [UInt8], context: SetupValidationContext, principal: Principal?, address: String? = nil,
                   connection: some NodeStepConnection) async throws(StepEnded) -> (setup: ValidatedSetup, rest: [Frame]) {
+        do {
+            return try await validateSetup(message, context: context, principal: principal, address: address)
+        } catch {
+            throw StepEnded(report: await reject(error, instanceID: RejectedSetup.instanceID(of: message),
+                                                 setupHash: RejectedSetup.setupHash(of: message), connection: connection))
+        }
+    }
+
+    /// The one SETUP validation of every request kind — WebSocket steps at every node and the duo export POST
+    /// (security review 2, finding 6): the session.md §9.5 limits checked before the signature is verified (a
+    /// limited (principal, device key), principal or address is RATE_LIMITED, valid signature or not, with no
+    /// write), then session.md §4.3 steps 1–8 with the in-memory replay window; a refusal is counted (session.md §9.5).
+    func validateSetup(_ message: [UInt8], context: SetupValidationContext, principal: Principal?,
+                       address: String?) async throws(SetupRejection) -> (setup: ValidatedSetup, rest: [Frame]) {
+        try await rateLimiter?.checkBeforeVerifying(message, principal: principal, address: address)
         do {
             return try replay.withLock { (window: inout ReplayWindow) throws(SetupRejection) in
                 try SetupValidator.validate(message: message, context: context, replay: &window)
             }
         } catch {
-            await rateLimiter?.noteRejected(error, setupMessage: message, principal: principal?.rateLimitKey ?? "")
-            throw StepEnded(report: await reject(error, instanceID: RejectedSetup.instanceID(of: message),
-                                                 setupHash: RejectedSetup.setupHash(of: message), connection: connection))
+            await rateLimiter?.noteRejected(error, setupMessage: message, principal: principal, address: address)
+            throw error
         }
     }
 

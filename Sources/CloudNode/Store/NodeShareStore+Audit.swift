@@ -2,8 +2,23 @@ import Foundation
 import SilentShardCore
 
 /// Reading the audit log. Lines are written inside the transactions they describe (refusals whose
-/// transaction rolled back get their own); they hold operation, key id, party and outcome only.
+/// transaction rolled back get their own); they hold operation, key id, party and outcome only. Lines older
+/// than the retention are deleted by the purge task (security review 2, finding 4: the log was unbounded).
 extension NodeShareStore {
+    /// How long audit lines are kept by default: 90 days (`silentshard node --audit-retention-days`).
+    package static let defaultAuditRetention: TimeInterval = 90 * 24 * 3600
+
+    /// Deletes audit lines older than `retention` seconds (at the store's clock); returns how many. A
+    /// retention of 0 or less keeps everything.
+    @discardableResult
+    package func purgeAuditLog(olderThan retention: TimeInterval) throws(NodeStoreError) -> Int {
+        guard retention > 0 else { return 0 }
+        let cutoff = now - Int64(min(retention, 1e15).rounded(.down))
+        return try transaction { db throws(NodeStoreError) -> Int in
+            try db.run("DELETE FROM audit_log WHERE at < ?", [.integer(cutoff)])
+        }
+    }
+
     /// Audit lines, oldest first; only those of `keyId` when given; at most `limit`.
     package func auditLog(keyId: String? = nil, limit: Int = 1000) throws(NodeStoreError) -> [AuditEntry] {
         let id = try keyId.map { (keyId) throws(NodeStoreError) in try Self.canonicalKeyId(keyId) }

@@ -123,6 +123,8 @@ extension NodeShareStore {
                 auditSeparately("presign final", keyId: keyIdForAudit, party: nil, outcome: "refused by finish")
                 throw finishError
             }
+            // No line for an id with neither row nor record: nothing was touched (security review 2, finding 4).
+            if case .presignatureNotFound = error { throw error }
             auditSeparately("presign final", keyId: keyIdForAudit, party: nil, outcome: "refused: \(error)")
             throw error
         }
@@ -146,8 +148,10 @@ extension NodeShareStore {
     }
 
     /// Runs `purgeExpired` every `interval` on its own thread until the returned task is cancelled (the
-    /// node's garbage collection of expired presignatures and finish records past retention).
-    package func startPurging(every interval: Duration, log: @escaping @Sendable (String) -> Void = { _ in }) -> Task<Void, Never> {
+    /// node's garbage collection of expired presignatures and finish records past retention), and deletes
+    /// audit lines older than `auditRetention` seconds (0: kept forever).
+    package func startPurging(every interval: Duration, auditRetention: TimeInterval = NodeShareStore.defaultAuditRetention,
+                              log: @escaping @Sendable (String) -> Void = { _ in }) -> Task<Void, Never> {
         let queue = NodeStoreQueues(label: "silentshard.store.purge", width: 1)
         return Task.detached { [self] in
             while !Task.isCancelled {
@@ -155,6 +159,8 @@ extension NodeShareStore {
                 do {
                     let purged = try await queue.run { () throws(NodeStoreError) in try self.purgeExpired() }
                     if purged > 0 { log("purged \(purged) expired presignature(s)") }
+                    let lines = try await queue.run { () throws(NodeStoreError) in try self.purgeAuditLog(olderThan: auditRetention) }
+                    if lines > 0 { log("purged \(lines) audit line(s) past retention") }
                 } catch {
                     log("presignature purge failed: \(error)")
                 }

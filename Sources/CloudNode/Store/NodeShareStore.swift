@@ -63,6 +63,10 @@ package final class NodeShareStore: Sendable {
     package let retiredKeyRetention: TimeInterval
     /// The default ``retiredKeyRetention``: 90 days.
     package static let defaultRetiredKeyRetention: TimeInterval = 90 * 24 * 3600
+    /// Write transactions opened on the main connection so far, committed or not (tests of what a refusal
+    /// costs, security review 2, finding 4).
+    package var writeTransactionCount: Int { writeTransactions.withLock { $0 } }
+    private let writeTransactions = LockedValue(0)
 
     /// Opens or creates the SQLite store at `path` (file mode 0600). Throws `wrongMasterKey` when the
     /// database was created under another master key.
@@ -142,7 +146,8 @@ package final class NodeShareStore: Sendable {
     /// outside the database.
     func transaction<T>(retryable: Bool = true,
                         _ body: (any StoreSQL) throws(NodeStoreError) -> T) throws(NodeStoreError) -> T {
-        try database.transaction(retryable: retryable, body)
+        writeTransactions.withLock { $0 += 1 }
+        return try database.transaction(retryable: retryable, body)
     }
 
     /// Runs reads on this instance's connection.

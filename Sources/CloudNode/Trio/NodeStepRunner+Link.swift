@@ -62,7 +62,10 @@ extension NodeStepRunner {
                 // The link names the presignature it is for (LINK_OPEN instance_id = presig_id).
                 response = rejectFrame(SetupRejection(.unexpected), instanceID: opened.instanceID, setupHash: nil).encoded()
             } else if case (.accepted, let principal) = await tokenCheck(opened.payload.token) {
-                response = await preSignFinalLocally(message, principal: principal)
+                // Counted and limited at B too (session.md §9.5; no address: A counts the client's).
+                response = await countingRefusals(instanceID: opened.instanceID, principal: principal, address: nil) {
+                    await preSignFinalLocally(message, principal: principal)
+                }
             } else {
                 response = rejectFrame(SetupRejection(opened.payload.token == nil ? .authRequired : .authInvalid), instanceID: opened.instanceID, setupHash: nil).encoded()
             }
