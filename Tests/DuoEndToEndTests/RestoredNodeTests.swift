@@ -1,4 +1,4 @@
-import CloudNode
+@testable import CloudNode
 import Foundation
 import MPCCrypto
 import SilentShardCore
@@ -100,5 +100,162 @@ struct RestoredNodeTests {
         #expect(Set(rs).count == rs.count, "two signatures share r: \(rs.map { Hex.encode([UInt8]($0)) })")
         #expect(try node.store.presignatureCount(keyId: keyshare.keyId) == 0)
         await node.server.stop()
+    }
+
+    /// The app's stored records (key id → record), to show nothing changed.
+    static func snapshot(_ storage: InMemoryStorageClient) async throws -> [String: KeyshareRecord] {
+        var records: [String: KeyshareRecord] = [:]
+        for id in storage.keyIds() { records[id] = try await storage.read(keyId: id) }
+        return records
+    }
+
+    /// Runs `body` and returns its error (nil when it returned).
+    static func failure(_ body: () async throws -> Void) async -> (any Error)? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func finding1_nodeBehindAppGenerationIsTypedAndKeepsAppShare() async throws {
+        let directory = try Self.directory()
+        let path = directory + "/node.sqlite", backup = directory + "/backup.sqlite"
+        let key = Ed25519.SigningKey(), masterKey = NodeMasterKey.random()
+        let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
+        func session(_ node: DuoOverWebSocketTests.Node) -> DuoSession {
+            SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: Hex.encode(key.verifyingKey.bytes),
+                                           websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)"),
+                                           storageClient: storage)
+        }
+        var node = try DuoOverWebSocketTests.startNode(key: key, databasePath: path, masterKey: masterKey)
+        let original = try await session(node).keygen()
+        await node.server.stop()
+        try Self.copyDatabase(from: path, to: backup)  // the node's backup holds generation 1
+        node = try DuoOverWebSocketTests.startNode(key: key, databasePath: path, masterKey: masterKey)
+        let refreshed = try await session(node).keyRefresh(keyshare: original)  // app and node at generation 2
+        // A keyshare really behind (the node decided its generation) is still STALE_GENERATION.
+        let stale = await Self.failure {
+            _ = try await session(node).signature(keyshare: original, message: Data(SHA256.hash(Array("old".utf8))))
+        }
+        #expect(stale as? SilentShardError == .staleKeyshare, "\(String(describing: stale))")
+        await node.server.stop()
+
+        try Self.copyDatabase(from: backup, to: path)  // the operator restores the older backup
+        node = try DuoOverWebSocketTests.startNode(key: key, databasePath: path, masterKey: masterKey)
+        let before = try await Self.snapshot(storage)
+        let hash = Data(SHA256.hash(Array("after the restore".utf8)))
+        let signing = await Self.failure { _ = try await session(node).signature(keyshare: refreshed, message: hash) }
+        #expect(signing as? SilentShardError == .nodeBehind(keyId: nil), "\(String(describing: signing))")
+        let reconciling = await Self.failure { _ = try await session(node).reconcileKeyshare(keyId: refreshed.keyId) }
+        #expect(reconciling as? SilentShardError == .nodeBehind(keyId: nil), "\(String(describing: reconciling))")
+        // The dangerous path: restoring the app's own older backup must not replace its newer share.
+        let restoring = await Self.failure { _ = try await session(node).restoreBackup(original) }
+        #expect(restoring as? SilentShardError == .nodeBehind(keyId: nil), "\(String(describing: restoring))")
+        #expect(try await Self.snapshot(storage) == before, "the app's stored share changed")
+        await node.server.stop()
+    }
+
+    // MARK: PostgreSQL: pg_dump / pg_restore
+
+    /// Runs a PostgreSQL client tool of the newest installed server (`/usr/lib/postgresql/*/bin`); the test
+    /// is cancelled when there is none.
+    static func postgresTool(_ name: String, _ arguments: [String]) throws {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        guard let version = versions.sorted(by: { $0.compare($1, options: .numeric) == .orderedAscending }).last,
+              FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/\(name)")
+        else { try Test.cancel("no \(name) under /usr/lib/postgresql/*/bin") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin/\(name)")
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw NodeStoreError.io(operation: "\(name): \(String(decoding: message, as: UTF8.self))", errno: 0)
+        }
+    }
+
+    /// `url` (libpq URL form) naming database `name` instead.
+    static func url(_ url: String, database name: String) -> String {
+        let query = url.firstIndex(of: "?").map { String(url[$0...]) } ?? ""
+        let base = url.firstIndex(of: "?").map { String(url[..<$0]) } ?? url
+        guard let slash = base.lastIndex(of: "/") else { return url }
+        return base[...slash] + name + query
+    }
+
+    enum PostgresRestore: String, CaseIterable, CustomStringConvertible {
+        /// `pg_restore` into a newly created database.
+        case newDatabase
+        /// `pg_restore --clean` into the same database (the tables are dropped and created again).
+        case cleanSameDatabase
+
+        var description: String { rawValue }
+    }
+
+    @Test(arguments: PostgresRestore.allCases)
+    func finding1_restoredPostgresNodeRefusesSecondFinish(restore: PostgresRestore) async throws {
+        guard let server = DuoOnPostgresTests.url else {
+            try Test.cancel("SILENTSHARD_TEST_POSTGRES_URL is unset: PostgreSQL e2e skipped (scripts/test starts a server)")
+        }
+        let schema = "restore_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try PostgresConnection(conninfo: server).execute("CREATE SCHEMA \(schema)")
+        func selecting(_ url: String) -> String { url + (url.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(schema)" }
+        let database = selecting(server)
+        let dump = try Self.directory() + "/node.dump"
+        let key = Ed25519.SigningKey(), masterKey = NodeMasterKey.random()
+        let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
+        func session(_ node: NodeServer, _ storage: InMemoryStorageClient) -> DuoSession {
+            SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: Hex.encode(key.verifyingKey.bytes),
+                                           websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.port)"),
+                                           storageClient: storage)
+        }
+
+        var (node, _) = try DuoOnPostgresTests.startNode(key: key, database: database, masterKey: masterKey)
+        let keyshare = try await session(node, storage).keygen()
+        let presignature = try await session(node, storage).preSignature(keyshare: keyshare)
+        let stolen = try await Self.clone(storage)
+        await node.stop()
+        try Self.postgresTool("pg_dump", ["--format=custom", "--schema=\(schema)", "--file=\(dump)", server])
+
+        (node, _) = try DuoOnPostgresTests.startNode(key: key, database: database, masterKey: masterKey)
+        let first = Data(SHA256.hash(Array("pay alice 1 BTC".utf8)))
+        let signature1 = try await session(node, storage).preSignatureFinal(preSignature: presignature, message: first)
+        #expect(signature1.isValid(for: first, publicKey: keyshare.publicKey))
+        await node.stop()
+
+        let restored: String
+        switch restore {
+        case .newDatabase:
+            let name = "db_" + schema
+            try PostgresConnection(conninfo: server).execute("CREATE DATABASE \(name)")
+            try Self.postgresTool("pg_restore", ["--dbname=\(Self.url(server, database: name))", dump])
+            restored = selecting(Self.url(server, database: name))
+        case .cleanSameDatabase:
+            try Self.postgresTool("pg_restore", ["--clean", "--if-exists", "--dbname=\(server)", dump])
+            restored = database
+        }
+        let (restoredNode, restoredStore) = try DuoOnPostgresTests.startNode(key: key, database: restored, masterKey: masterKey)
+        let second = Data(SHA256.hash(Array("pay mallory 1 BTC".utf8)))
+        var signatures = [signature1]
+        var refusal: (any Error)?
+        do {
+            signatures += try await Self.finishEach(session(restoredNode, stolen), keyshare: keyshare, expected: presignature.id,
+                                                    message: second)
+        } catch {
+            refusal = error
+        }
+        #expect(signatures.count == 1, "the restored node finished a consumed presignature a second time")
+        #expect(refusal as? SilentShardError == .presignatureNotFound, "refused as gone: \(String(describing: refusal))")
+        let rs = signatures.map { $0.rawRepresentation.prefix(32) }
+        #expect(Set(rs).count == rs.count, "two signatures share r")
+        let fences = try restoredStore.storeFences()
+        #expect(fences.count == 1 && fences.first?.presignaturesDeleted == 1)
+        #expect(fences.first?.reason.contains(restore == .newDatabase ? "database OID" : "presignatures table OID") == true)
+        await restoredNode.stop()
     }
 }

@@ -108,7 +108,9 @@ package struct DuoExportPostHandler: PostHandler {
         guard let share = state.share, share.kind == expectedKind else { throw SetupRejection(.keyNotFound) }
         guard let blob = try? NodeShareBlob(bytes: share.bytes) else { throw SetupRejection(.internalError) }
         guard blob.deviceIdentity == deviceIdentity else { throw SetupRejection(.deviceNotRegistered) }
-        guard share.gen == gen.bytes else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        guard share.gen == gen.bytes else {
+            throw await runner.generationMismatch(keyId: keyID, appGen: gen.bytes, current: share.gen, prepared: nil)
+        }
 
         let instanceID = setup.instanceID, setupHash = setup.setupHash, algorithm = setup.algorithm
         let message: [UInt8]
