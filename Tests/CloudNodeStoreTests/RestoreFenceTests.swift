@@ -146,6 +146,11 @@ struct RestoreFenceTests {
         #expect(lines.all.isEmpty)
         #expect(FileManager.default.fileExists(atPath: empty + "-witness"))
 
+        // A new database where an old one was: the old witness names another instance, nothing to fence.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: empty + suffix) }
+        _ = try storeWithCommittedKey(path: empty, masterKey: masterKey)
+        #expect(lines.all.isEmpty)
+
         let used = scratchPath()
         try storeWithCommittedKey(path: used, masterKey: masterKey).storePresignature(presignature(1))
         try FileManager.default.removeItem(atPath: used + "-witness")

@@ -254,15 +254,22 @@ extension NodeShareStore {
             case (_, .unreadable):
                 mismatch = "the witness file \(witness.path) is unreadable"
             case (.some, .missing):
-                if try db.first("SELECT 1 FROM presignatures UNION ALL SELECT 1 FROM finish_records LIMIT 1", []) != nil {
-                    mismatch = "the witness file \(witness.path) is missing for a database holding presignature state"
-                }
+                mismatch = "the witness file \(witness.path) is missing for a database holding presignature state"
             case (.some(let instance), .present(let found)):
                 if found.instance != instance {
                     mismatch = "the database is store instance \(Hex.encode(instance)), its witness names \(Self.describe(found))"
                 } else if counter < found.counter {
                     mismatch = "the database's counter \(counter) is behind its witness's \(found.counter)"
                 }
+            }
+            // A database without presignature state has nothing to reuse (a new database where an old one
+            // was, say): it takes a new instance silently.
+            let hasState = try db.first("SELECT 1 FROM presignatures UNION ALL SELECT 1 FROM finish_records LIMIT 1", []) != nil
+            if mismatch != nil, !hasState {
+                let content = StoreWitness.Content(instance: SecureRandom.bytes(count: 16), counter: 1)
+                try setMeta(db, "store_instance", .blob(content.instance))
+                try setMeta(db, "witness_counter", .integer(content.counter))
+                return (content, nil)
             }
             if let mismatch {
                 let before = try sqliteIdentity(db) + witnessDescription(state)
