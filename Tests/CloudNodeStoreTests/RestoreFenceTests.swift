@@ -113,6 +113,24 @@ struct RestoreFenceTests {
         #expect(lines.all.count == 1)
     }
 
+    @Test("finding 1: a SQLite database that goes back under a running store is refused, then fenced")
+    func finding1_sqliteDatabaseGoesBackUnderRunningStore() throws {
+        let location = try scratchLocation(.sqlite), lines = Lines(), masterKey = NodeMasterKey.random()
+        _ = try storeWithCommittedKey(location, masterKey: masterKey)
+        let store = try NodeShareStore(location: location, masterKey: masterKey, restoreLog: lines.log)
+        for id in [UInt8(1), 2, 3] { try store.storePresignature(presignature(id)) }
+        #expect(try consume(store, 1) == .finished(response: [1]))
+        // What a restore in place does to the counter (the rows it brings back are here already).
+        try rawExecute(location, sqlite: "UPDATE meta SET value = 1 WHERE name = 'witness_counter'", postgres: "")
+        #expect(nodeError { try consume(store, 2) } == .presignatureNotFound)
+        #expect(lines.all.count == 1)
+        #expect(nodeError { try consume(store, 3) } == .presignatureNotFound)  // fenced first
+        #expect(try store.storeFences().first?.reason.contains("went back") == true)
+        #expect(try store.presignatureCount(keyId: keyA) == 0)
+        try store.storePresignature(presignature(4))
+        #expect(try consume(store, 4) == .finished(response: [4]))
+    }
+
     @Test("finding 1: a witness behind the database (a lost or raced write) is harmless; one ahead fences")
     func finding1_witnessBehindIsHarmlessAheadFences() throws {
         let path = scratchPath(), masterKey = NodeMasterKey.random(), lines = Lines()

@@ -22,6 +22,8 @@ final class RestoreGuard: @unchecked Sendable {
     private var checkedReconnections = 0
     private var identityCheckDue = false
     private var warnedUnreadable = false
+    private var lastWitness: StoreWitness.Content?
+    private var fenceDue: String?
     /// SQLite: the witness file beside the database.
     let witness: StoreWitness?
     /// Where detected restores and fences are logged.
@@ -53,6 +55,27 @@ final class RestoreGuard: @unchecked Sendable {
 
     func isIdentityCheckDue(reconnections: Int) -> Bool {
         locked { identityCheckDue || reconnections != checkedReconnections }
+    }
+
+    /// SQLite: the newest witness content this instance committed (at open, in consuming transactions).
+    var lastCommittedWitness: StoreWitness.Content? { locked { lastWitness } }
+
+    func committed(_ content: StoreWitness.Content) {
+        locked {
+            if lastWitness?.instance != content.instance || (lastWitness?.counter ?? .min) < content.counter {
+                lastWitness = content
+            }
+        }
+    }
+
+    /// A fence the next consuming call runs first (SQLite: the database went back under this instance).
+    func scheduleFence(_ reason: String) { locked { fenceDue = reason } }
+
+    func takeScheduledFence() -> String? {
+        locked {
+            defer { fenceDue = nil }
+            return fenceDue
+        }
     }
 
     /// True the first time only: an unreadable identity field is logged once per store instance.
@@ -106,7 +129,7 @@ extension NodeShareStore {
                 return (try recordFence(db, reason: reason, identityBefore: before, identityAfter: Self.describe(content)), content)
             }
         }
-        if let witnessContent { restoreGuard.witness?.write(witnessContent) }
+        if let witnessContent { witnessCommitted(witnessContent) }
         restoreGuard.checked(tableOID: tableOID, reconnections: reconnectionsBefore)
         return fence
     }
@@ -147,6 +170,7 @@ extension NodeShareStore {
     /// Before a consuming transaction (PostgreSQL): the identity check again when the pool reconnected
     /// since the last one, or a consuming transaction saw another `presignatures` table.
     func checkRestoreIfDue() throws(NodeStoreError) {
+        if let reason = restoreGuard.takeScheduledFence() { logFence(try restoreFence(reason: reason)) }
         guard database.dialect == .postgres, restoreGuard.isIdentityCheckDue(reconnections: reconnections) else { return }
         try checkPostgresIdentity(when: "while serving")
     }
@@ -193,13 +217,24 @@ extension NodeShareStore {
                   let counter = try db.first(
                       "UPDATE meta SET value = value + 1 WHERE name = 'witness_counter' RETURNING value", [])?.integer(0)
             else { return nil }
+            // The database went back under this running instance (a file restored in place): refused, and
+            // the next call fences first.
+            if let last = restoreGuard.lastCommittedWitness, last.instance == instance, counter <= last.counter {
+                restoreGuard.scheduleFence("restore detected while serving: the database's counter went back "
+                                           + "from \(last.counter) to \(counter - 1)")
+                restoreGuard.log("SECURITY: the database went back under this node (restored while running?): "
+                                 + "presignature refused; the store fences before the next one")
+                throw .presignatureNotFound
+            }
             return StoreWitness.Content(instance: instance, counter: counter)
         }
     }
 
     /// After `consumePresignature` committed (SQLite): the witness catches up with the database.
     func witnessCommitted(_ content: StoreWitness.Content?) {
-        if let content { restoreGuard.witness?.write(content) }
+        guard let content else { return }
+        restoreGuard.committed(content)
+        restoreGuard.witness?.write(content)
     }
 
     private var reconnections: Int { (database as? PostgresStoreDatabase)?.reconnections ?? 0 }
@@ -284,7 +319,7 @@ extension NodeShareStore {
             try setMeta(db, "witness_counter", .integer(content.counter))
             return (content, nil)
         }
-        witness.write(content)
+        witnessCommitted(content)
         if let fence { logFence(fence) }
     }
 
