@@ -242,6 +242,42 @@ struct RestoreFenceTests {
         #expect(PostgresStoreIdentity("not an identity") == nil)
     }
 
+    @Test("finding 1: PostgreSQL: a role that may not read pg_control_* is told once and compared on the OIDs")
+    func finding1_postgresUnreadableControlFunctions() throws {
+        guard let base = postgresTestURL else { try Test.cancel(Comment(rawValue: postgresSkipReason)) }
+        guard base.contains("postgres@") else { try Test.cancel("the test URL names no postgres@ user to swap") }
+        let role = "r_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let admin = try PostgresConnection(conninfo: base)
+        try admin.execute("""
+            CREATE ROLE \(role) LOGIN; CREATE SCHEMA \(role) AUTHORIZATION \(role);
+            REVOKE EXECUTE ON FUNCTION pg_control_system() FROM PUBLIC;
+            REVOKE EXECUTE ON FUNCTION pg_control_checkpoint() FROM PUBLIC;
+            """)
+        defer {
+            try? admin.execute("""
+                GRANT EXECUTE ON FUNCTION pg_control_system() TO PUBLIC;
+                GRANT EXECUTE ON FUNCTION pg_control_checkpoint() TO PUBLIC;
+                """)
+        }
+        let url = base.replacingOccurrences(of: "postgres@", with: "\(role)@")
+            + (base.contains("?") ? "&" : "?") + "options=-csearch_path%3D\(role)"
+        let lines = Lines(), masterKey = NodeMasterKey.random()
+        let store = try storeWithCommittedKey(.postgres(url: url), masterKey: masterKey)
+        _ = store
+        let watched = try NodeShareStore(location: .postgres(url: url), masterKey: masterKey, restoreLog: lines.log)
+        #expect(lines.all.count == 1 && lines.all.first?.contains("cannot read pg_control_system()") == true)
+        try watched.storePresignature(presignature(1))
+        #expect(try consume(watched, 1) == .finished(response: [1]))
+        #expect(try watched.storeFences().isEmpty)
+        try admin.execute("""
+            GRANT EXECUTE ON FUNCTION pg_control_system() TO PUBLIC;
+            GRANT EXECUTE ON FUNCTION pg_control_checkpoint() TO PUBLIC;
+            """)
+        // Readable again: the fields are recorded, nothing fenced.
+        let reopened = try NodeShareStore(location: .postgres(url: url), masterKey: masterKey, restoreLog: lines.log)
+        #expect(try reopened.storeFences().isEmpty && lines.all.count == 1)
+    }
+
     @Test("finding 1: PostgreSQL: a changed recorded identity fences at open, naming the change")
     func finding1_postgresIdentityChangeFencesAtOpen() throws {
         let location = try scratchLocation(.postgres), masterKey = NodeMasterKey.random(), lines = Lines()
