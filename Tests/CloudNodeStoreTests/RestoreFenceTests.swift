@@ -47,6 +47,23 @@ struct RestoreFenceTests {
         #expect(try consume(store, 3) == .finished(response: [3]))
     }
 
+    @Test("migration 6: a database at version 5 gains the epoch; its existing presignatures stay usable",
+          arguments: StoreBackend.allCases)
+    func migrationSixKeepsExistingPresignatures(_ backend: StoreBackend) throws {
+        let location = try scratchLocation(backend), masterKey = NodeMasterKey.random(), lines = Lines()
+        try storeWithCommittedKey(location, masterKey: masterKey).storePresignature(presignature(1))
+        let undo = """
+            ALTER TABLE presignatures DROP COLUMN epoch; DROP TABLE store_fences;
+            DELETE FROM meta WHERE name = 'presign_epoch'; DELETE FROM schema_migrations WHERE version = 6
+            """
+        try rawExecute(location, sqlite: undo, postgres: undo)
+        let reopened = try NodeShareStore(location: location, masterKey: masterKey, restoreLog: lines.log)
+        #expect(try reopened.presignatureEpoch().count == 16)
+        #expect(try consume(reopened, 1) == .finished(response: [1]))
+        #expect(lines.all.isEmpty)
+        #expect(try reopened.storeFences().isEmpty)
+    }
+
     @Test("finding 1: a row of an older epoch (stored while a fence ran) is refused and stays unusable",
           arguments: StoreBackend.allCases)
     func finding1_olderEpochRowIsRefused(_ backend: StoreBackend) throws {
