@@ -53,6 +53,10 @@ enum NodeCommand {
           re-seals every share under the key in NEWPATH (created, 0600, if missing) in one transaction,
           then exits; stop the node (every process of the cluster) first, restart it with
           --master-key NEWPATH, destroy the old key.
+
+        usage: silentshard node restore-fence --database PATH|URL --master-key PATH [--reason TEXT]
+          after restoring the database from a backup: invalidates every presignature stored before
+          (docs/node-server.md "Backup and restore"); stop every node process of the role first
         """
 
     struct Failure: Error, CustomStringConvertible {
@@ -62,6 +66,7 @@ enum NodeCommand {
 
     /// Parses flags (falling back to the environment), starts the server, waits for a signal.
     static func main(_ arguments: [String]) async -> Int32 {
+        if arguments.first == "restore-fence" { return RestoreFenceCommand.main(Array(arguments.dropFirst())) }
         do {
             let options = try parse(arguments, environment: ProcessInfo.processInfo.environment)
             if options["help"] != nil {

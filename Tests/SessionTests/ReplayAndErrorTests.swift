@@ -76,10 +76,12 @@ struct ReplayAndErrorTests {
     }
 
     @Test func wireCodes() {
-        // Session version 1's 43 codes and KEY_RETIRED (spec proposal P7).
-        #expect(WireCode.known.count == 44)
-        #expect(Set(WireCode.known.values).count == 44)
+        // Session version 1's 43 codes, KEY_RETIRED (spec proposal P7) and NODE_BEHIND (second review finding 1).
+        #expect(WireCode.known.count == 45)
+        #expect(Set(WireCode.known.values).count == 45)
         #expect(WireCode.keyRetired.name == "KEY_RETIRED" && WireCode.keyRetired.retry == .no)
+        #expect(WireCode.nodeBehind.name == "NODE_BEHIND" && WireCode.nodeBehind.retry == .no)
+        #expect(SilentShardError(SessionError.reported(.nodeBehind, by: 1, blamed: nil, authenticated: true)) == .nodeBehind(keyId: nil))
         // Its detail: parent key id and path, strictly decoded; the path shown as text.
         let detail = KeyRetiredDetail(parentKeyID: KeyID(checked: [UInt8](repeating: 7, count: 32)),
                                       path: DerivationPathBytes(indices: [0x8000_002C, 0x8000_003C, 0, 5]).encoded)

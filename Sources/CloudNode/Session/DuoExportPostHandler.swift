@@ -144,7 +144,9 @@ package struct DuoExportPostHandler: PostHandler {
             throw ExportRefusal(.storageFailure, audited: true)
         }
         guard share.gen == gen.bytes else {
-            throw ExportRefusal(SetupRejection(.staleGeneration, detail: share.gen), audited: true)
+            // A gen this node never decided is NODE_BEHIND (a restored node; second review finding 1).
+            throw ExportRefusal(await runner.generationMismatch(keyId: keyID, appGen: gen.bytes, current: share.gen, prepared: nil),
+                                audited: true)
         }
 
         let instanceID = setup.instanceID, setupHash = setup.setupHash, algorithm = setup.algorithm

@@ -162,7 +162,10 @@ extension NodeStepRunner {
             if state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
             return share
         }
-        guard share.gen == setup.payload.gen?.bytes else { throw SetupRejection(.staleGeneration, detail: share.gen) }
+        guard share.gen == setup.payload.gen?.bytes else {
+            throw await generationMismatch(keyId: keyID ?? "", appGen: setup.payload.gen?.bytes, current: share.gen,
+                                           prepared: state.status?.preparedGen)
+        }
         if setup.operation.changesShares, state.status?.preparedGen != nil { throw SetupRejection(.reconcileRequired) }
         return share
     }
@@ -205,6 +208,13 @@ extension NodeStepRunner {
             guard let share else { return nil }
             guard let gen = Generation(share.gen) else { throw SetupRejection(.internalError) }
             return gen
+        }
+        // Second review finding 1: an app current generation this node never saw means the node is behind.
+        if let current = state.current, let appGen = appState.currentGen?.bytes, appGen != current.gen,
+           case let rejection = await generationMismatch(keyId: keyID, appGen: appGen, current: current.gen,
+                                                         prepared: state.prepared?.gen),
+           rejection.code != .staleGeneration {
+            throw rejection
         }
         let prepared = try generation(state.prepared).map { ($0, state.prepared?.digest ?? [UInt8](repeating: 0, count: 32)) }
         return KeyStatus(currentGen: try generation(state.current), prepared: prepared, preparedHoldsCommit: false,

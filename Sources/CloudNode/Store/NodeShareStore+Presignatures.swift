@@ -35,8 +35,8 @@ extension NodeShareStore {
                 guard count < presignatureLimit else { throw .presignatureLimit(keyId: id) }
                 do throws(NodeStoreError) {
                     try db.run("""
-                        INSERT INTO presignatures (presig_id, key_id, gen, party, device_key, expires_at, created_at, nonce, sealed)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO presignatures (presig_id, key_id, gen, party, device_key, expires_at, created_at, nonce, sealed, epoch)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT value FROM meta WHERE name = 'presign_epoch'))
                         """, [.blob(presignature.id), .text(id), .blob(presignature.gen), .integer(Int64(presignature.party)),
                               .blob(presignature.deviceKey), .integer(expiresAt), .integer(now),
                               .blob(sealed.nonce), .blob(sealed.sealed)])
@@ -75,9 +75,13 @@ extension NodeShareStore {
         try Self.require32(requestHash, "request hash")
         var finishError: (any Error)?
         var keyIdForAudit: String?
+        var witness: StoreWitness.Content?
         do {
-            return try transaction(retryable: false) { db throws(NodeStoreError) -> PresignatureFinish in
+            try checkRestoreIfDue()
+            let finished = try transaction(retryable: false) { db throws(NodeStoreError) -> PresignatureFinish in
                 let timestamp = now
+                // Second review finding 1: a row of an older epoch (restored from a backup) is refused.
+                witness = try restoreFenceCheck(db, presignatureId: presignatureId)
                 guard let row = try takePresignature(db, presignatureId) else {
                     guard let record = try db.first(
                         "SELECT key_id, request_hash, response FROM finish_records WHERE presig_id = ?", [.blob(presignatureId)])
@@ -118,6 +122,8 @@ extension NodeShareStore {
                           party: "node \(row.presignature.party)", outcome: "consumed")
                 return .finished(response: response)
             }
+            witnessCommitted(witness)  // after the commit only: the witness is never ahead of the database
+            return finished
         } catch {
             if let finishError {
                 auditSeparately("presign final", keyId: keyIdForAudit, party: nil, outcome: "refused by finish")

@@ -67,6 +67,8 @@ package final class NodeShareStore: Sendable {
     /// costs, security review 2, finding 4).
     package var writeTransactionCount: Int { writeTransactions.withLock { $0 } }
     private let writeTransactions = LockedValue(0)
+    /// Restore detection (`NodeShareStore+RestoreFence`, second security review finding 1).
+    let restoreGuard: RestoreGuard
 
     /// Opens or creates the SQLite store at `path` (file mode 0600). Throws `wrongMasterKey` when the
     /// database was created under another master key.
@@ -81,12 +83,15 @@ package final class NodeShareStore: Sendable {
     /// Opens the store at `location`, applying missing schema migrations (creating the schema on first
     /// use). Throws `wrongMasterKey` when the database was created under another master key,
     /// `schemaTooNew` when a newer build migrated it, `postgres(sqlState: "08001", …)` when the server
-    /// cannot be reached.
+    /// cannot be reached. A database found restored (`NodeShareStore+RestoreFence`) is fenced, and
+    /// `restoreLog` (default: standard error) told.
     package init(location: NodeStoreLocation, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
                 finishRecordRetention: TimeInterval = 7 * 24 * 3600,
                 retiredKeyRetention: TimeInterval = NodeShareStore.defaultRetiredKeyRetention,
-                clock: @escaping @Sendable () -> Date = { Date() }) throws(NodeStoreError) {
+                clock: @escaping @Sendable () -> Date = { Date() },
+                restoreLog: @escaping @Sendable (String) -> Void = NodeShareStore.logToStandardError) throws(NodeStoreError) {
         self.masterKey = masterKey
+        restoreGuard = RestoreGuard(location: location, log: restoreLog)
         self.clock = clock
         self.presignatureLimit = presignatureLimit
         self.finishRecordRetention = finishRecordRetention
@@ -104,6 +109,12 @@ package final class NodeShareStore: Sendable {
             try NodeStoreMigrations.apply(db, now: now)
             try Self.checkMasterKey(db, masterKey)
         }
+        try checkRestoreAtOpen()
+    }
+
+    /// Writes a store line to standard error (the node's log).
+    package static func logToStandardError(_ line: String) {
+        FileHandle.standardError.write(Data("\(Date().ISO8601Format()) node store: \(line)\n".utf8))
     }
 
     private static func openSQLite(_ path: String) throws(NodeStoreError) -> (any StoreDatabase, any StoreDatabase) {

@@ -119,6 +119,20 @@ enum NodeStoreMigrations {
             CREATE TABLE IF NOT EXISTS rate_blocks (bucket BYTEA PRIMARY KEY, blocked_until BIGINT NOT NULL);
             CREATE INDEX IF NOT EXISTS rate_blocks_by_expiry ON rate_blocks (blocked_until);
             """),
+        // 6: the presignature epoch (second security review finding 1, NodeShareStore+RestoreFence): every
+        // presignature row carries the epoch it was stored in; a restore fence starts a new epoch, deletes
+        // the older rows and is recorded in store_fences. Rows existing now get the epoch created here.
+        Migration(version: 6, sqlite: """
+            ALTER TABLE presignatures ADD COLUMN epoch BLOB NOT NULL DEFAULT x'';
+            INSERT OR IGNORE INTO meta (name, value) VALUES ('presign_epoch', randomblob(16));
+            UPDATE presignatures SET epoch = (SELECT value FROM meta WHERE name = 'presign_epoch');
+            CREATE TABLE IF NOT EXISTS store_fences (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, reason TEXT NOT NULL, old_epoch BLOB NOT NULL, new_epoch BLOB NOT NULL, identity_before TEXT NOT NULL, identity_after TEXT NOT NULL, presignatures_deleted INTEGER NOT NULL);
+            """, postgres: """
+            ALTER TABLE presignatures ADD COLUMN IF NOT EXISTS epoch BYTEA NOT NULL DEFAULT ''::bytea;
+            INSERT INTO meta (name, value) VALUES ('presign_epoch', uuid_send(gen_random_uuid())) ON CONFLICT (name) DO NOTHING;
+            UPDATE presignatures SET epoch = (SELECT value FROM meta WHERE name = 'presign_epoch');
+            CREATE TABLE IF NOT EXISTS store_fences (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at BIGINT NOT NULL, reason TEXT NOT NULL, old_epoch BYTEA NOT NULL, new_epoch BYTEA NOT NULL, identity_before TEXT NOT NULL, identity_after TEXT NOT NULL, presignatures_deleted BIGINT NOT NULL);
+            """),
         // 7: the audit log's retention (security review 2, finding 4): the purge deletes lines by time.
         Migration(version: 7, sqlite: "CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at)",
                   postgres: "CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at)"),

@@ -96,6 +96,12 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The keyshare's generation is not the nodes' current one (STALE_GENERATION) and reconcile did not
     /// bring it up to date: use the current keyshare from storage.
     case staleKeyshare
+    /// The node is behind this app (NODE_BEHIND): it does not know the keyshare's generation at all — not
+    /// its current or prepared one, not one it ever decided — typically because its operator restored its
+    /// database from a backup older than the key's last refresh. An operator case: the app's share is
+    /// kept as it is (never discard or replace it because of this error); tell the operator (the node must
+    /// be restored to a newer backup) and retry later. `keyId` is the key's id when the SDK knows it.
+    case nodeBehind(keyId: String?)
     /// Another share-changing session holds the key's lease (KEY_BUSY); the SDK backs off and retries a
     /// few times before reporting it.
     case keyBusy
@@ -235,6 +241,7 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .keyRetired: return .keyRetired(keyId: nil, parentKeyId: nil, path: nil)
         case .keyExists: return .keyAlreadyExists
         case .staleGeneration: return .staleKeyshare
+        case .nodeBehind: return .nodeBehind(keyId: nil)
         case .keyBusy: return .keyBusy
         case .unsupportedOperation: return .unsupportedOperation
         case .policyDenied: return .policyDenied
@@ -294,6 +301,9 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
                 + (parentKeyId.map { " from parent \($0)" } ?? "") + (path.map { " along \($0)" } ?? "")
         case .keyAlreadyExists: return "key already exists"
         case .staleKeyshare: return "stale keyshare generation"
+        case .nodeBehind(let keyId):
+            return "the node is behind this app's keyshare\(keyId.map { " of key \($0)" } ?? ""): the node's operator must "
+                + "restore a newer backup; the app keeps its share"
         case .keyBusy: return "key busy"
         case .reconcileRequired(let keyId): return "reconcile required for key \(keyId)"
         case .reconcileConflict(let keyId): return "reconcile conflict for key \(keyId)"

@@ -26,6 +26,7 @@ extension SilentShardError {
         case .keyRetired: return "keyRetired"
         case .keyAlreadyExists: return "keyAlreadyExists"
         case .staleKeyshare: return "staleKeyshare"
+        case .nodeBehind: return "nodeBehind"
         case .keyBusy: return "keyBusy"
         case .reconcileRequired: return "reconcileRequired"
         case .reconcileConflict: return "reconcileConflict"

@@ -41,6 +41,10 @@ package struct WireCode: RawRepresentable, Hashable, Sendable {
     /// A hard-derived child retired by its parent's refresh or recover (spec proposal P7); detail
     /// ``KeyRetiredDetail``.
     package static let keyRetired = WireCode(rawValue: 0x030B)
+    /// The app's generation is none the node knows (not its CURRENT or PREPARED, not in its decision
+    /// log): the node is behind the app, e.g. its database was restored from a backup older than the key's
+    /// last refresh (second security review finding 1). An operator case: the app keeps its share.
+    package static let nodeBehind = WireCode(rawValue: 0x030C)
     // 0x04xx parameters and policy
     package static let invalidParameter = WireCode(rawValue: 0x0401)
     package static let unsupportedOperation = WireCode(rawValue: 0x0402)
@@ -70,7 +74,7 @@ package struct WireCode: RawRepresentable, Hashable, Sendable {
         .keyNotFound: "KEY_NOT_FOUND", .keyExists: "KEY_EXISTS", .staleGeneration: "STALE_GENERATION",
         .keyBusy: "KEY_BUSY", .reconcileRequired: "RECONCILE_REQUIRED", .presigNotFound: "PRESIG_NOT_FOUND",
         .presigConsumed: "PRESIG_CONSUMED", .presigExpired: "PRESIG_EXPIRED", .presignLimit: "PRESIGN_LIMIT",
-        .reconcileConflict: "RECONCILE_CONFLICT", .keyRetired: "KEY_RETIRED", .invalidParameter: "INVALID_PARAMETER",
+        .reconcileConflict: "RECONCILE_CONFLICT", .keyRetired: "KEY_RETIRED", .nodeBehind: "NODE_BEHIND", .invalidParameter: "INVALID_PARAMETER",
         .unsupportedOperation: "UNSUPPORTED_OPERATION", .policyDenied: "POLICY_DENIED",
         .signerUnavailable: "SIGNER_UNAVAILABLE", .abort: "ABORT", .abortAndBan: "ABORT_AND_BAN",
         .signatureFailed: "SIGNATURE_FAILED", .resultMismatch: "RESULT_MISMATCH", .rollback: "ROLLBACK",

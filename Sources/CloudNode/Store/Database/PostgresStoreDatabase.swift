@@ -28,6 +28,7 @@ final class PostgresStoreDatabase: StoreDatabase, @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
     private var opened = 0
+    private var reconnectCount = 0
     var dialect: StoreDialect { .postgres }
     private static let attempts = 5
 
@@ -82,6 +83,17 @@ final class PostgresStoreDatabase: StoreDatabase, @unchecked Sendable {
             try connection.reset()
             for setting in settings { try connection.execute(setting) }
         }
+        condition.lock()
+        reconnectCount += 1
+        condition.unlock()
+    }
+
+    /// How many lost connections were re-established: the store checks its database's identity again
+    /// after each (`NodeShareStore+RestoreFence`; the server may have been restored meanwhile).
+    var reconnections: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return reconnectCount
     }
 
     private func release(_ connection: PostgresConnection) {
