@@ -38,9 +38,13 @@ struct DKLsKnownAnswerTests {
     @Test func gadgetChallengesAndOutputs() {
         #expect(RVOLE.gadget[0].bytes == hex("7a2839a9c943bd7a9ae35d89f09997d7d42992add140fe4d33c3bb22b186d222"))
         #expect(RVOLE.gadget[511].bytes == hex("f75c383459fb543689d78fce248950265f1cf44d53b18159215b698ecddec212"))
-        let chi = SoftSpokenOT.challenges(prgId: [UInt8](repeating: 0, count: 32), matrix: [UInt8](repeating: 0, count: 28672)[...])
-        #expect(chi[0].bytes == hex("662a33f6c201fec262251e8b3bca057897d7df1ad01e951b07530e2e2d0b79ae"))
-        #expect(chi[895].bytes == hex("619deb9cfc6a1220f879b377843d6de7215a79412dece7b251b8b8892afa15b4"))
+        // v3 per-row check challenges (dkls23.md §9.3) for prg_id = 0^32, û = 0^5120; χ_0 ⊗ χ_1 checks GF(2^128)
+        // against the interop prototype (interop/test_softspoken_check.py).
+        let chi = SoftSpokenOT.challenges(prgId: [UInt8](repeating: 0, count: 32), matrix: [UInt8](repeating: 0, count: 5_120)[...])
+        #expect(chi.count == 4)
+        #expect(chi[0].bytes == hex("831d45797b511f65995af345c67503bc"))
+        #expect(chi[3].bytes == hex("8683c1ffdea4a0f34f43d9d67f8ba67b"))
+        #expect(GF128.multiply(publicFactor: chi[0], secret: chi[1]).bytes == hex("80b9b75307b76e87d2f69f8cc836c229"))
         let out = SoftSpokenOT.output(outId: [UInt8](repeating: 0, count: 32), index: 0, column: GF256(l0: 1, l1: 0, l2: 0, l3: 0))
         #expect(out.map(\.bytes) == [
             hex("f8cd1415d4e1fbc32668f7a079f8c10f215fb8cce6079b04f53ed228ba89b3ca"),

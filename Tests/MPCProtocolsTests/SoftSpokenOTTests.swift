@@ -68,7 +68,7 @@ struct SoftSpokenOTTests {
         let prgId = rng.randomBytes(count: 32)
         let choices = rng.randomBytes(count: 64)
         let (t, message) = SoftSpokenOT.receive(setup: bobSetup, prgId: prgId, choices: choices, using: &rng)
-        #expect(message.count == 7_232)
+        #expect(message.count == 9_232)
         let q = try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: message, from: 1)
         let delta = GF256(littleEndian: aliceSetup.delta)
         #expect(q.count == 512 && t.count == 512)
@@ -77,7 +77,7 @@ struct SoftSpokenOTTests {
         }
         // A flipped bit of x̃ is caught and classified as abort-and-ban; a short message is Abort(Bob).
         var tampered = message
-        tampered[7_168] ^= 1
+        tampered[5_120] ^= 1
         #expect(throws: ProtocolError.abortAndBan(party: 1, reason: .otConsistencyCheckFailed)) {
             try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: tampered, from: 1)
         }
@@ -86,27 +86,37 @@ struct SoftSpokenOTTests {
         }
     }
 
-    /// A malicious Bob whose û is inconsistent in one block (column 0's choice flipped there) and who
-    /// fixes t̃ for a guess of Δ_i passes exactly when the guess is right (and then learns Δ_i).
-    @Test func cheatingReceiverPassesExactlyWhenItsGuessIsRight() throws {
+    /// A malicious Bob whose û is inconsistent in one or several blocks (column 0's choice flipped
+    /// there) and who fixes t̃ for a guess of each such Δ_i passes exactly when every guess is right (and
+    /// then learns those Δ_i): the per-row check asks one bit of Δ per deviated row.
+    @Test func cheatingReceiverPassesExactlyWhenEveryGuessIsRight() throws {
         var rng = DeterministicRandom(seed: 42)
         var outcomes: Set<String> = []
-        for trial in 0..<12 {
+        for trial in 0..<16 {
             let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng)
             let prgId = rng.randomBytes(count: 32)
-            let block = Int(rng.next() % 64)
-            let actual = UInt8((0..<4).reduce(UInt64(0)) { $0 | Bits.bit(aliceSetup.delta, 4 * block + $1) << UInt64($1) })
-            // Half the trials guess right (a cheater who knew Δ_i), half guess a wrong value.
-            let guess = trial % 2 == 0 ? actual : (actual ^ UInt8(1 + rng.next() % 15))
+            // 1 to 4 cheated blocks (trial 15: all 64).
+            let blockCount = trial == 15 ? 64 : 1 + trial % 4
+            var blocks: Set<Int> = []
+            while blocks.count < blockCount { blocks.insert(Int(rng.next() % 64)) }
+            func actual(_ block: Int) -> UInt8 {
+                UInt8((0..<4).reduce(UInt64(0)) { $0 | Bits.bit(aliceSetup.delta, 4 * block + $1) << UInt64($1) })
+            }
+            var guesses: [Int: UInt8] = [:]
+            for block in blocks { guesses[block] = actual(block) }
+            // Half the trials guess every block right (a cheater who knew them); the others miss one bit
+            // of one block only.
+            let right = trial % 2 == 0
+            if !right, let missed = blocks.min() { guesses[missed]! ^= UInt8(1) << UInt8(rng.next() % 4) }
             let (_, message) = SoftSpokenOT.receive(setup: bobSetup, prgId: prgId, choices: rng.randomBytes(count: 64),
-                                                    using: &rng, cheat: SoftSpokenOT.Cheat(block: block, guess: guess))
+                                                    using: &rng, cheat: SoftSpokenOT.Cheat(guesses: guesses))
             let result = Result { () throws(ProtocolError) in try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: message, from: 1) }
-            switch (result, guess == actual) {
+            switch (result, right) {
             case (.failure(let error), false):
                 #expect(error == .abortAndBan(party: 1, reason: .otConsistencyCheckFailed))
                 outcomes.insert("caught")
             case (.success, true): outcomes.insert("passed")
-            default: Issue.record("outcome does not follow the guess of Δ_\(block)")
+            default: Issue.record("outcome does not follow the guesses of Δ_i for blocks \(blocks.sorted())")
             }
         }
         #expect(outcomes == ["caught", "passed"])
@@ -155,7 +165,7 @@ struct SoftSpokenOTTests {
     }
 
     /// One batch from fixed seeds (dkls23.md Appendix A): roots_i = H("kat"; "ss-root" ‖ u8(i)),
-    /// prg_id = 0^32, x = 0xA5 × 112; Alice's setup from Δ = H("kat"; "ss-delta") and base-OT keys
+    /// prg_id = 0^32, x = 0xA5 × 80; Alice's setup from Δ = H("kat"; "ss-delta") and base-OT keys
     /// K_{b,c} = H("kat"; "ss-key" ‖ u32(b) ‖ u8(c)).
     @Test func batchKnownAnswers() throws {
         let bob = SoftSpokenOT.ReceiverSetup(roots: (0..<64).map { Self.key("ss-root", [UInt8($0)]) })
@@ -167,9 +177,10 @@ struct SoftSpokenOTTests {
         #expect(SHA256.hash(corrections) == hex("db50dd4f60886a668ccf112aff052c34f8690045c9b59aed6643f09112b248f3"))
         let alice = try SoftSpokenOT.SenderSetup(delta: delta, corrections: corrections, chosenKeys: chosen, from: 1)
         let prgId = [UInt8](repeating: 0, count: 32)
-        let extended = [UInt8](repeating: 0xA5, count: 112)
+        let extended = [UInt8](repeating: 0xA5, count: 80)
         let (t, message) = SoftSpokenOT.receive(setup: bob, prgId: prgId, extended: extended)
-        #expect(SHA256.hash(message) == hex("7fdea567eb9c841b9777b05e110b58a532019d4c49bb11d725cc761e13d7c4cd"))
+        #expect(message.count == 9_232)
+        #expect(SHA256.hash(message) == hex("bc3432cceb985765f85a746083b99c5a589a25a2b74662033d00bb295a06d1f6"))
         #expect(t[0].bytes == hex("1030e31dbb7c3af15d5e631efb687486fe66e61af1e30afe230eb79c1bb57631"))
         #expect(t[511].bytes == hex("6f276e163ddb0cd2c07ea4492a3273ee1ad18f28bcbefc46d7b9fa57752eae5e"))
         let q = try SoftSpokenOT.send(setup: alice, prgId: prgId, message: message, from: 1)
