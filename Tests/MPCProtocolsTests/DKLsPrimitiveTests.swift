@@ -165,6 +165,33 @@ struct DKLsOTTests {
         #expect(Set(encodings).count == 64)
     }
 
+    /// Issue 33: Alice's message-1 work must not depend on Δ. On one RNG stream, choices Δ and ¬Δ take the
+    /// same number of hash-to-curve tries (v2 hashed only her chosen branch, so the count followed Δ).
+    @Test func issue33_baseOTHashToCurveTriesAreTheSameForDeltaAndItsComplement() throws {
+        let popf = [UInt8](repeating: 7, count: 32)
+        var counts: [Int] = []
+        for seed: UInt64 in [3303, 3304] {
+            var probe = DeterministicRandom(seed: seed)
+            let delta = probe.randomBytes(count: 32)
+            for choices in [delta, delta.map { ~$0 }] {
+                var rng = DeterministicRandom(seed: seed + 100)
+                let (receiver, _) = try EndemicOT.Receiver.start(popfContext: popf, choices: choices, using: &rng)
+                counts.append(receiver.popfHashTries)
+            }
+        }
+        #expect(counts[0] == counts[1], "tries for Δ and ¬Δ: \(counts[0]) vs \(counts[1])")
+        #expect(counts[2] == counts[3], "tries for Δ and ¬Δ: \(counts[2]) vs \(counts[3])")
+    }
+
+    /// Issue 33: the POPF hash takes y's parity from a hash bit, so its points are uniform in G (MRR21's
+    /// Thm 14 assumes that), not only the even-y half v2's H2C produced.
+    @Test func issue33_popfHashPointsHaveBothParities() throws {
+        var rng = DeterministicRandom(seed: 3305)
+        let popf = [UInt8](repeating: 9, count: 32), other = EndemicOT.randomPointEncoding(using: &rng)
+        let prefixes = try (0..<64).map { j throws in try EndemicOT.popfHash(context: popf, index: j, branch: 0, other: other).compressed()[0] }
+        #expect(Set(prefixes) == [0x02, 0x03])
+    }
+
     @Test func endemicOTRejectsABadSenderPoint() throws {
         var rng = DeterministicRandom(seed: 25)
         let popf = rng.randomBytes(count: 32)

@@ -3,6 +3,20 @@ import MPCCrypto
 
 func hex(_ text: String) -> [UInt8] { (try? Hex.decode(text)) ?? [] }
 
+// `==` on secret OT setups exists for tests only (issue 33): the library's types are not `Equatable`, so
+// no production path can compare secrets with a variable-time `==`.
+extension SoftSpokenOT.ReceiverSetup: Equatable {
+    public static func == (a: Self, b: Self) -> Bool { a.roots == b.roots }
+}
+
+extension SoftSpokenOT.SenderSetup: Equatable {
+    public static func == (a: Self, b: Self) -> Bool { a.delta == b.delta && a.coPath == b.coPath }
+}
+
+extension DKLsKeyshare.PairwiseSetup: Equatable {
+    public static func == (a: Self, b: Self) -> Bool { a.zeroSeed == b.zeroSeed && a.receiver == b.receiver && a.sender == b.sender }
+}
+
 /// A random pair of SoftSpokenOT setups as the base OTs and the GGM layer would leave them: Bob holds
 /// fresh GGM roots and both base-OT keys per row, Alice Δ, the keys Δ selects and her punctured trees
 /// decoded from Bob's corrections (the same code path as the DKG). `tamperCorrections` (tests of a

@@ -26,7 +26,7 @@ enum SoftSpokenOT {
     static let correctionSize = blockCount * GGMTree.correctionSize
 
     /// Bob's stored setup toward one peer: one GGM root per block; `leaves[i][x]` is the cached expansion.
-    struct ReceiverSetup: Sendable, Equatable {
+    struct ReceiverSetup: Sendable {
         let roots: [[UInt8]]
         let leaves: [[[UInt8]]]
 
@@ -54,7 +54,7 @@ enum SoftSpokenOT {
 
     /// Alice's stored setup toward one peer: Δ (32 bytes, LSB-first; block i = bits k·i … k·i + k − 1)
     /// and the co-path of every punctured tree (k seeds per block, block-major); `leaves` is the cache.
-    struct SenderSetup: Sendable, Equatable {
+    struct SenderSetup: Sendable {
         let delta: [UInt8]
         let coPath: [[UInt8]]
         let leaves: [[[UInt8]]]
