@@ -96,6 +96,34 @@ def punctured_leaves(choices: list[int], correction: bytes, keys: list[bytes]) -
     return known
 
 
+def pprf_proof(roots: list[bytes]) -> bytes:
+    """s̃_i = ⊕_x g_{i,x} per tree, then t̃ = H("ote/pprf-check"; g_{0,0} ‖ … ‖ g_{63,15}), g = H("ote/pprf-leaf"; leaf)."""
+    s_tilde, everything = b"", b""
+    for root in roots:
+        leaves = leaves_of(root)
+        g = [h("ote/pprf-leaf", leaves[x]) for x in range(2 ** K)]
+        total = bytes(32)
+        for value in g:
+            total = xor(total, value)
+        s_tilde += total
+        everything += b"".join(g)
+    return s_tilde + h("ote/pprf-check", everything)
+
+
+def pprf_verify(delta: bytes, leaves: list[dict[int, bytes]], proof: bytes) -> bool:
+    """Alice: the missing g_{i,Δ_i} = s̃_i ⊕ the 15 she can compute; then t̃ over all trees."""
+    everything = b""
+    for i in range(BLOCKS):
+        d_i = sum(bit(delta, K * i + level) << level for level in range(K))
+        g = {x: h("ote/pprf-leaf", seed) for x, seed in leaves[i].items()}
+        missing = proof[32 * i: 32 * i + 32]
+        for value in g.values():
+            missing = xor(missing, value)
+        g[d_i] = missing
+        everything += b"".join(g[x] for x in range(2 ** K))
+    return h("ote/pprf-check", everything) == proof[32 * BLOCKS:]
+
+
 def row_hash(row: bytes, chi: list[int]) -> int:
     acc = int.from_bytes(row[64:80], "little")            # the mask chunk, coefficient 1
     for c in range(CHALLENGES):
@@ -180,6 +208,14 @@ def test_softspoken_batch_known_answer_and_per_row_check():
         leaves.append(punctured_leaves(choices, all_corrections[256 * i: 256 * (i + 1)], keys))
         bob_leaves = leaves_of(roots[i])
         assert all(bob_leaves[x] == seed for x, seed in leaves[i].items())
+    proof = pprf_proof(roots)
+    assert len(all_corrections) + len(proof) == 18_464
+    assert proof[:32].hex() == SWIFT_PPRF_S0 and proof[-32:].hex() == SWIFT_PPRF_T
+    assert pprf_verify(delta, leaves, proof)
+    for tampered_at in (0, 32 * 17 + 5, len(proof) - 1):
+        bad = bytearray(proof)
+        bad[tampered_at] ^= 1
+        assert not pprf_verify(delta, leaves, bytes(bad))
     prg_id = bytes(32)
     x = bytes([0xA5]) * ROW
     message, t_rows = bob_message(roots, prg_id, x)
@@ -198,5 +234,8 @@ def test_softspoken_batch_known_answer_and_per_row_check():
     assert not alice_check(delta, leaves, prg_id, bytes(tampered))[0]
 
 
+# The PPRF consistency proof's s̃_0 and t̃ (Swift: SoftSpokenOTTests.batchKnownAnswers, dkls23.md Appendix A).
+SWIFT_PPRF_S0 = "b12892e6a066eeb7878793d7a055791034608fa4d4b5ccfa4f0abd0c881b8d34"
+SWIFT_PPRF_T = "1f6a1f82f4fbaa579619d8ffc3902c3fd72b9fac3e5b6f13b2e636b4dab3b71a"
 # SHA-256 of Bob's 9,232-byte message in dkls23.md Appendix A (Swift: SoftSpokenOTTests.batchKnownAnswers).
 SWIFT_MESSAGE_SHA256 = "bc3432cceb985765f85a746083b99c5a589a25a2b74662033d00bb295a06d1f6"

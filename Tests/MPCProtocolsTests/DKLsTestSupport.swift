@@ -21,11 +21,12 @@ extension DKLsKeyshare.PairwiseSetup: Equatable {
 /// fresh GGM roots and both base-OT keys per row, Alice Δ, the keys Δ selects and her punctured trees
 /// decoded from Bob's corrections (the same code path as the DKG). `tamperCorrections` (tests of a
 /// malicious Bob) rewrites the corrections before Alice decodes them.
-func randomOTSetups(using rng: inout DeterministicRandom,
+func randomOTSetups(using rng: inout DeterministicRandom, delta fixedDelta: [UInt8]? = nil,
                     tamperCorrections: ([UInt8]) -> [UInt8] = { $0 }) throws -> (SoftSpokenOT.ReceiverSetup, SoftSpokenOT.SenderSetup) {
     let zero = (0..<256).map { _ in rng.randomBytes(count: 32) }
     let one = (0..<256).map { _ in rng.randomBytes(count: 32) }
-    let delta = rng.randomBytes(count: 32)
+    let drawn = rng.randomBytes(count: 32)
+    let delta = fixedDelta ?? drawn
     let chosen = (0..<256).map { Bits.bit(delta, $0) == 1 ? one[$0] : zero[$0] }
     let receiver = SoftSpokenOT.ReceiverSetup.random(using: &rng)
     let corrections = tamperCorrections(receiver.corrections(zeroKeys: zero, oneKeys: one))

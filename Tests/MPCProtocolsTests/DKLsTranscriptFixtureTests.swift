@@ -8,13 +8,14 @@ import Testing
 /// if the change is intended, update the fixture in the same commit and say why.
 /// Last changed by protocol v3 (issue 33): the per-row SoftSpokenOT check (signing R1's OT-extension message
 /// û ‖ x̃ ‖ t̃_0…t̃_255 is 9,232 bytes, m′ = 640 with a 128-bit mask chunk; dkls23.md §9.3); the base OT's
-/// POPF hash-to-curve with a hashed y parity, both branches evaluated by Alice (DKG R1 P2P, dkls23.md §8).
+/// POPF hash-to-curve with a hashed y parity, both branches evaluated by Alice (DKG R1 P2P, dkls23.md §8); the
+/// PPRF consistency proof after the GGM corrections (DKG R2 P2P 18,625 bytes, dkls23.md §8.1).
 /// Before, protocol v2: SoftSpokenOT replaces KOS (GGM corrections in the DKG's R2 P2P, dkls23.md §8.1, §9),
 /// one sender point per base-OT batch and random-x points (dkls23.md §8), OTout as a compact frame (dkls23.md §9.4).
 @Suite("DKLs23 frozen transcripts", .serialized, .heavy)
 struct DKLsTranscriptFixtureTests {
     static let keygenDigest =
-        "6968d28a26aa9cfcc7b6f299c191f2fb9e41947a1bc213d2a3b33f7f48ebefaf/02bdf47608b09fa5fd1b6f3a00705ef3c0428372fb446b94762fa798cc490a75c1"
+        "0b01fda19820c768bd84bf832b2613d9ed0371e77ce45fd6895a32cd0676dbcf/02bdf47608b09fa5fd1b6f3a00705ef3c0428372fb446b94762fa798cc490a75c1"
     static let signDigest =
         "1e9ae8c1bda0b59f9215223cb4488970f68d0c2537d524488bb95e69c8a4fe04/"
         + "6abce3e7e55a590eab75358e4d8edeaf639b8d81de4567a43af9d7cf4c69542e1b2ea0f0a6e4c512c260d27eafa752ad8eadf63aa73a99baaeac97cadeebe78a01"

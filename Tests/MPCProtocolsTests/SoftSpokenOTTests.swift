@@ -122,44 +122,82 @@ struct SoftSpokenOTTests {
         #expect(outcomes == ["caught", "passed"])
     }
 
-    /// A bad GGM correction at keygen (Bob flips e_l^c of one tree) leaves Alice with wrong leaves
-    /// exactly when she used that correction (c = her base-OT choice bit), and then the first
-    /// extension fails the check: AbortAndBan(Bob). Otherwise nothing changes.
-    @Test func badCorrectionIsCaughtAtTheFirstExtensionExactlyWhenUsed() throws {
+    /// Issue 33 (PPRF proof at keygen): a bad GGM correction (Bob flips e_l^c of one tree) leaves Alice
+    /// with wrong leaves exactly when she uses that correction (c = her base-OT choice bit), and then the
+    /// PPRF consistency proof fails where she decodes the corrections, at keygen: Abort(Bob). Otherwise
+    /// her leaves are right and the first extension passes. (v2 caught it only at the first signature.)
+    @Test func issue33_badCorrectionIsAbortOfBobAtKeygenExactlyWhenUsed() throws {
         var rng = DeterministicRandom(seed: 43)
         var outcomes: Set<String> = []
         for _ in 0..<12 {
             let block = Int(rng.next() % 64), level = Int(rng.next() % 4), branch = Int(rng.next() % 2)
-            let (bobSetup, aliceSetup) = try randomOTSetups(using: &rng) { corrections in
-                var bad = corrections
-                bad[block * 256 + level * 64 + branch * 32] ^= 1
-                return bad
+            let delta = rng.randomBytes(count: 32)
+            let used = Bits.bit(delta, 4 * block + level) == UInt64(branch)
+            let result = Result { () throws in
+                try randomOTSetups(using: &rng, delta: delta) { corrections in
+                    var bad = corrections
+                    bad[block * 256 + level * 64 + branch * 32] ^= 1
+                    return bad
+                }
             }
-            let prgId = rng.randomBytes(count: 32)
-            let (_, message) = SoftSpokenOT.receive(setup: bobSetup, prgId: prgId, choices: rng.randomBytes(count: 64), using: &rng)
-            let result = Result { () throws(ProtocolError) in try SoftSpokenOT.send(setup: aliceSetup, prgId: prgId, message: message, from: 1) }
-            switch (result, Bits.bit(aliceSetup.delta, 4 * block + level) == UInt64(branch)) {
+            switch (result, used) {
             case (.failure(let error), true):
-                #expect(error == .abortAndBan(party: 1, reason: .otConsistencyCheckFailed))
+                #expect(error as? ProtocolError == .abort(party: 1, reason: .invalidProof))
                 outcomes.insert("caught")
-            case (.success, false): outcomes.insert("unused")
+            case (.success(let (bob, alice)), false):
+                let prgId = rng.randomBytes(count: 32)
+                let (_, message) = SoftSpokenOT.receive(setup: bob, prgId: prgId, choices: rng.randomBytes(count: 64), using: &rng)
+                _ = try SoftSpokenOT.send(setup: alice, prgId: prgId, message: message, from: 1)
+                outcomes.insert("unused")
             default: Issue.record("outcome does not follow Alice's use of the correction")
             }
         }
         #expect(outcomes == ["caught", "unused"])
     }
 
+    /// Issue 33: corrupting both corrections of one level (so Alice uses one of them whatever Δ_i is), or
+    /// the proof itself, ends the setup with Abort(Bob) for every one of the 16 values of Δ_i; the honest
+    /// corrections pass for every Δ_i.
+    @Test func issue33_corruptedCorrectionIsAbortOfBobForEveryDelta() throws {
+        var rng = DeterministicRandom(seed: 46)
+        let block = 37
+        for punctured in 0..<16 {
+            var delta = rng.randomBytes(count: 32)
+            for l in 0..<4 {
+                let b = 4 * block + l
+                delta[b >> 3] = (delta[b >> 3] & ~(1 << UInt8(b & 7))) | (UInt8((punctured >> l) & 1) << UInt8(b & 7))
+            }
+            let level = punctured % 4
+            for tamper in ["both branches", "proof s̃", "proof t̃"] {
+                #expect(throws: ProtocolError.abort(party: 1, reason: .invalidProof), "Δ_i = \(punctured), \(tamper)") {
+                    _ = try randomOTSetups(using: &rng, delta: delta) { corrections in
+                        var bad = corrections
+                        switch tamper {
+                        case "both branches":
+                            bad[block * 256 + level * 64] ^= 0x80
+                            bad[block * 256 + level * 64 + 32] ^= 0x80
+                        case "proof s̃": bad[16_384 + 32 * block] ^= 1
+                        default: bad[16_384 + 2_048 + 31] ^= 1
+                        }
+                        return bad
+                    }
+                }
+            }
+            _ = try randomOTSetups(using: &rng, delta: delta)
+        }
+    }
+
     @Test func malformedCorrectionIsAbortOfBob() throws {
         var rng = DeterministicRandom(seed: 44)
         let delta = rng.randomBytes(count: 32)
         let keys = (0..<256).map { _ in rng.randomBytes(count: 32) }
-        for size in [0, 16_383, 16_385] {
+        for size in [0, 16_384, 18_463, 18_465] {
             #expect(throws: ProtocolError.abort(party: 3, reason: .malformedMessage)) {
                 try SoftSpokenOT.SenderSetup(delta: delta, corrections: rng.randomBytes(count: size), chosenKeys: keys, from: 3)
             }
         }
         #expect(throws: ProtocolError.abort(party: 3, reason: .malformedMessage)) {
-            try SoftSpokenOT.SenderSetup(delta: delta, corrections: rng.randomBytes(count: 16_384),
+            try SoftSpokenOT.SenderSetup(delta: delta, corrections: rng.randomBytes(count: 18_464),
                                          chosenKeys: Array(keys.dropLast()), from: 3)
         }
     }
@@ -174,7 +212,11 @@ struct SoftSpokenOTTests {
         let delta = Self.key("ss-delta")
         let chosen = (0..<256).map { Bits.bit(delta, $0) == 1 ? one[$0] : zero[$0] }
         let corrections = bob.corrections(zeroKeys: zero, oneKeys: one)
-        #expect(SHA256.hash(corrections) == hex("db50dd4f60886a668ccf112aff052c34f8690045c9b59aed6643f09112b248f3"))
+        #expect(corrections.count == 18_464)
+        #expect(SHA256.hash(Array(corrections[0..<16_384])) == hex("db50dd4f60886a668ccf112aff052c34f8690045c9b59aed6643f09112b248f3"))
+        // The PPRF consistency proof (v3): s̃_0 and t̃.
+        #expect(Array(corrections[16_384..<16_416]) == hex("b12892e6a066eeb7878793d7a055791034608fa4d4b5ccfa4f0abd0c881b8d34"))
+        #expect(Array(corrections[18_432..<18_464]) == hex("1f6a1f82f4fbaa579619d8ffc3902c3fd72b9fac3e5b6f13b2e636b4dab3b71a"))
         let alice = try SoftSpokenOT.SenderSetup(delta: delta, corrections: corrections, chosenKeys: chosen, from: 1)
         let prgId = [UInt8](repeating: 0, count: 32)
         let extended = [UInt8](repeating: 0xA5, count: 80)

@@ -23,7 +23,10 @@ enum SoftSpokenOT {
     /// û ‖ x̃ ‖ t̃_0 … t̃_255.
     static let messageSize = matrixBytes + 16 + 256 * 16
     /// Bob's GGM corrections toward one Alice (sent with the base-OT message 2, dkls23.md §12.3).
-    static let correctionSize = blockCount * GGMTree.correctionSize
+    /// = the GGM corrections (64 × 256 bytes) ‖ the PPRF consistency proof (`pprfProofSize`).
+    static let correctionSize = blockCount * GGMTree.correctionSize + pprfProofSize
+    /// s̃_0 … s̃_63 ‖ t̃ (dkls23.md §8.1, protocol v3).
+    static let pprfProofSize = 32 * blockCount + 32
 
     /// Bob's stored setup toward one peer: one GGM root per block; `leaves[i][x]` is the cached expansion.
     struct ReceiverSetup: Sendable {
@@ -40,7 +43,9 @@ enum SoftSpokenOT {
             ReceiverSetup(roots: (0..<blockCount).map { _ in rng.randomBytes(count: GGMTree.seedSize) })
         }
 
-        /// The corrections (dkls23.md §8.1) for the base-OT keys (K_{b,0}, K_{b,1}), b = k·i + l.
+        /// The corrections (dkls23.md §8.1) for the base-OT keys (K_{b,0}, K_{b,1}), b = k·i + l, followed
+        /// by the PPRF consistency proof: s̃_i = ⊕_x g_{i,x} per tree and t̃ = H("ote/pprf-check"; all g),
+        /// with g_{i,x} = H("ote/pprf-leaf"; s_{i,x}).
         func corrections(zeroKeys: [[UInt8]], oneKeys: [[UInt8]]) -> [UInt8] {
             var out: [UInt8] = []
             out.reserveCapacity(correctionSize)
@@ -48,6 +53,18 @@ enum SoftSpokenOT {
                 let range = (blockBits * i)..<(blockBits * (i + 1))
                 out += GGMTree.corrections(levels: GGMTree.expand(root: root), zeroKeys: zeroKeys[range], oneKeys: oneKeys[range])
             }
+            var all: [UInt8] = []
+            all.reserveCapacity(32 * leafCount * blockCount)
+            for treeLeaves in leaves {
+                var sum = [UInt8](repeating: 0, count: 32)
+                for leaf in treeLeaves {
+                    let g = leafCheckValue(leaf)
+                    all += g
+                    for k in 0..<32 { sum[k] ^= g[k] }
+                }
+                out += sum
+            }
+            out += DKLsHash.h("ote/pprf-check", all)
             return out
         }
     }
@@ -69,7 +86,8 @@ enum SoftSpokenOT {
         }
 
         /// From Bob's corrections and the base-OT keys K_{b,Δ_b}: a correction of the wrong length is
-        /// Abort(Bob). Wrong corrections are not detectable here; they fail the check at signing.
+        /// Abort(Bob); so is a failed PPRF consistency proof (wrong corrections, dkls23.md §8.1), checked
+        /// here, before any keyshare exists.
         init(delta: [UInt8], corrections: [UInt8], chosenKeys: [[UInt8]], from bob: PartyIndex) throws(ProtocolError) {
             guard corrections.count == correctionSize, chosenKeys.count == 256, delta.count == 32 else {
                 throw .abort(party: bob, reason: .malformedMessage)
@@ -83,8 +101,38 @@ enum SoftSpokenOT {
                                          keys: chosenKeys[(blockBits * i)..<(blockBits * (i + 1))])
             }
             self.init(delta: delta, coPath: coPath)
+            guard verifiesPPRFProof(corrections[(blockCount * GGMTree.correctionSize)...]) else {
+                throw .abort(party: bob, reason: .invalidProof)
+            }
+        }
+
+        /// The puncturing side of the proof, constant time in Δ: g of all 16 held leaves (the punctured
+        /// one is a placeholder), the missing g_{i,Δ_i} = s̃_i ⊕ the 15 others, put in place by masks; then
+        /// t̃ is recomputed over every tree and compared once.
+        func verifiesPPRFProof(_ proof: ArraySlice<UInt8>) -> Bool {
+            var all: [UInt8] = []
+            all.reserveCapacity(32 * leafCount * blockCount)
+            for i in 0..<blockCount {
+                let punctured = blockChoices(delta, block: i).enumerated().reduce(UInt64(0)) { $0 | ($1.element << UInt64($1.offset)) }
+                let values = leaves[i].map(leafCheckValue)
+                let start = proof.startIndex + 32 * i
+                var missing = Array(proof[start..<(start + 32)])
+                for (x, g) in values.enumerated() {
+                    let isOther = ~GGMTree.equalMask(UInt64(x), punctured)
+                    for k in 0..<32 { missing[k] ^= g[k] & isOther }
+                }
+                for (x, g) in values.enumerated() {
+                    let isPunctured = GGMTree.equalMask(UInt64(x), punctured)
+                    for k in 0..<32 { all.append((missing[k] & isPunctured) | (g[k] & ~isPunctured)) }
+                }
+            }
+            let tTilde = Array(proof[(proof.startIndex + 32 * blockCount)..<(proof.startIndex + 32 * blockCount + 32)])
+            return Bits.equal(DKLsHash.h("ote/pprf-check", all), tTilde)
         }
     }
+
+    /// g = H("ote/pprf-leaf"; leaf seed): a leaf's value in the PPRF proof (separated from the leaf PRG).
+    static func leafCheckValue(_ leaf: [UInt8]) -> [UInt8] { DKLsHash.h("ote/pprf-leaf", leaf) }
 
     /// Δ_i as k bits (0/1 each).
     static func blockChoices(_ delta: [UInt8], block i: Int) -> [UInt64] {
