@@ -123,8 +123,8 @@ def test_garbage_with_version_1_is_malformed(node):
 def test_garbage_of_an_unknown_version_is_unsupported_version(node):
     received, close = exchange(node, "/v3/eddsa/sign", [b"GET / HTTP/1.1 garbage " * 8])
     reject = expect_reject(node, received, close, UNSUPPORTED_VERSION)
-    # session.md §10 (v2): u8 count ‖ session versions (1) ‖ u8 count ‖ SETUP protocol versions (2)
-    assert reject.detail == bytes([1, 1, 1, 2])
+    # session.md §10 (v3): u8 count ‖ session versions (1) ‖ u8 count ‖ SETUP protocol versions (3)
+    assert reject.detail == bytes([1, 1, 1, 3])
 
 
 def test_truncated_setup_header_is_malformed(node, interop):

@@ -6,11 +6,12 @@ import SilentShardTestSupport
 import Testing
 import duo
 
-/// Protocol v2 replaces v1 (`docs/protocol/README.md`): a v1 app — its SETUP names keyshare protocol version 1 —
+/// Protocol v3 replaces v2, which replaced v1 (`docs/protocol/README.md`): a v1 or v2 app — its SETUP names keyshare
+/// protocol version 1 or 2 —
 /// gets a signed REJECT `UNSUPPORTED_VERSION` listing what the node speaks (`session.md` §4.3 step 2, §10, §11),
-/// and its SDK reports `unsupportedVersion`, not an invalid parameter. (Version 2 being accepted is what every
+/// and its SDK reports `unsupportedVersion`, not an invalid parameter. (Version 3 being accepted is what every
 /// other end-to-end suite exercises.)
-@Suite("Protocol versions: a v1 peer is refused as a version", .timeLimit(.minutes(30)))
+@Suite("Protocol versions: a v1 or v2 peer is refused as a version", .timeLimit(.minutes(30)))
 struct VersionRefusalTests {
     /// What the node answers a SETUP whose `protocol_version` is `version`.
     private static func answer(toProtocolVersion version: UInt8) async throws
@@ -82,7 +83,7 @@ struct VersionRefusalTests {
         _ = await nodeTask.value
     }
 
-    @Test(arguments: [UInt8(1), 0, 3, 255])
+    @Test(arguments: [UInt8(1), 2, 0, 4, 255])
     func anotherProtocolVersionIsRefusedSignedWithTheVersionsTheNodeSpeaks(version: UInt8) async throws {
         let answer = try await Self.answer(toProtocolVersion: version)
         #expect(answer.frame.header.kind == .reject)
@@ -91,7 +92,7 @@ struct VersionRefusalTests {
         #expect(answer.frame.hasValidSignature(by: answer.nodeKey))
         let versions = try #require(reject.supportedVersionsDetail)
         #expect(versions.session == [1])
-        #expect(versions.protocol == [2])
+        #expect(versions.protocol == [3])
         #expect(!versions.protocol.contains(version))
         // The app's SDK: an authenticated version refusal, reported as such.
         #expect(answer.appSaw == .unsupportedVersion)

@@ -78,7 +78,7 @@ struct DKLsDKGTests {
         #expect(out.filter { !$0.isBroadcast }.map(\.payload.count) == [16_928, 16_928])
         #expect(DKLsDKG.round2BroadcastSize(threshold: 2, mode: .keygen) == 324)
         #expect(DKLsDKG.round2BroadcastSize(threshold: 3, mode: .keygen) == 390)
-        #expect(DKLsDKG.round2DirectSize == 16_545)   // fsid ‖ f(x_j) ‖ g(x_j) ‖ σ ‖ enc(z) (161) ‖ GGM corrections (16,384)
+        #expect(DKLsDKG.round2DirectSize == 18_625)   // fsid ‖ f(x_j) ‖ g(x_j) ‖ σ ‖ enc(z) (161) ‖ GGM corrections (16,384) ‖ PPRF proof (2,080)
         #expect(DKLsDKG.round3BroadcastSize == 160)
     }
 
@@ -168,22 +168,21 @@ struct DKLsDKGTests {
         }
     }
 
-    /// Bob (party 1) corrupts his GGM corrections toward Alice (party 0) in round 2 (both branches of
-    /// tree 0, level 0, so Alice uses one of them whatever Δ is): keygen cannot notice, the first
-    /// signature does, as AbortAndBan(1) by Alice's consistency check (dkls23.md §8.1, §9.3).
-    @Test func badGGMCorrectionAtKeygenIsCaughtAtSigning() throws {
-        let keyshares = try DKLsHarness.keygen(n: 2, t: 2, seed: 12) { round, messages in
-            guard round == 2 else { return messages }
-            return messages.map { m in
-                guard m.from == 1, m.to == 0 else { return m }
-                var payload = m.payload
-                payload[128 + 8_448] ^= 1        // e_0^0 of tree 0
-                payload[128 + 8_448 + 32] ^= 1   // e_0^1 of tree 0
-                return ProtocolMessage(tag: m.tag, from: m.from, to: m.to, payload: payload)
+    /// Issue 33: Bob (party 1) corrupts his GGM corrections toward Alice (party 0) in round 2 (both branches
+    /// of one level of tree 32, so Alice uses one of them whatever Δ is): v2 noticed only at the first
+    /// signature (AbortAndBan, after the address may be funded); v3's PPRF proof ends keygen with Abort(1).
+    @Test func issue33_badGGMCorrectionEndsKeygenWithAbortOfBob() throws {
+        #expect(throws: ProtocolError.abort(party: 1, reason: .invalidProof)) {
+            _ = try DKLsHarness.keygen(n: 2, t: 2, seed: 12) { round, messages in
+                guard round == 2 else { return messages }
+                return messages.map { m in
+                    guard m.from == 1, m.to == 0 else { return m }
+                    var payload = m.payload
+                    payload[128 + 8_448] ^= 1        // e_3^0 of tree 32 (corrections start at 161)
+                    payload[128 + 8_448 + 32] ^= 1   // e_3^1 of tree 32
+                    return ProtocolMessage(tag: m.tag, from: m.from, to: m.to, payload: payload)
+                }
             }
-        }
-        #expect(throws: ProtocolError.abortAndBan(party: 1, reason: .otConsistencyCheckFailed)) {
-            _ = try DKLsHarness.sign(keyshares, signers: [0, 1], hash: [UInt8](repeating: 3, count: 32), seed: 13)
         }
     }
 

@@ -38,9 +38,13 @@ struct DKLsKnownAnswerTests {
     @Test func gadgetChallengesAndOutputs() {
         #expect(RVOLE.gadget[0].bytes == hex("7a2839a9c943bd7a9ae35d89f09997d7d42992add140fe4d33c3bb22b186d222"))
         #expect(RVOLE.gadget[511].bytes == hex("f75c383459fb543689d78fce248950265f1cf44d53b18159215b698ecddec212"))
-        let chi = SoftSpokenOT.challenges(prgId: [UInt8](repeating: 0, count: 32), matrix: [UInt8](repeating: 0, count: 28672)[...])
-        #expect(chi[0].bytes == hex("662a33f6c201fec262251e8b3bca057897d7df1ad01e951b07530e2e2d0b79ae"))
-        #expect(chi[895].bytes == hex("619deb9cfc6a1220f879b377843d6de7215a79412dece7b251b8b8892afa15b4"))
+        // v3 per-row check challenges (dkls23.md §9.3) for prg_id = 0^32, û = 0^5120; χ_0 ⊗ χ_1 checks GF(2^128)
+        // against the interop prototype (interop/test_softspoken_check.py).
+        let chi = SoftSpokenOT.challenges(prgId: [UInt8](repeating: 0, count: 32), matrix: [UInt8](repeating: 0, count: 5_120)[...])
+        #expect(chi.count == 4)
+        #expect(chi[0].bytes == hex("831d45797b511f65995af345c67503bc"))
+        #expect(chi[3].bytes == hex("8683c1ffdea4a0f34f43d9d67f8ba67b"))
+        #expect(GF128.multiply(publicFactor: chi[0], secret: chi[1]).bytes == hex("80b9b75307b76e87d2f69f8cc836c229"))
         let out = SoftSpokenOT.output(outId: [UInt8](repeating: 0, count: 32), index: 0, column: GF256(l0: 1, l1: 0, l2: 0, l3: 0))
         #expect(out.map(\.bytes) == [
             hex("f8cd1415d4e1fbc32668f7a079f8c10f215fb8cce6079b04f53ed228ba89b3ca"),
@@ -159,6 +163,33 @@ struct DKLsOTTests {
         #expect(encodings.allSatisfy { (try? Secp256k1.Point(compressed: $0)) != nil })
         #expect(Set(encodings.map { $0[0] }) == [0x02, 0x03])
         #expect(Set(encodings).count == 64)
+    }
+
+    /// Issue 33: Alice's message-1 work must not depend on Δ. On one RNG stream, choices Δ and ¬Δ take the
+    /// same number of hash-to-curve tries (v2 hashed only her chosen branch, so the count followed Δ).
+    @Test func issue33_baseOTHashToCurveTriesAreTheSameForDeltaAndItsComplement() throws {
+        let popf = [UInt8](repeating: 7, count: 32)
+        var counts: [Int] = []
+        for seed: UInt64 in [3303, 3304] {
+            var probe = DeterministicRandom(seed: seed)
+            let delta = probe.randomBytes(count: 32)
+            for choices in [delta, delta.map { ~$0 }] {
+                var rng = DeterministicRandom(seed: seed + 100)
+                let (receiver, _) = try EndemicOT.Receiver.start(popfContext: popf, choices: choices, using: &rng)
+                counts.append(receiver.popfHashTries)
+            }
+        }
+        #expect(counts[0] == counts[1], "tries for Δ and ¬Δ: \(counts[0]) vs \(counts[1])")
+        #expect(counts[2] == counts[3], "tries for Δ and ¬Δ: \(counts[2]) vs \(counts[3])")
+    }
+
+    /// Issue 33: the POPF hash takes y's parity from a hash bit, so its points are uniform in G (MRR21's
+    /// Thm 14 assumes that), not only the even-y half v2's H2C produced.
+    @Test func issue33_popfHashPointsHaveBothParities() throws {
+        var rng = DeterministicRandom(seed: 3305)
+        let popf = [UInt8](repeating: 9, count: 32), other = EndemicOT.randomPointEncoding(using: &rng)
+        let prefixes = try (0..<64).map { j throws in try EndemicOT.popfHash(context: popf, index: j, branch: 0, other: other).compressed()[0] }
+        #expect(Set(prefixes) == [0x02, 0x03])
     }
 
     @Test func endemicOTRejectsABadSenderPoint() throws {

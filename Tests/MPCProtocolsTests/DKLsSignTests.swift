@@ -21,7 +21,7 @@ struct DKLsSignTests {
         let hash = Self.hash("duo")
         let (signature, run) = try DKLsHarness.sign(keyshares, signers: [0, 1], hash: hash, seed: 1)
         try Self.checkSignature(signature, hash: hash, key: keyshares[0].publicKey)
-        #expect(run.bytesSent[0] == 56_932 && run.bytesSent[1] == 56_932)   // dkls23.md §13.8
+        #expect(run.bytesSent[0] == 58_932 && run.bytesSent[1] == 58_932)   // dkls23.md §13.8
     }
 
     @Test(arguments: [[0, 1], [0, 2], [1, 2], [0, 1, 2]] as [[PartyIndex]])
@@ -122,10 +122,10 @@ struct DKLsSignTamperTests {
         ("R1 broadcast: ctx", 1, 1, nil, 0, .abort(party: 1, reason: .sessionMismatch)),
         ("R1 broadcast: nonce", 1, 1, nil, 40, .abortAndBan(party: 1, reason: .otConsistencyCheckFailed)),
         ("R1 OT extension: û", 1, 1, 0, 1000, .abortAndBan(party: 1, reason: .otConsistencyCheckFailed)),
-        ("R1 OT extension: x̃", 1, 1, 0, 7_176, .abortAndBan(party: 1, reason: .otConsistencyCheckFailed)),
-        ("R1 OT extension: t̃", 1, 1, 0, 7_208, .abortAndBan(party: 1, reason: .otConsistencyCheckFailed)),
+        ("R1 OT extension: x̃", 1, 1, 0, 5_128, .abortAndBan(party: 1, reason: .otConsistencyCheckFailed)),
+        ("R1 OT extension: t̃ (row 100)", 1, 1, 0, 6_744, .abortAndBan(party: 1, reason: .otConsistencyCheckFailed)),
         ("R2: fsid", 2, 1, 0, 5, .abort(party: 1, reason: .transcriptMismatch)),
-        ("R2: R_j", 2, 1, 0, 40, .abort(party: 1, reason: .commitmentMismatch)),
+        ("R2: R_j (parity: a valid point)", 2, 1, 0, 32, .abort(party: 1, reason: .commitmentMismatch)),
         ("R2: salt", 2, 1, 0, 70, .abort(party: 1, reason: .commitmentMismatch)),
         ("R2: pk_j (parity: a valid point)", 2, 1, 0, 97, .abortAndBan(party: 1, reason: .keyConsistencyCheckFailed)),
         ("R2: Γu (parity)", 2, 1, 0, 130, .abortAndBan(party: 1, reason: .nonceConsistencyCheckFailed)),

@@ -6,16 +6,19 @@ import Testing
 /// Our own known-answer test: a deterministic-RNG keygen and signature, every message hashed. A
 /// refactor that changes any byte on the wire (or the order of random draws) changes these digests;
 /// if the change is intended, update the fixture in the same commit and say why.
-/// Last changed by protocol v2: SoftSpokenOT replaces KOS (GGM corrections in the DKG's R2 P2P,
-/// a 7,232-byte OT-extension message in signing R1; dkls23.md §8.1, §9), one sender point per base-OT batch
-/// and random-x points (dkls23.md §8), OTout as a compact frame (dkls23.md §9.4).
+/// Last changed by protocol v3 (issue 33): the per-row SoftSpokenOT check (signing R1's OT-extension message
+/// û ‖ x̃ ‖ t̃_0…t̃_255 is 9,232 bytes, m′ = 640 with a 128-bit mask chunk; dkls23.md §9.3); the base OT's
+/// POPF hash-to-curve with a hashed y parity, both branches evaluated by Alice (DKG R1 P2P, dkls23.md §8); the
+/// PPRF consistency proof after the GGM corrections (DKG R2 P2P 18,625 bytes, dkls23.md §8.1).
+/// Before, protocol v2: SoftSpokenOT replaces KOS (GGM corrections in the DKG's R2 P2P, dkls23.md §8.1, §9),
+/// one sender point per base-OT batch and random-x points (dkls23.md §8), OTout as a compact frame (dkls23.md §9.4).
 @Suite("DKLs23 frozen transcripts", .serialized, .heavy)
 struct DKLsTranscriptFixtureTests {
     static let keygenDigest =
-        "985e63f923b1777ff825479894e03b66bc5474a5188babc1152acacb72cf736f/02bdf47608b09fa5fd1b6f3a00705ef3c0428372fb446b94762fa798cc490a75c1"
+        "0b01fda19820c768bd84bf832b2613d9ed0371e77ce45fd6895a32cd0676dbcf/02bdf47608b09fa5fd1b6f3a00705ef3c0428372fb446b94762fa798cc490a75c1"
     static let signDigest =
-        "ddf6c9d33803573231c4f9a0a88d2cd1dc53758879570a070c64f2d9feee92b7/"
-        + "88a7a8abe1165372b8110560f6e4d24bf20302cf2b99e6b75ec4746b6db124a3732dda16d8141fac1b8a36c64f10f4a981d03c13cb9c6badb9e63868faada4dc01"
+        "1e9ae8c1bda0b59f9215223cb4488970f68d0c2537d524488bb95e69c8a4fe04/"
+        + "6abce3e7e55a590eab75358e4d8edeaf639b8d81de4567a43af9d7cf4c69542e1b2ea0f0a6e4c512c260d27eafa752ad8eadf63aa73a99baaeac97cadeebe78a01"
 
     static func digest(_ messages: [ProtocolMessage]) -> String {
         var bytes: [UInt8] = []

@@ -12,6 +12,7 @@ extension DKLsSign.Round1State: SecretReflecting {}
 extension DKLsSign.Round2State: SecretReflecting {}
 extension DKLsDKG.Mode: SecretReflecting {}
 extension GF256: SecretReflecting {}
+extension GF128: SecretReflecting {}
 extension SoftSpokenOT.ReceiverSetup: SecretReflecting {}
 extension SoftSpokenOT.SenderSetup: SecretReflecting {}
 extension RVOLE.BobState: SecretReflecting {}

@@ -55,6 +55,18 @@ enum DKLsHash {
         throw .abort(party: nil, reason: .identityPoint)
     }
 
+    /// H2Cu(tag, msg) (protocol v3, the POPF of dkls23.md §8): for c = 0, 1, …: d = H512(tag; msg, u32(c));
+    /// the candidate is (0x02 + (d[32] & 1)) ‖ d[0..<32], so the parity of y comes from the hash and the
+    /// result is uniform in G (not only the even-y half). Returns the point and the number of tries.
+    /// Variable time in its input: callers make the input, or the set of inputs hashed, public.
+    static func hashToCurveUniform(_ tag: String, _ message: [UInt8]) throws(ProtocolError) -> (point: Secp256k1.Point, tries: Int) {
+        for counter in UInt32(0)..<256 {
+            let d = h512(tag, message, u32(counter))
+            if let point = try? Secp256k1.Point(compressed: [0x02 | (d[32] & 1)] + d[0..<32]) { return (point, Int(counter) + 1) }
+        }
+        throw .abort(party: nil, reason: .identityPoint)
+    }
+
     static func u8(_ value: UInt8) -> [UInt8] { [value] }
 
     static func u32(_ value: UInt32) -> [UInt8] {

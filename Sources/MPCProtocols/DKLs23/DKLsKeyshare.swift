@@ -32,8 +32,9 @@ public struct DKLsKeyshare: Sendable {
     /// Per other party j (ascending).
     let pairwise: [PartyIndex: PairwiseSetup]
 
-    /// What party i shares with party j.
-    struct PairwiseSetup: Sendable, Equatable {
+    /// What party i shares with party j. Not `Equatable`: a plain `==` on secret setups is not constant
+    /// time; tests get one from the test target (issue 33).
+    struct PairwiseSetup: Sendable {
         /// zseed_{ij} (the same at both ends).
         let zeroSeed: [UInt8]
         /// i is the OT-extension receiver (RVOLE Bob) toward j.

@@ -11,17 +11,23 @@ import MPCCrypto
 /// The per-OT work runs in `ChunkedParallelism.width` contiguous chunks; every random draw happens
 /// before the chunks start, in OT order, so the messages do not depend on the width.
 ///
-/// Timing note: Alice's hash-to-curve input includes her choice bit, and try-and-increment runs a
-/// number of iterations that depends on it. A peer able to time Alice's keygen to the microsecond
-/// could learn bits of Δ. See the foundation note; H2C is otherwise applied to public inputs only.
+/// Constant time in Δ (protocol v3): Alice evaluates the POPF hash for both branches of every OT (one
+/// extra hash-to-curve per OT) and selects by mask, so the tries of the variable-time hash-to-curve
+/// depend only on public values (j, both branches, r_{j,1−c_j}), not on her choice bits.
 enum EndemicOT {
     static let batchSize = 256
     static let message1Size = batchSize * 66
     static let message2Size = 33
 
-    /// POPF_H(j, branch, Q) = H2C("eot/popf", popf_ctx ‖ u32(j) ‖ u8(branch) ‖ enc(Q)).
+    /// POPF_H(j, branch, Q) = H2Cu("eot/popf", popf_ctx ‖ u32(j) ‖ u8(branch) ‖ enc(Q)), uniform in G (dkls23.md §8).
     static func popfHash(context: [UInt8], index: Int, branch: UInt8, other: [UInt8]) throws(ProtocolError) -> Secp256k1.Point {
-        try DKLsHash.hashToCurve("eot/popf", context + DKLsHash.u32(UInt32(index)) + [branch] + other)
+        try popfHashCounted(context: context, index: index, branch: branch, other: other).point
+    }
+
+    /// POPF_H and the number of hash-to-curve tries it took.
+    static func popfHashCounted(context: [UInt8], index: Int, branch: UInt8, other: [UInt8]) throws(ProtocolError)
+        -> (point: Secp256k1.Point, tries: Int) {
+        try DKLsHash.hashToCurveUniform("eot/popf", context + DKLsHash.u32(UInt32(index)) + [branch] + other)
     }
 
     static func key(context: [UInt8], index: Int, branch: UInt8, z: [UInt8], r0: [UInt8], r1: [UInt8],
@@ -62,6 +68,8 @@ enum EndemicOT {
         let choices: [UInt8]           // 32 bytes, LSB-first
         private let secrets: [Secp256k1.Scalar]   // a_j
         private let encodedPairs: [[UInt8]]       // enc(r_{j,0}) ‖ enc(r_{j,1})
+        /// Hash-to-curve tries message 1 took (the timing the constant-time test compares).
+        let popfHashTries: Int
 
         /// Message 1 (16,896 bytes) for `choices` (256 bits).
         static func start<R: RandomNumberGenerator>(popfContext: [UInt8], choices: [UInt8], using rng: inout R)
@@ -74,16 +82,24 @@ enum EndemicOT {
                 others.append(randomPointEncoding(using: &rng))   // r_{j,1−c_j}
             }
             let drawnSecrets = secrets, drawnOthers = others
-            let pairs = try perOT { j throws(ProtocolError) -> [UInt8] in
+            let results = try perOT { j throws(ProtocolError) -> ([UInt8], Int) in
                 let choice = Bits.bit(choices, j)
                 let other = drawnOthers[j]
-                let mask = try popfHash(context: popfContext, index: j, branch: UInt8(truncatingIfNeeded: choice), other: other)
-                // r_{j,c} = a_j·G − POPF_H(j, c, r_{j,1−c}); O (probability ≈ 2^−256) is Abort(–), dkls23.md §7.
-                let chosen = try DKLsHash.enc(Secp256k1.Point(base: drawnSecrets[j]) - mask)
+                // Both branches' POPF hashes, whatever c is: the hash-to-curve tries do not follow Δ.
+                let (mask0, tries0) = try popfHashCounted(context: popfContext, index: j, branch: 0, other: other)
+                let (mask1, tries1) = try popfHashCounted(context: popfContext, index: j, branch: 1, other: other)
+                // r_{j,c} = a_j·G − POPF_H(j, c, r_{j,1−c}), both candidates computed and one selected by
+                // mask; O (probability ≈ 2^−256 for either) is Abort(–), dkls23.md §7.
+                let a = Secp256k1.Point(base: drawnSecrets[j])
+                let candidate0 = try DKLsHash.enc(a - mask0), candidate1 = try DKLsHash.enc(a - mask1)
+                let chosen = Bits.select(candidate1, candidate0, bit: choice)
+                let tries = tries0 + tries1
                 // (r_0, r_1) = c ? (other, chosen) : (chosen, other), selected in constant time.
-                return Bits.select(other, chosen, bit: choice) + Bits.select(chosen, other, bit: choice)
+                return (Bits.select(other, chosen, bit: choice) + Bits.select(chosen, other, bit: choice), tries)
             }
-            return (Receiver(choices: choices, secrets: secrets, encodedPairs: pairs), pairs.flatMap { $0 })
+            let pairs = results.map(\.0)
+            return (Receiver(choices: choices, secrets: secrets, encodedPairs: pairs, popfHashTries: results.reduce(0) { $0 + $1.1 }),
+                    pairs.flatMap { $0 })
         }
 
         /// Alice's keys K_{j,Δ_j} from Bob's message 2 (his point z; Abort(Bob) if it does not decode).

@@ -170,7 +170,12 @@ public enum SilentShardError: Error, Sendable, Equatable, CustomStringConvertibl
         case .retryLater(let code, _, let by, false), .reported(let code, let by, _, false):
             // A REJECT the app could not authenticate (signature, or binding to this request) is a report, never an
             // outcome: no typed refusal, no retry delay of the sender's choosing (session.md §4.5; security review 2).
-            self = .rejected(code: code.rawValue, name: code.name, by: SessionParty(index: by), authenticated: false)
+            // WRONG_CLUSTER is the exception: it is what a node says to an app configured with another cluster's key,
+            // which therefore can never authenticate it, and the typed error it maps to is itself "the app could not
+            // verify the cloud" — a configuration error no SDK path acts on.
+            self = code == .wrongCluster
+                ? .cloudVerificationFailed(reason: "wrong cluster")
+                : .rejected(code: code.rawValue, name: code.name, by: SessionParty(index: by), authenticated: false)
         case .retryLater(let code, let seconds, let by, let authenticated):
             switch Self.map(code: code, party: SessionParty(index: by), detail: []) {
             case .rateLimited: self = .rateLimited(retryAfter: seconds)

@@ -4,12 +4,12 @@ package enum SessionConstants {
     package static let sessionVersion: UInt8 = 1
     /// Session versions this implementation accepts, ascending.
     package static let supportedSessionVersions: [UInt8] = [1]
-    /// The keyshare protocol version SETUP field 0x04 carries: 2 since protocol v2 (`docs/protocol/README.md`:
-    /// SoftSpokenOT, one-block Hq, cheaper base OTs). Nothing of version 1 was deployed; a version-1 SETUP is
-    /// refused with UNSUPPORTED_VERSION (`session.md` §4.3 step 2, §11).
-    package static let protocolVersion: UInt8 = 2
+    /// The keyshare protocol version SETUP field 0x04 carries: 3 since protocol v3 (`docs/protocol/README.md`:
+    /// per-row SoftSpokenOT check, PPRF proof at keygen, constant-time base OT). Nothing of versions 1 and 2
+    /// was deployed; a SETUP naming either is refused with UNSUPPORTED_VERSION (`session.md` §4.3 step 2, §11).
+    package static let protocolVersion: UInt8 = 3
     /// Keyshare protocol versions this implementation accepts in SETUP, ascending.
-    package static let supportedProtocolVersions: [UInt8] = [2]
+    package static let supportedProtocolVersions: [UInt8] = [3]
 
     /// The detail of an UNSUPPORTED_VERSION REJECT (`session.md` §10): `u8 count ‖ session versions ‖
     /// u8 count ‖ protocol versions`, so a peer learns both what frames and what keyshare protocols this
