@@ -27,16 +27,7 @@ struct VersionRefusalTests {
         let setupFrame = try await setup.signedFrame(instanceID: .random(), signer: fixture.signer)
         var channel = try PartyFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
                                             trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000), protocolTags: [])
-        let (app, node) = InMemoryNetworkClient.pair()
-        try await app.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
-        try await node.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
-        let runner = fixture.runner
-        let nodeTask = Task {
-            await runner.run(connection: PipeNodeConnection(end: node), route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
-        }
-        try await app.send(bytes: Data(Frame.bundle([setupFrame])))
-        guard case .binary(let data) = try await app.readMessage() else { throw SilentShardError.network(.connectionLost) }
-        let bytes = [UInt8](data)
+        let (bytes, nodeReport) = try await Self.nodeAnswer(Frame.bundle([setupFrame]), fixture: fixture)
         let frames = try Frame.parseBundle(bytes)
         let frame = try #require(frames.first)
         let reject = frame.header.kind == .reject ? try RejectPayload(bytes: frame.body) : nil
@@ -46,7 +37,21 @@ struct VersionRefusalTests {
                 SessionDriver.Incoming(bytes: bytes, link: [1])
             })
         } catch { appSaw = error }
-        return (frame, reject, appSaw, await nodeTask.value, cloudKey)
+        return (frame, reject, appSaw, nodeReport, cloudKey)
+    }
+
+    /// The node's first answer to `message` on a duo ECDSA keygen step, and how the step ended.
+    private static func nodeAnswer(_ message: [UInt8], fixture: DuoFixture) async throws -> (bytes: [UInt8], report: NodeStepReport) {
+        let (app, node) = InMemoryNetworkClient.pair()
+        try await app.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        try await node.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
+        let runner = fixture.runner
+        let nodeTask = Task {
+            await runner.run(connection: PipeNodeConnection(end: node), route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+        }
+        try await app.send(bytes: Data(message))
+        guard case .binary(let data) = try await app.readMessage() else { throw SilentShardError.network(.connectionLost) }
+        return ([UInt8](data), await nodeTask.value)
     }
 
     /// Security review 2, finding 12: a SETUP of a session version the node does not speak cannot be parsed, so its
@@ -63,16 +68,8 @@ struct VersionRefusalTests {
         let instanceID = InstanceID.random()
         var bytes = try await setup.signedFrame(instanceID: instanceID, signer: fixture.signer).encoded()
         bytes[0] = 0x7F   // a future session version
-        let (app, node) = InMemoryNetworkClient.pair()
-        try await app.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
-        try await node.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
-        let runner = fixture.runner
-        let nodeTask = Task {
-            await runner.run(connection: PipeNodeConnection(end: node), route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
-        }
-        try await app.send(bytes: Data(bytes))
-        guard case .binary(let data) = try await app.readMessage() else { throw SilentShardError.network(.connectionLost) }
-        let frame = try #require(try Frame.parseBundle([UInt8](data)).first)
+        let (answer, _) = try await Self.nodeAnswer(bytes, fixture: fixture)
+        let frame = try #require(try Frame.parseBundle(answer).first)
         let reject = try RejectPayload(bytes: frame.body)
         #expect(reject.code == .unsupportedVersion)
         #expect(reject.setupHash == .unbound)
@@ -80,7 +77,6 @@ struct VersionRefusalTests {
         let seen = reject.sessionError(frame: frame, trustedNodeKey: cloudKey, expectedSetupHash: SetupHash(checked: SecureRandom.bytes(count: 32)),
                                        expectedInstanceID: instanceID)
         #expect(seen == SessionError.reported(.unsupportedVersion, by: 1, blamed: nil, authenticated: true))
-        _ = await nodeTask.value
     }
 
     @Test(arguments: [UInt8(1), 2, 0, 4, 255])

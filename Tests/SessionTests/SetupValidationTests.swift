@@ -153,7 +153,8 @@ struct SetupValidationTests {
         #expect(try await code(.keygen) { _ in } == nil)
         // Another keyshare protocol version is a version refusal (step 2), not a field rule.
         #expect(try await code(.keygen) { $0.protocolVersion = 1 } == .unsupportedVersion)
-        #expect(try await code(.keygen) { $0.protocolVersion = 3 } == .unsupportedVersion)
+        #expect(try await code(.keygen) { $0.protocolVersion = 2 } == .unsupportedVersion)
+        #expect(try await code(.keygen) { $0.protocolVersion = 4 } == .unsupportedVersion)
         #expect(try await code(.keygen) { $0.threshold = [2, 2] } == invalid)
         #expect(try await code(.keygen) { $0.participants = PartySet([0, 1]).encoded } == invalid)
         #expect(try await code(.keygen) { $0.participants = [3, 0, 2, 1] } == invalid)

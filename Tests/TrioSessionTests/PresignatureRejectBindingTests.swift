@@ -4,27 +4,6 @@ import SilentShardCore
 import Testing
 import trio
 
-/// A client that records every POST answer and can answer the next POSTs with recorded bytes instead (the request
-/// still reaches the node): a replayed, validly signed REJECT of another request.
-final class ReplayingPostClient: NetworkClient, @unchecked Sendable {
-    let inner: any NetworkClient
-    let answers = LockedValue<[Data]>([])
-    let substitute = LockedValue<Data?>(nil)
-
-    init(inner: any NetworkClient) { self.inner = inner }
-
-    func connect(action: NetworkAction, params: String?) async throws { try await inner.connect(action: action, params: params) }
-    func send(bytes: Data) async throws { try await inner.send(bytes: bytes) }
-    func send(text: String) async throws { try await inner.send(text: text) }
-    func read() async throws -> Data { try await inner.read() }
-    func disconnect() async throws { try await inner.disconnect() }
-    func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
-        let answer = try await inner.sendPostRequest(action: action, params: params, body: body)
-        answers.withLock { $0.append(answer) }
-        return substitute.withLock { $0 } ?? answer
-    }
-}
-
 /// Security review 2, finding 14: the app binds a preSignFinal's or a PRESIG_QUERY's REJECT to the presignature
 /// or query it answers. A node's signed REJECT of another request, replayed, is a protocol violation — never
 /// reported as this presignature's outcome (before: it was, e.g. `presignatureNotFound` for a presignature the
@@ -33,7 +12,7 @@ final class ReplayingPostClient: NetworkClient, @unchecked Sendable {
 struct PresignatureRejectBindingTests {
     @Test func finding14_replayedRejectOfAnotherPresignatureIsAProtocolViolation() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)
-        let replaying = ReplayingPostClient(inner: fixture.client)
+        let replaying = LossyPostClient(inner: fixture.client)
         let session = fixture.session(.ecdsa, storage: fixture.storage, client: replaying)
         let keyshare = try await session.keygen()
 
@@ -74,7 +53,7 @@ struct PresignatureRejectBindingTests {
     /// after an on-path rewrite of the request's receiver byte, is a protocol violation).
     @Test func finding14_unauthenticatedOrForeignStateRejectsAreNotOutcomes() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)
-        let replaying = ReplayingPostClient(inner: fixture.client)
+        let replaying = LossyPostClient(inner: fixture.client)
         let session = fixture.session(.ecdsa, storage: fixture.storage, client: replaying)
         let keyshare = try await session.keygen()
         let atA = try await session.preSignature(keyshare: keyshare, signer: .nodeA)

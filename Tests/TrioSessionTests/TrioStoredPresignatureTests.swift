@@ -166,12 +166,15 @@ struct TrioStoredPresignatureTests {
     }
 }
 
-/// A client whose POST answers can be lost (the request reaches the node, the app never hears back) or
-/// altered; everything else goes to `inner`.
+/// A client whose POST answers can be lost (the request reaches the node, the app never hears back), altered,
+/// or replaced by recorded bytes (`substitute`: a replayed answer of another request); every answer is recorded in
+/// `answers`; everything else goes to `inner`.
 final class LossyPostClient: NetworkClient, @unchecked Sendable {
     let inner: any NetworkClient
     let loseAnswers = LockedValue(false)
     let alterAnswers = LockedValue(false)
+    let answers = LockedValue<[Data]>([])
+    let substitute = LockedValue<Data?>(nil)
 
     init(inner: any NetworkClient) { self.inner = inner }
 
@@ -182,6 +185,8 @@ final class LossyPostClient: NetworkClient, @unchecked Sendable {
     func disconnect() async throws { try await inner.disconnect() }
     func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
         var answer = try await inner.sendPostRequest(action: action, params: params, body: body)
+        answers.withLock { $0.append(answer) }
+        if let replacement = substitute.withLock({ $0 }) { return replacement }
         if loseAnswers.withLock({ $0 }) { throw NetworkError.connectionFailed(reason: "answer lost") }
         if alterAnswers.withLock({ $0 }), let last = answer.indices.last { answer[last] ^= 1 }
         return answer

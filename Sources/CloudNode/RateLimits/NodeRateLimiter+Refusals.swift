@@ -80,10 +80,12 @@ extension ClusterRateLimits {
 
 extension NodeRateLimiter {
     /// Whether a refusal with `code` counts against the client (``recordRequestFailure(principal:address:)``):
-    /// every refusal except the node's own trouble (storage, internal, an unreachable peer) and a rate limit.
+    /// every refusal except the node's own trouble (storage, internal, an unreachable peer), a rate limit, and the
+    /// answers that come from the key's state rather than the request (STALE_GENERATION, NODE_BEHIND: an honest app
+    /// behind a refresh, or a node restored behind it, must not lock out its address; review of finding 4).
     static func countsAgainstClient(_ code: WireCode) -> Bool {
         switch code {
-        case .storageFailure, .internalError, .peerUnavailable, .rateLimited: false
+        case .storageFailure, .internalError, .peerUnavailable, .rateLimited, .staleGeneration, .nodeBehind: false
         default: true
         }
     }

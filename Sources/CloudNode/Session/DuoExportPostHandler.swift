@@ -63,8 +63,11 @@ package struct DuoExportPostHandler: PostHandler {
         do {
             // The one SETUP validation of every request kind (security review 2, finding 6): the session.md §9.5
             // limits before the signature is verified, a failed device signature counted like a WebSocket step's.
+            // Export POSTs come from the app's backend, one address for all its users: counted per principal (the
+            // key's owner) and per (principal, device key) only, never per address, so one user's bad requests
+            // cannot refuse everyone's exports (review of finding 4).
             setup = try await runner.validateSetup(body, context: context, principal: request.principal,
-                                                   address: request.clientAddress).setup
+                                                   address: nil).setup
         } catch {
             // Not audited: the bytes are not authenticated by any device key.
             return reject(error, instanceID: header.instanceID, setupHash: RejectedSetup.setupHash(of: body))
@@ -80,10 +83,11 @@ package struct DuoExportPostHandler: PostHandler {
             await audit(keyId: keyID, device: device, outcome: "exported to the app (subject \(request.principal.subject))")
             return PostResponse(body: Data(response.encoded()))
         } catch {
-            // Security review 2, finding 4: a refusal counts against the principal and the address; only one the
-            // key's registered device signed leaves an audit line (nothing else was written for the others).
+            // Security review 2, finding 4: a refusal counts against the principal (not the backend's shared
+            // address); only one the key's registered device signed leaves an audit line (nothing else was written
+            // for the others).
             if NodeRateLimiter.countsAgainstClient(error.rejection.code) {
-                await runner.rateLimiter?.recordRequestFailure(principal: request.principal, address: request.clientAddress)
+                await runner.rateLimiter?.recordRequestFailure(principal: request.principal, address: nil)
             }
             if error.audited { await audit(keyId: keyID, device: device, outcome: "rejected \(error.rejection.code.name)") }
             return reject(error.rejection, instanceID: setup.instanceID, setupHash: setup.setupHash)

@@ -9,13 +9,21 @@ extension NodeShareStore {
     package static let defaultAuditRetention: TimeInterval = 90 * 24 * 3600
 
     /// Deletes audit lines older than `retention` seconds (at the store's clock); returns how many. A
-    /// retention of 0 or less keeps everything.
+    /// retention of 0 or less keeps everything. Deletes in batches of `batch` lines, one short transaction each,
+    /// so the first purge after months of lines never holds the write lock long (SQLite has one writer: the
+    /// presignature consumptions wait behind it).
     @discardableResult
-    package func purgeAuditLog(olderThan retention: TimeInterval) throws(NodeStoreError) -> Int {
+    package func purgeAuditLog(olderThan retention: TimeInterval, batch: Int = 10_000) throws(NodeStoreError) -> Int {
         guard retention > 0 else { return 0 }
         let cutoff = now - Int64(min(retention, 1e15).rounded(.down))
-        return try transaction { db throws(NodeStoreError) -> Int in
-            try db.run("DELETE FROM audit_log WHERE at < ?", [.integer(cutoff)])
+        var total = 0
+        while true {
+            let deleted = try transaction { db throws(NodeStoreError) -> Int in
+                try db.run("DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < ? ORDER BY id LIMIT ?)",
+                           [.integer(cutoff), .integer(Int64(max(1, batch)))])
+            }
+            total += deleted
+            if deleted < max(1, batch) { return total }
         }
     }
 

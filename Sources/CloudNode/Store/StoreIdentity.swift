@@ -92,9 +92,14 @@ package struct PostgresStoreIdentity: Sendable, Equatable, CustomStringConvertib
         if case .text(let text) = try guarded("pg_control_system()", "SELECT system_identifier::text FROM pg_control_system()") {
             system = text
         }
+        // The timeline the server writes WAL on now (the first 8 hex digits of the current WAL file's name): it changes
+        // at a promotion at once, while pg_control_checkpoint() keeps the old one until the next checkpoint.
         var timeline: Int64?
-        if case .integer(let number) = try guarded("pg_control_checkpoint()",
-                                                   "SELECT timeline_id::bigint FROM pg_control_checkpoint()") {
+        if case .integer(let number) = try guarded("pg_walfile_name()",
+                                                   "SELECT ('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::bigint") {
+            timeline = number
+        } else if case .integer(let number) = try guarded("pg_control_checkpoint()",
+                                                          "SELECT timeline_id::bigint FROM pg_control_checkpoint()") {
             timeline = number
         }
         let row = try db.first("""

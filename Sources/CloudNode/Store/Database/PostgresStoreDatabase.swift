@@ -68,7 +68,13 @@ final class PostgresStoreDatabase: StoreDatabase, @unchecked Sendable {
         opened += 1
         condition.unlock()
         do throws(NodeStoreError) {
-            return try Self.connect(url, settings)
+            let connection = try Self.connect(url, settings)
+            // A new connection may reach a server restored since the last one: counted like a reconnect, so the
+            // store checks the database's identity again (review of second review finding 1).
+            condition.lock()
+            reconnectCount += 1
+            condition.unlock()
+            return connection
         } catch {
             condition.lock()
             opened -= 1
