@@ -16,18 +16,10 @@ struct RefusalFindingsTests {
     static let mallory = Principal(subject: "mallory")
 
     /// A FINAL_REQUEST frame for presignature `id` (its sealed part is junk: nothing gets that far).
-    static func finalRequest(id: InstanceID, receiver: PartyIndex = 1) -> [UInt8] {
-        let sealed = [UInt8](repeating: 0xAB, count: 176)
-        let header = FrameHeader(kind: .finalRequest, sender: 0, receiver: receiver, length: UInt32(sealed.count - 16),
-                                 instanceID: id)
-        return Frame(header: header, nonce: [UInt8](repeating: 7, count: 24), sealed: sealed).encoded()
-    }
+    static func finalRequest(id: InstanceID, receiver: PartyIndex = 1) -> [UInt8] { NodeAnswers.junkFinalRequest(id: id, receiver: receiver) }
 
     /// The REJECT code of a node's answer (nil: not a REJECT).
-    static func rejectCode(_ answer: [UInt8]?) -> WireCode? {
-        guard let answer, let frame = try? Frame.parseSingle(answer), frame.header.kind == .reject else { return nil }
-        return (try? RejectPayload(bytes: frame.body))?.code
-    }
+    static func rejectCode(_ answer: [UInt8]?) -> WireCode? { NodeAnswers.rejectCode(answer) }
 
     static func retryAfter(_ answer: [UInt8]?) -> UInt32? {
         guard let answer, let frame = try? Frame.parseSingle(answer), frame.header.kind == .reject,

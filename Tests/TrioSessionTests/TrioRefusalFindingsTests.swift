@@ -10,17 +10,9 @@ import trio
 /// limit of refused requests) before A opens a link to B.
 @Suite("Trio: refusal paths at node A (security review 2, finding 4)")
 struct TrioRefusalFindingsTests {
-    static func finalRequest(id: InstanceID, receiver: UInt8) -> [UInt8] {
-        let sealed = [UInt8](repeating: 0xAB, count: 176)
-        let header = FrameHeader(kind: .finalRequest, sender: 0, receiver: receiver, length: UInt32(sealed.count - 16),
-                                 instanceID: id)
-        return Frame(header: header, nonce: [UInt8](repeating: 7, count: 24), sealed: sealed).encoded()
-    }
+    static func finalRequest(id: InstanceID, receiver: UInt8) -> [UInt8] { NodeAnswers.junkFinalRequest(id: id, receiver: receiver) }
 
-    static func rejectCode(_ answer: [UInt8]?) -> WireCode? {
-        guard let answer, let frame = try? Frame.parseSingle(answer), frame.header.kind == .reject else { return nil }
-        return (try? RejectPayload(bytes: frame.body))?.code
-    }
+    static func rejectCode(_ answer: [UInt8]?) -> WireCode? { NodeAnswers.rejectCode(answer) }
 
     @Test("finding 4: A refuses a FINAL_REQUEST for B without the scope, or past the refusal limit, before opening a link")
     func finding4_aRefusesBeforeLinking() async throws {
