@@ -3,6 +3,7 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 @testable import CloudNode
 import duo
@@ -10,7 +11,7 @@ import duo
 /// Security review 2, findings 4, 6, 7 and 9 at the duo node: what a refused request costs (writes, audit
 /// lines), the session.md §9.5 limits on refusals, one device-signature rule for every request kind, and
 /// "not yours" answered like "not here".
-@Suite("Duo node: refusal paths (security review 2, findings 4, 6, 7, 9)")
+@Suite("Duo node: refusal paths (security review 2, findings 4, 6, 7, 9)", .heavy, .timeLimit(.minutes(30)))
 struct RefusalFindingsTests {
     static let alice = Principal(subject: "alice")
     static let mallory = Principal(subject: "mallory")

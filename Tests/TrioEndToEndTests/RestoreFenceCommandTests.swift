@@ -6,7 +6,7 @@ import Testing
 
 /// `silentshard node restore-fence` (second security review finding 1): run against a restored database,
 /// it invalidates every presignature stored before, records the fence and prints what it did.
-@Suite("Node command line: restore-fence", .serialized)
+@Suite("Node command line: restore-fence", .serialized, .timeLimit(.minutes(30)))
 struct RestoreFenceCommandTests {
     @Test(.timeLimit(.minutes(2)))
     func finding1_restoreFenceCommandInvalidatesPresignatures() async throws {

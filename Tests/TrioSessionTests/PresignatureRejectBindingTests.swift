@@ -1,6 +1,7 @@
 import Foundation
 import MPCCrypto
 import SilentShardCore
+import SilentShardTestTraits
 import Testing
 import trio
 
@@ -8,7 +9,7 @@ import trio
 /// or query it answers. A node's signed REJECT of another request, replayed, is a protocol violation — never
 /// reported as this presignature's outcome (before: it was, e.g. `presignatureNotFound` for a presignature the
 /// node still held).
-@Suite("Presignature REJECTs are bound to their request", .timeLimit(.minutes(30)))
+@Suite("Presignature REJECTs are bound to their request", .heavy, .timeLimit(.minutes(30)))
 struct PresignatureRejectBindingTests {
     @Test func finding14_replayedRejectOfAnotherPresignatureIsAProtocolViolation() async throws {
         let fixture = try TrioFixture(algorithm: .ecdsa)

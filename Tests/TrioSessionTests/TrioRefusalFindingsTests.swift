@@ -3,12 +3,13 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import trio
 
 /// Security review 2, finding 4 at trio node A: a FINAL_REQUEST for B is authorized (scope, the session.md §9.5
 /// limit of refused requests) before A opens a link to B.
-@Suite("Trio: refusal paths at node A (security review 2, finding 4)")
+@Suite("Trio: refusal paths at node A (security review 2, finding 4)", .heavy, .timeLimit(.minutes(30)))
 struct TrioRefusalFindingsTests {
     static func finalRequest(id: InstanceID, receiver: UInt8) -> [UInt8] { NodeAnswers.junkFinalRequest(id: id, receiver: receiver) }
 
