@@ -127,6 +127,17 @@ def test_garbage_of_an_unknown_version_is_unsupported_version(node):
     assert reject.detail == bytes([1, 1, 1, 3])
 
 
+def test_setup_header_of_an_unknown_version_gets_its_instance_id_echoed(node):
+    # Second security review, finding 12 (session.md §4.5): a SETUP header (frozen kind byte 0x01) of a session version
+    # the node does not speak still names its session at offset 16; the signed UNSUPPORTED_VERSION echoes it, so the
+    # app can bind the refusal to its own session. Anything else of an unknown version is answered with zeros (above).
+    instance_id = bytes(range(1, 33))
+    header = bytes([0x7F, 0x01, 0, 0xFF]) + bytes(12) + instance_id
+    received, close = exchange(node, "/v3/ecdsa/keygen", [header + bytes(64)])
+    reject = expect_reject(node, received, close, UNSUPPORTED_VERSION, instance_id=instance_id)
+    assert reject.detail == bytes([1, 1, 1, 3])
+
+
 def test_truncated_setup_header_is_malformed(node, interop):
     setup = setup_request(interop, node.node_key, now_ms())
     received, close = exchange(node, "/v3/ecdsa/keygen", [setup["frame"][:20]])

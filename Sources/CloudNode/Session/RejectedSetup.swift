@@ -18,7 +18,10 @@ enum RejectedSetup {
             let header = try FrameHeader.decode(headerBytes)
             return header.kind == .setup ? header.instanceID : .unbound
         } catch .detected(.unsupportedVersion, _) {
-            guard headerBytes.count == FrameHeader.byteCount else { return .unbound }
+            // The first two bytes (version, kind) are frozen in every version: only a SETUP's header is echoed.
+            guard headerBytes.count == FrameHeader.byteCount,
+                  headerBytes[headerBytes.startIndex + 1] == FrameKind.setup.rawValue
+            else { return .unbound }
             let start = headerBytes.startIndex + FrameHeader.instanceIDOffset
             return InstanceID(checked: Array(headerBytes[start ..< start + InstanceID.byteCount]))
         } catch {
