@@ -3,7 +3,7 @@ import SilentShardTestTraits
 import Testing
 @testable import MPCProtocols
 
-/// The payload sizes of docs/frost.md §13, measured on real runs.
+/// The payload sizes of docs/protocol/frost.md §13, measured on real runs.
 @Suite("FROST message sizes", .heavy)
 struct FROSTMessageSizeTests {
     @Test(arguments: [(UInt8(2), UInt8(2)), (2, 3), (3, 5)])

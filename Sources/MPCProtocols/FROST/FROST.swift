@@ -3,7 +3,7 @@ import MPCCrypto
 /// FROST(Ed25519, SHA-512) threshold Schnorr signatures (RFC 9591) with a Pedersen DKG, refresh,
 /// repair, import/export and BIP32-Ed25519 (Khovratovich–Law) public derivation.
 ///
-/// Normative description: `docs/frost.md`. Every type here is a value or a pure function except
+/// Normative description: `docs/protocol/frost.md`. Every type here is a value or a pure function except
 /// ``FROST/Presignature`` (a single-use object, see there). Randomness is always injected.
 public enum FROST {
     public typealias Scalar = Ed25519.Scalar
@@ -12,7 +12,7 @@ public enum FROST {
     /// RFC 9591 §6.1 context string.
     public static let contextString: [UInt8] = Array("FROST-ED25519-SHA512-v1".utf8)
 
-    /// Domain-separated SilentShard hashes (keygen context, key id, transcript, echo digests); see docs/frost.md §5.
+    /// Domain-separated SilentShard hashes (keygen context, key id, transcript, echo digests); see docs/protocol/frost.md §5.
     static let domain = DomainHash(protocolLabel: "SilentShard-FROST-v1")
 
     /// The keyshare/payload format version.

@@ -2,7 +2,7 @@ import MPCCrypto
 
 extension FROST {
     /// BIP32-Ed25519 (Khovratovich–Law) *public* child derivation from the group key and root
-    /// chain code, as bip-utils' `Bip32KholawEd25519` derives public children (docs/frost.md §10):
+    /// chain code, as bip-utils' `Bip32KholawEd25519` derives public children (docs/protocol/frost.md §10):
     ///
     /// for each index i < 2^31:  Z = HMAC-SHA512(cc, 0x02 ‖ enc(A) ‖ le32(i)),
     /// δ_i = 8·int_LE(Z[0..<28]), A ← A + δ_i·B, cc ← HMAC-SHA512(cc, 0x03 ‖ enc(A_parent) ‖ le32(i))[32..<64].

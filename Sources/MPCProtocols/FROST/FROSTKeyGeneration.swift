@@ -1,7 +1,7 @@
 import MPCCrypto
 
 extension FROST {
-    /// What a DKG run produces (docs/frost.md §8).
+    /// What a DKG run produces (docs/protocol/frost.md §8).
     public enum KeygenMode: Sendable {
         /// A fresh key: every party contributes a random constant with a proof of knowledge and a
         /// committed chain-code contribution.

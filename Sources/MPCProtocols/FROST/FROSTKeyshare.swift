@@ -1,7 +1,7 @@
 import MPCCrypto
 
 extension FROST {
-    /// Party i's FROST keyshare (docs/frost.md §7). The secret share is never printed.
+    /// Party i's FROST keyshare (docs/protocol/frost.md §7). The secret share is never printed.
     ///
     /// Binary encoding (version 1, fixed length 164 + 64·n):
     /// `u8(version) ‖ u8(n) ‖ u8(t) ‖ u8(i) ‖ key_id[32] ‖ gen[32] ‖ enc(PK) ‖ cc[32] ‖ s_i[32] ‖

@@ -1,5 +1,5 @@
 extension FROST {
-    /// The session-layer protocol tags of FROST messages (docs/frost.md §13, refining
+    /// The session-layer protocol tags of FROST messages (docs/protocol/frost.md §13, refining
     /// `docs/protocol/session.md` §3.7 without reusing a tag). The delivery is fixed per tag.
     public enum MessageTag: UInt16, Sendable, CaseIterable {
         /// DKG round 1 (keygen, refresh, import): commitments [‖ proof ‖ chain-code commitment]. BCAST.

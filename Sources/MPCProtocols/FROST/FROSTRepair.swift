@@ -2,7 +2,7 @@ import MPCCrypto
 
 extension FROST {
     /// Repair of a lost share by ≥ t helpers (the repairable threshold scheme of Laing–Stinson as
-    /// in the ZcashFoundation `repairable` module; docs/frost.md §11). Pure functions first, then
+    /// in the ZcashFoundation `repairable` module; docs/protocol/frost.md §11). Pure functions first, then
     /// the two parties' state machines.
     public enum Repair {
         /// Step 1 at helper i: λ_i(x_r)·s_i over the helper set, split into one random summand per

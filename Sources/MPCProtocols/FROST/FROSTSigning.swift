@@ -1,7 +1,7 @@
 import MPCCrypto
 
 extension FROST {
-    /// One signer's signing state machine (RFC 9591 with SilentShard framing, docs/frost.md §9).
+    /// One signer's signing state machine (RFC 9591 with SilentShard framing, docs/protocol/frost.md §9).
     ///
     /// 1. Round one ahead of time: a ``Presignature`` (BCAST tag 0x1101, `enc(D) ‖ enc(E)`).
     /// 2. `receiveRound1` for each co-signer's commitments.

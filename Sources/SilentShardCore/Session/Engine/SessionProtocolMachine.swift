@@ -138,7 +138,7 @@ package struct SessionProtocolMachine: Sendable {
                                                   receivable: dklsDKGTags))
     }
 
-    /// FROST recovery (`docs/protocol/session.md` §6.4 with the SHOULD-refresh; `docs/frost.md` §12.1): the
+    /// FROST recovery (`docs/protocol/session.md` §6.4 with the SHOULD-refresh; `docs/protocol/frost.md` §12.1): the
     /// holders (`current` set, H = `helpers`) repair the share of the party without one (`current` =
     /// nil), then all `partyCount` parties refresh. Flow: R1 δ between the holders (0x4102, P2P); R2
     /// each holder sends the recipient σ ‖ PKI (0x4202, P2P) and its refresh round 1; the recipient
