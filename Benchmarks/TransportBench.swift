@@ -1,5 +1,5 @@
 // Release-mode loopback figures for the WebSocket engine against the Python peer
-// (interop/ws_peer.py). Built and run by scripts/bench-transport; not part of the package.
+// (interop/ws_peer.py). Built and run by `scripts/bench transport`; not part of the package.
 import Foundation
 
 @main

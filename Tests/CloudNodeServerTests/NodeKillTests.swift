@@ -103,7 +103,7 @@ struct NodeKillTests {
         if scenario == .bRunning {
             // Nothing was staged anywhere: a typed error, the old share stays. A answers REJECT(PEER_UNAVAILABLE)
             // and closes; an app whose own send meets that close first reports the close (known gap, see
-            // docs/trio-notes.md "rel" findings) — both are typed.
+            // docs/design.md §13, "A REJECT behind a failed send") — both are typed.
             if case .failure(let error) = first {
                 let typed = error as? SilentShardError
                 var expected = typed == .peerUnavailable(party: .node(1))

@@ -5,7 +5,7 @@ import SilentShardCore
 import Synchronization
 import Testing
 
-/// DESIGN.md: the engine's randomness is injected. Every machine step the driver runs draws from its
+/// design.md §5.2: the engine's randomness is injected. Every machine step the driver runs draws from its
 /// `SessionRandomness`, and constructors that need randomness (FROST nonces and polynomials) draw from
 /// the caller's generator: with one pinned stream a run is reproducible, and a different stream changes
 /// every message.

@@ -4,7 +4,7 @@ import Testing
 @testable import SilentShardCore
 
 /// Prints loopback figures (round trip, 8 MiB echo) for the report; asserts correctness only (figures
-/// come from `scripts/bench-transport` in release mode, never from timed tests).
+/// come from `scripts/bench transport` in release mode, never from timed tests).
 @Suite("Transport measurements", .timeLimit(.minutes(30)))
 struct MeasurementTests {
     @Test(arguments: [false, true])

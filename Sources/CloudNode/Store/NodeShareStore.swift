@@ -29,7 +29,7 @@ package enum NodeStoreLocation: Sendable {
     }
 }
 
-/// The cloud node's durable state over SQLite or PostgreSQL (DESIGN.md §6): keyshares (CURRENT and
+/// The cloud node's durable state over SQLite or PostgreSQL (docs/design.md §6): keyshares (CURRENT and
 /// PREPARED per key id, sealed with the node master key), the commit decision log, presignatures with
 /// single-use consumption, finish records, device bans, per-key leases and an audit log.
 ///

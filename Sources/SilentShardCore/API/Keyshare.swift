@@ -203,7 +203,7 @@ public struct Keyshare: Sendable, Equatable, SecretRedacting {
 
     /// Equality on public identity only (algorithm, mode, key id, party, generation, public key, chain
     /// code, t, n): the generation names one share set, and comparing secret bytes with a
-    /// variable-time `==` is avoided (session-notes item 24).
+    /// variable-time `==` is avoided (docs/design.md §5.1).
     public static func == (lhs: Keyshare, rhs: Keyshare) -> Bool {
         lhs.algorithm == rhs.algorithm && lhs.mode == rhs.mode && lhs.keyId == rhs.keyId && lhs.party == rhs.party
             && lhs.generation == rhs.generation && lhs.publicKey == rhs.publicKey && lhs.rootChainCode == rhs.rootChainCode

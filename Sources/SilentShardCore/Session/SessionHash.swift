@@ -46,7 +46,7 @@ package enum SigningLabel: String, Sendable, CaseIterable {
 /// The broadcast transcript digest `T` (session.md §1.5): every SETUP, ACCEPT and BCAST frame of the session
 /// (header ‖ payload, as this party received or sent it), sorted by (kind, tag, sender).
 ///
-/// Clarification (docs/session-notes.md): `T = Hs("transcript"; f_1, …, f_k)`; the spec's `lp(f_i)` is
+/// Clarification (session.md §13.1 item 1): `T = Hs("transcript"; f_1, …, f_k)`; the spec's `lp(f_i)` is
 /// read as the length prefix `Hs` already applies to every field, not as a second one.
 package struct TranscriptDigest: Sendable, Equatable {
     private struct Entry: Sendable, Equatable {

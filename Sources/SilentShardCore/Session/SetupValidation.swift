@@ -165,7 +165,7 @@ package enum SetupValidator {
         switch (params, keyID) {
         case (nil, nil): return
         // session.md §2.1: the SDK passes nil for import although its SETUP names the (new) key id. The duo
-        // export POST comes from the app's backend, whose URL may omit the hint (session-notes 15).
+        // export POST comes from the app's backend, whose URL may omit the hint (session.md §13.3 item 3).
         case (nil, _?) where operation == .import || isExportPost: return
         case (let text?, let id?):
             guard let decoded = try? Hex.decode(text), decoded == id.bytes else { throw SetupRejection(.routeMismatch) }
@@ -188,7 +188,7 @@ enum SetupFieldRules {
         case .refresh: table = [T.keyID: .required, T.gen: .required, T.holders: .optional, T.groupID: .required]
         case .sign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.message: .required, T.groupID: .required]
         case .preSign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.presignTTL: .optional, T.groupID: .required]
-        // gid optional for recover (deviation, docs/trio-notes.md T18): an app that lost its keyshare
+        // gid optional for recover (deviation, session.md §13.3 item 11): an app that lost its keyshare
         // may not know its group; the key itself is pinned by public_key, and the ACCEPTs' group is checked.
         case .recover: table = [T.keyID: .required, T.publicKey: .required, T.holders: .required, T.groupID: .optional]
         case .export: table = [T.keyID: .required, T.gen: .required, T.exportKey: .required, T.groupID: .required]

@@ -1,4 +1,4 @@
-/// Where the app keeps its keyshare records (DESIGN.md §6, session.md §7.1).
+/// Where the app keeps its keyshare records (docs/design.md §6, session.md §7.1).
 ///
 /// Implementations MUST write a record atomically (all of it or nothing, durable when `write`
 /// returns), MUST accept the reserved key ids `~ss/presig/<hex>`, `~ss/ban/<hex>` and `~ss/backup/<hex>`, and SHOULD store

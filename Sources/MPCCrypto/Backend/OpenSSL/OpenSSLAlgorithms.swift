@@ -2,7 +2,7 @@
 internal import COpenSSL
 
 /// Digests and ciphers fetched from OpenSSL once per process (fetching per call costs 2.3×;
-/// DESIGN.md §5.1). Fetched objects are immutable and safe to share between threads.
+/// docs/design.md §5.1). Fetched objects are immutable and safe to share between threads.
 final class OpenSSLAlgorithms: @unchecked Sendable {
     static let shared = OpenSSLAlgorithms()
 

@@ -29,7 +29,7 @@ package struct ProtocolRun<Outcome: ProtocolOutcomeValue>: Sendable {
     }
 }
 
-/// Where a session's protocol randomness comes from (DESIGN.md: injectable, so tests can pin it). Each
+/// Where a session's protocol randomness comes from (docs/design.md §5.2: injectable, so tests can pin it). Each
 /// machine step asks for a generator; production uses the system's CSPRNG (`SecureRandom`, libsodium).
 package struct SessionRandomness: Sendable {
     private let make: @Sendable () -> any RandomNumberGenerator
