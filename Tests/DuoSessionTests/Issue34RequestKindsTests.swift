@@ -118,4 +118,31 @@ struct Issue34RequestKindsTests {
             #expect(banned == nil, "(b) PRESIG_QUERY is answered for a banned device, like reconcile")
         }
     }
+    @Test("issue 34 item 3: the stages each request kind runs, in order, from the one place that chooses them")
+    func issue34_item3_stagesPerRequestKind() throws {
+        let runner = try DuoFixture(algorithm: .eddsa).runner
+        let validation = ["limits before verifying", "count device-signature failures", "validate"]
+        #expect(AdmissionPlans.webSocketSetup(.sign, at: runner).names
+                == validation + ["durable replay", "authorize", "rate limits", "ban", "key state"])
+        #expect(AdmissionPlans.webSocketSetup(.refresh, at: runner).names
+                == validation + ["durable replay", "authorize", "lease", "ban", "key state"])
+        #expect(AdmissionPlans.webSocketSetup(.keygen, at: runner).names
+                == validation + ["durable replay", "authorize", "rate limits", "lease", "ban", "key state"])
+        // session.md §9.4: a banned device may still reconcile.
+        #expect(AdmissionPlans.webSocketSetup(.reconcile, at: runner).names
+                == validation + ["durable replay", "authorize", "lease", "key state"])
+        #expect(AdmissionPlans.webSocketSetup(.sign, linkInstance: .random(), at: runner).names
+                == validation + ["link instance", "durable replay", "authorize", "rate limits", "ban", "key state"])
+        // The export reads before it writes (security review 2, finding 4): its replay record after the key checks.
+        #expect(AdmissionPlans.exportPost(at: runner).names
+                == validation + ["count refusals", "authorize credential", "export fields", "ban", "key state",
+                                 "audit refusals", "durable replay", "generation"])
+        let counted = ["refusal limits", "count refusals"]
+        #expect(AdmissionPlans.presignatureRequest(.finalRequest, at: runner).names
+                == counted + ["scope", "authorize", "count authenticator failures", "presignature state", "device limits",
+                              "ban", "authenticate"])
+        #expect(AdmissionPlans.presignatureRequest(.presigQuery, at: runner).names == counted + ["query payload", "scope"])
+        #expect(AdmissionPlans.presignatureRequest(.relay, at: runner).names == counted + ["scope"])
+        #expect(AdmissionPlans.presignatureRequest(.refused(.malformed), at: runner).names == counted + ["refuse MALFORMED"])
+    }
 }
