@@ -10,10 +10,11 @@ import SilentShardCore
 ///
 /// Decoding checks the version, the lengths and that no half is empty; a row that does not decode is a
 /// ``DecodingError`` (never a trap), which the finish answers as INTERNAL. The protocol halves stay opaque
-/// here: their own deserializers validate them. Secrets never appear in `description`.
-package struct StoredPresignatureSecret: Sendable, Equatable, SecretRedacting {
+/// here: their own deserializers validate them. Secrets never appear in `description`, and the type has no `==`
+/// (no comparison of secrets that is not constant-time).
+package struct StoredPresignatureSecret: Sendable, SecretRedacting {
     /// The node's half, by algorithm.
-    package enum Half: Sendable, Equatable {
+    package enum Half: Sendable {
         /// Version 1: `DKLsPresignature.serialized()`.
         case dkls(presignature: [UInt8])
         /// Version 2: the signing path, the app's round-1 commitments and `FROST.Presignature.serialized()`.
