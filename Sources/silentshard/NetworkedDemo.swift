@@ -61,7 +61,7 @@ enum NetworkedDemo {
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: nodeKey, verifier: DemoVerifier(),
             stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
-            postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
+            postHandler: NodePostHandler(runner: runner), logger: .silent))
         let port = try server.start()
         if !options.json {
             print("== duo over WebSocket: embedded node on ws://127.0.0.1:\(port) (SQLite store, node key \(Hex.encode(nodeKey.verifyingKey.bytes).prefix(16))…)")

@@ -186,11 +186,11 @@ enum NodeCommand {
             case "duo":
                 let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), rateLimiter: rateLimiter)
                 config.stepHandlers = StepHandlerRegistry(fallback: NodeStepHandler(runner: runner))
-                config.postHandler = DuoExportPostHandler(runner: runner)
+                config.postHandler = NodePostHandler(runner: runner)
             case "trio-a", "trio-b":
                 let runner = try trioRunner(options, nodeKey: nodeKey, store: store, verifier: verifier, rateLimiter: rateLimiter)
                 config.stepHandlers = StepHandlerRegistry(fallback: NodeStepHandler(runner: runner))
-                config.postHandler = TrioPostHandler(runner: runner)
+                config.postHandler = NodePostHandler(runner: runner)
                 if let identity = runner.party.trioIdentity { config.trio = (identity.certificate, identity.clusterKey) }
                 config.peerListener = try peerListener(options)
             default:

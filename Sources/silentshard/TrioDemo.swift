@@ -40,7 +40,7 @@ enum TrioDemo {
                                                  stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
                                                  logger: .silent)
             config.trio = (certificate, clusterKey.verifyingKey)
-            config.postHandler = TrioPostHandler(runner: runner)
+            config.postHandler = NodePostHandler(runner: runner)
             if role == .trioB { config.peerListener = PeerListener() }   // A's links: B's own loopback listener
             return NodeServer(configuration: config)
         }

@@ -32,7 +32,7 @@ struct DuoOnPostgresTests {
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: key, verifier: NoTokenVerifier(),
             stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
-            postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
+            postHandler: NodePostHandler(runner: runner), logger: .silent))
         _ = try server.start()
         return (server, store)
     }

@@ -31,7 +31,7 @@ struct DuoOverWebSocketTests {
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: key, verifier: verifier,
             stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
-            postHandler: DuoExportPostHandler(runner: runner), logger: .silent))
+            postHandler: NodePostHandler(runner: runner), logger: .silent))
         _ = try server.start()
         return Node(server: server, key: key, store: store)
     }

@@ -36,7 +36,7 @@ struct SecretHygieneTests {
         let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow())
         let server = NodeServer(configuration: NodeServerConfiguration(
             nodeKey: nodeKey, verifier: Tokens(), stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
-            postHandler: DuoExportPostHandler(runner: runner), logger: NodeLogger { line in lines.withLock { $0.append(line) } }))
+            postHandler: NodePostHandler(runner: runner), logger: NodeLogger { line in lines.withLock { $0.append(line) } }))
         let port = try server.start()
         let cloudKey = Hex.encode(nodeKey.verifyingKey.bytes)
 

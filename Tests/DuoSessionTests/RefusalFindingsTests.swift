@@ -45,7 +45,7 @@ struct RefusalFindingsTests {
     func finding4_refusedPostWritesNothing() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa)
         let keyshare = try await fixture.session.keygen()
-        let handler = DuoExportPostHandler(runner: fixture.runner)
+        let handler = NodePostHandler(runner: fixture.runner)
         let (writes, lines, instances) = (fixture.store.writeTransactionCount, try Self.auditLines(fixture.store),
                                           try Self.rows(fixture.store, "seen_instances"))
         let answer = try await handler.handle(PostRequest(route: Self.finalRoute, params: nil, principal: Self.alice,
@@ -77,7 +77,7 @@ struct RefusalFindingsTests {
         let fixture = (store: probe.store, runner: runner)
         let session = probe.session(.ecdsa, client: LoopbackDuoClient(runner: runner))
         let keyshare = try await session.keygen()
-        let handler = DuoExportPostHandler(runner: fixture.runner)
+        let handler = NodePostHandler(runner: fixture.runner)
         func final(_ principal: Principal, _ address: String) async throws -> [UInt8] {
             [UInt8](try await handler.handle(PostRequest(route: Self.finalRoute, params: nil, principal: principal,
                                                          body: Data(Self.finalRequest(id: .random())),
@@ -129,7 +129,7 @@ struct RefusalFindingsTests {
         let limiter = NodeRateLimiter(limits: NodeRateLimits(failedDeviceSignaturesPerMinute: 2))
         let fixture = try DuoFixture(algorithm: .ecdsa, rateLimiter: limiter)
         let keyshare = try await fixture.session.keygen()
-        let handler = DuoExportPostHandler(runner: fixture.runner)
+        let handler = NodePostHandler(runner: fixture.runner)
         let device = try DeviceKey(signer: fixture.signer).identity
         for attempt in 0..<2 {
             #expect(limiter.checkDevice(device, principal: Self.backend.rateLimitKey) == .allowed, "before bad POST \(attempt)")

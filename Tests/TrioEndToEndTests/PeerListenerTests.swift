@@ -46,7 +46,7 @@ struct PeerListenerTests {
                                           clock: clock.read)
             var config = NodeServerConfiguration(nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(), maximumConnections: 4,
                                                  stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runner)),
-                                                 postHandler: TrioPostHandler(runner: runner), logger: .silent,
+                                                 postHandler: NodePostHandler(runner: runner), logger: .silent,
                                                  rateLimiter: limiter)
             config.trio = (identityB.certificate, identityB.clusterKey)
             // Idle sockets are the point of these tests: they must not end by the first-message deadline

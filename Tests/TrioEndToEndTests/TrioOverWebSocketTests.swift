@@ -67,7 +67,7 @@ struct TrioOverWebSocketTests {
                                               stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runnerB)),
                                               logger: .silent)
         configB.trio = (identityB.certificate, identityB.clusterKey)
-        configB.postHandler = TrioPostHandler(runner: runnerB)
+        configB.postHandler = NodePostHandler(runner: runnerB)
         configB.peerListener = PeerListener()
         let serverB = NodeServer(configuration: configB)
         _ = try serverB.start()
@@ -78,7 +78,7 @@ struct TrioOverWebSocketTests {
                                               stepHandlers: StepHandlerRegistry(fallback: NodeStepHandler(runner: runnerA)),
                                               logger: .silent)
         configA.trio = (identityA.certificate, identityA.clusterKey)
-        configA.postHandler = TrioPostHandler(runner: runnerA)
+        configA.postHandler = NodePostHandler(runner: runnerA)
         let serverA = NodeServer(configuration: configA)
         _ = try serverA.start()
         return Cluster(clusterKey: clusterKey, serverA: serverA, serverB: serverB, storeA: storeA, storeB: storeB)

@@ -7,10 +7,11 @@ extension NodeRateLimiter {
     /// not"; security review 2, finding 7): RATE_LIMITED while the (principal, device key) it names is limited
     /// for failed signatures, or the principal or `address` for refused requests
     /// (``checkRequestFailures(principal:address:)``). Reads only; STORAGE_FAILURE when the cluster's
-    /// database fails. The device key is read from the unverified SETUP: naming another principal's device
-    /// key only reaches that (principal, device) window when the token is that principal's.
-    func checkBeforeVerifying(_ setupMessage: [UInt8], principal: Principal?, address: String?) async throws(SetupRejection) {
-        if let deviceKey = Self.unverifiedDeviceKey(setupMessage) {
+    /// database fails. `deviceKey` is the one the unverified SETUP names (``ParsedSetupMessage/unverifiedDeviceKey``):
+    /// naming another principal's device key only reaches that (principal, device) window when the token is
+    /// that principal's.
+    func checkBeforeVerifying(deviceKey: [UInt8]?, principal: Principal?, address: String?) async throws(SetupRejection) {
+        if let deviceKey {
             switch await checkDeviceAcrossCluster(deviceKey, principal: principal?.rateLimitKey ?? "") {
             case .allowed?: break
             case .limited(let retryAfter)?: throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
@@ -27,24 +28,16 @@ extension NodeRateLimiter {
     /// After a SETUP was refused: a DEVICE_SIGNATURE_INVALID counts against the (principal, device key)
     /// it named and against the principal and `address` across device keys (in the cluster too,
     /// `NodeRateLimiter+Cluster`).
-    func noteRejected(_ rejection: SetupRejection, setupMessage: [UInt8], principal: Principal?, address: String?) async {
-        guard rejection.code == .deviceSignatureInvalid, let deviceKey = Self.unverifiedDeviceKey(setupMessage) else { return }
+    func noteRejected(_ rejection: SetupRejection, deviceKey: [UInt8]?, principal: Principal?, address: String?) async {
+        guard rejection.code == .deviceSignatureInvalid, let deviceKey else { return }
         await recordDeviceSignatureFailure(deviceKey, principal: principal?.rateLimitKey ?? "")
         await recordRequestFailure(principal: principal, address: address)
-    }
-
-    /// The device key identity a SETUP names, before anything about it is verified (nil: no SETUP payload).
-    static func unverifiedDeviceKey(_ setupMessage: [UInt8]) -> [UInt8]? {
-        guard let frame = (try? Frame.parseBundle(setupMessage))?.first, frame.header.kind == .setup,
-              let payload = try? SetupPayload(bytes: frame.body)
-        else { return nil }
-        return payload.deviceKey
     }
 
     /// After authorization (session.md §9.5): RATE_LIMITED for a keygen, import or hard derivation past the principal's hourly
     /// count (an admitted one is counted; shared by the cluster, STORAGE_FAILURE when its database fails),
     /// or for a sign or preSign beyond the key's concurrent signing sessions (per process). (Failed device
-    /// signatures were checked before the SETUP was verified, ``checkBeforeVerifying(_:principal:address:)``.)
+    /// signatures were checked before the SETUP was verified, ``checkBeforeVerifying(deviceKey:principal:address:)``.)
     /// Returns the key id whose signing place the session now holds (release it with
     /// ``endSigning(keyID:)`` when the step ends), or nil.
     func admit(_ setup: ValidatedSetup, principal: String) async throws(SetupRejection) -> String? {

@@ -3,8 +3,9 @@ import MPCCrypto
 import MPCProtocols
 import SilentShardCore
 
-/// Stage 2 at every node: `NodeAdmission` (durable replay, authorization, rate limits, the key's
-/// lease), then key state and bans (`docs/protocol/session.md` §4.3 steps 9–10, §9.1–9.4), then the run.
+/// Stage 2 at every node: the admission stages `AdmissionPlans` chooses for the step's operation (durable replay,
+/// authorization, rate limits, the key's lease, bans, key state: `docs/protocol/session.md` §4.3 steps 9–10,
+/// §9.1–9.5), then the run. The stages' checks that read a key's state live here.
 extension NodeStepRunner {
     /// The outcome of a node's authorization of one SETUP.
     struct Authorization: Sendable {
@@ -13,43 +14,6 @@ extension NodeStepRunner {
         var owner: String
         /// A recover authorized to register SETUP's device key in place of the registered one (session.md §9.3).
         var rebind: Bool
-    }
-
-    /// A SETUP admitted at a node: what the admission holds, and the key's state read under its lease.
-    struct AdmittedStep: Sendable {
-        let setup: ValidatedSetup
-        /// The app's frames behind its SETUP (session.md §4.2: first-round broadcasts).
-        let early: [Frame]
-        let admission: NodeAdmission.Admitted<Authorization>
-        /// This node's CURRENT share (nil for keygen, import, reconcile and relay-only steps).
-        let current: NodeKeyshare?
-        /// Reconcile: the key's status at this node.
-        let status: KeyStatus?
-
-        /// The owner a new key is recorded with.
-        var owner: String { admission.authorization.owner }
-    }
-
-    /// The admission stages of `NodeAdmission`, with `principal`'s authorization, then key state and bans.
-    /// A refusal after the admission gives back what it took.
-    func admitStep(_ setup: ValidatedSetup, early: [Frame], principal: Principal?,
-                   now: UInt64) async throws(SetupRejection) -> AdmittedStep {
-        let admission = NodeAdmission(store: store, queue: storeQueue, rateLimiter: rateLimiter, leaseSeconds: leaseSeconds,
-                                      replayRetentionMilliseconds: replayRetentionMilliseconds)
-        let admitted = try await admission.admit(setup, now: now, rateLimitKey: principal?.rateLimitKey ?? "") {
-            () throws(SetupRejection) in try await authorize(setup, principal: principal)
-        }
-        do {
-            if setup.operation == .reconcile {
-                return AdmittedStep(setup: setup, early: early, admission: admitted, current: nil,
-                                    status: try await reconcileStatus(setup))
-            }
-            return AdmittedStep(setup: setup, early: early, admission: admitted,
-                                current: try await keyState(setup, rebind: admitted.authorization.rebind), status: nil)
-        } catch {
-            await admitted.finish()
-            throw error
-        }
     }
 
     /// session.md §9.1: the route's operation must be in the token's scopes (export too needs the explicit scope
@@ -106,27 +70,26 @@ extension NodeStepRunner {
         return SetupRejection(party.mode == .trio && signing ? .signerUnavailable : .keyNotFound)
     }
 
-    /// session.md §4.3 steps 9–10 from the store: bans, key existence with the route's algorithm, the registered
-    /// device, `gen` = current, no PREPARED share blocking a share change. A relay-only node A checks
-    /// bans only (step 10 concerns participants). `rebind`: a recover authorized to register SETUP's
+    /// session.md §4.3 steps 9–10 from the store, after the `ban` stage: key existence with the route's algorithm,
+    /// the registered device, `gen` = current, no PREPARED share blocking a share change. A relay-only node A
+    /// checks bans only (step 10 concerns participants). `rebind`: a recover authorized to register SETUP's
     /// (new) device key (session.md §9.3); the registered device is then not required.
     func keyState(_ setup: ValidatedSetup, rebind: Bool) async throws(SetupRejection) -> NodeKeyshare? {
         let deviceIdentity = setup.deviceKey.identity
         let keyID = setup.payload.keyID?.hex
         let expectedKind = StoredShareKind(setup.algorithm)
-        let state: (banned: Bool, share: NodeKeyshare?, status: NodeKeyStatus?, retired: (parentKeyId: String, path: [UInt8])?)
+        // Bans were checked by the `ban` stage just before (session.md §9.4).
+        guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
+        let state: (share: NodeKeyshare?, status: NodeKeyStatus?, retired: (parentKeyId: String, path: [UInt8])?)
         do {
             state = try await onStoreQueue { [store] () throws(NodeStoreError) in
-                let banned = try store.isBanned(deviceKey: deviceIdentity)
-                guard let keyID else { return (banned, nil, nil, nil) }
+                guard let keyID else { return (nil, nil, nil) }
                 let share = try store.share(keyId: keyID)
-                return (banned, share, try store.status(keyId: keyID), share == nil ? try store.retirement(keyId: keyID) : nil)
+                return (share, try store.status(keyId: keyID), share == nil ? try store.retirement(keyId: keyID) : nil)
             }
         } catch {
             throw SetupRejection(.storageFailure)
         }
-        if state.banned || bans.contains(deviceIdentity) { throw SetupRejection(.banned) }
-        guard !setup.isRelayOnly, setup.operation != .keygen else { return nil }
         if setup.operation == .import {
             // session.md §4.2: key_id is the protocol key id of public_key; session.md §9.2: refused if the key id exists.
             guard let setupKeyID = setup.payload.keyID, let publicKey = setup.payload.publicKey,

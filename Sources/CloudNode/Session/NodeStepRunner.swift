@@ -6,9 +6,9 @@ import SilentShardCore
 /// The node half of every session step (`docs/protocol/session.md` §4.3, §5.4, §6, §7.2), for duo's node and
 /// trio's nodes A and B alike; ``NodeParty`` says which. One step runs in one order at every node:
 ///
-/// 1. **validate** the SETUP (session.md §4.3 steps 1–8, `SetupValidator`, with the in-memory replay window);
-/// 2. **admit** it (`NodeAdmission`: durable replay, authorization, rate limits, the key's lease), then
-///    key state and bans (steps 9–10) — `NodeStepRunner+Admission.swift`;
+/// 1. **validate** the SETUP (session.md §4.3 steps 1–8, `SetupValidator`, with the in-memory replay window) and
+/// 2. **admit** it (durable replay, authorization, rate limits, the key's lease, bans, key state: steps 9–10) —
+///    the admission stages `AdmissionPlans` chooses for the operation, `NodeStepRunner+Admission.swift`;
 /// 3. **run** the protocol over the one wire engine (`SessionDriver`) and its ending — commit by the
 ///    mode's policy (duo commits directly; trio prepares, READY, commits), DONE, a stored presignature,
 ///    or reconcile — `NodeStepRunner+Participation.swift`.
@@ -25,7 +25,7 @@ package final class NodeStepRunner: Sendable {
     let store: NodeShareStore
     /// Node A's way to open a link to B (nil elsewhere).
     let peer: (any TrioPeerConnector)?
-    /// The SETUP replay window (session.md §9.6) in memory; the durable store is `NodeAdmission`'s first stage.
+    /// The SETUP replay window (session.md §9.6) in memory; the durable store is the `durable replay` admission stage.
     let replay: LockedValue<ReplayWindow>
     let replayRetentionMilliseconds: UInt64
     let storeQueue = NodeStoreQueues(label: "silentshard.node.store")
@@ -157,9 +157,8 @@ package final class NodeStepRunner: Sendable {
                                         token: .accepted, now: now)
         let step: AdmittedStep
         do throws(StepEnded) {
-            let validated = try await validate(first, context: context, principal: principal, address: clientAddress,
-                                               connection: connection)
-            step = try await admit(validated, principal: principal, now: now, connection: connection)
+            step = try await admitSetup(first, context: context, principal: principal, address: clientAddress,
+                                        connection: connection)
         } catch {
             return error.report
         }
@@ -170,7 +169,7 @@ package final class NodeStepRunner: Sendable {
             report = await serveEntry(step, identity: identity, token: token, clientAddress: clientAddress, now: now,
                                       connection: connection, inbox: inbox)
         }
-        await step.admission.finish()
+        await step.finish()
         return report
     }
 
@@ -187,44 +186,6 @@ package final class NodeStepRunner: Sendable {
         SetupValidationContext(token: token, mode: party.mode, algorithm: algorithm, operation: operation, params: params,
                                nodeIndex: party.index, servedOperations: party.servedOperations,
                                cloudKey: party.trustedKey.bytes, groupID: party.groupID, now: now)
-    }
-
-    /// ``validateSetup(_:context:principal:address:)``, with a refusal answered with REJECT.
-    func validate(_ message: [UInt8], context: SetupValidationContext, principal: Principal?, address: String? = nil,
-                  connection: some NodeStepConnection) async throws(StepEnded) -> (setup: ValidatedSetup, rest: [Frame]) {
-        do {
-            return try await validateSetup(message, context: context, principal: principal, address: address)
-        } catch {
-            throw StepEnded(report: await reject(error, instanceID: RejectedSetup.instanceID(of: message),
-                                                 setupHash: RejectedSetup.setupHash(of: message), connection: connection))
-        }
-    }
-
-    /// The one SETUP validation of every request kind — WebSocket steps at every node and the duo export POST
-    /// (security review 2, finding 6): the session.md §9.5 limits checked before the signature is verified (a
-    /// limited (principal, device key), principal or address is RATE_LIMITED, valid signature or not, with no
-    /// write), then session.md §4.3 steps 1–8 with the in-memory replay window; a refusal is counted (session.md §9.5).
-    func validateSetup(_ message: [UInt8], context: SetupValidationContext, principal: Principal?,
-                       address: String?) async throws(SetupRejection) -> (setup: ValidatedSetup, rest: [Frame]) {
-        try await rateLimiter?.checkBeforeVerifying(message, principal: principal, address: address)
-        do {
-            return try replay.withLock { (window: inout ReplayWindow) throws(SetupRejection) in
-                try SetupValidator.validate(message: message, context: context, replay: &window)
-            }
-        } catch {
-            await rateLimiter?.noteRejected(error, setupMessage: message, principal: principal, address: address)
-            throw error
-        }
-    }
-
-    /// `admitStep`, with a refusal answered with REJECT.
-    func admit(_ validated: (setup: ValidatedSetup, rest: [Frame]), principal: Principal?, now: UInt64,
-               connection: some NodeStepConnection) async throws(StepEnded) -> AdmittedStep {
-        do {
-            return try await admitStep(validated.setup, early: validated.rest, principal: principal, now: now)
-        } catch {
-            throw StepEnded(report: await reject(error, setup: validated.setup, connection: connection))
-        }
     }
 
     // MARK: - Stage 3 over one connection (duo's node, trio's B)

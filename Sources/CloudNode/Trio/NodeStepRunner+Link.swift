@@ -63,9 +63,7 @@ extension NodeStepRunner {
                 response = rejectFrame(SetupRejection(.unexpected), instanceID: opened.instanceID, setupHash: nil).encoded()
             } else if case (.accepted, let principal) = await tokenCheck(opened.payload.token) {
                 // Counted and limited at B too (session.md §9.5; no address: A counts the client's).
-                response = await countingRefusals(instanceID: opened.instanceID, principal: principal, address: nil) {
-                    await preSignFinalLocally(message, principal: principal)
-                }
+                response = await preSignFinalRelayed(message, principal: principal)
             } else {
                 response = rejectFrame(SetupRejection(opened.payload.token == nil ? .authRequired : .authInvalid), instanceID: opened.instanceID, setupHash: nil).encoded()
             }
@@ -84,17 +82,14 @@ extension NodeStepRunner {
                                         token: verdict, now: now)
         let step: AdmittedStep
         do throws(StepEnded) {
-            let validated = try await validate(message, context: context, principal: principal, connection: connection)
-            // The link belongs to this session only.
-            guard opened.instanceID == validated.setup.instanceID else {
-                throw StepEnded(report: await reject(SetupRejection(.unexpected), setup: validated.setup, connection: connection))
-            }
-            step = try await admit(validated, principal: principal, now: now, connection: connection)
+            // The link belongs to this session only (`linkInstance`).
+            step = try await admitSetup(message, context: context, principal: principal, address: nil,
+                                        linkInstance: opened.instanceID, connection: connection)
         } catch {
             return error.report
         }
         let report = await serveOneConnection(step, now: now, connection: connection, inbox: inbox)
-        await step.admission.finish()
+        await step.finish()
         return report
     }
 

@@ -79,6 +79,38 @@ package struct SetupRejection: Error, Sendable, Equatable {
     }
 }
 
+/// The first binary message of a step (or an export POST body) decoded once, before anything about it is
+/// verified: the node's rate limits read the device key it names (session.md §9.5, checked before the
+/// signature) and ``SetupValidator`` goes on from it, so the bytes are parsed once.
+package struct ParsedSetupMessage: Sendable {
+    /// The bundle's frames, or why it is not a bundle.
+    let frames: Result<[Frame], SessionError>
+    /// The first frame's body as a SETUP payload (nil: no first frame).
+    let payload: Result<SetupPayload, SessionError>?
+
+    /// Decodes `message` (session.md §3.5 steps 1–2 and the TLV; nothing is verified).
+    package init(_ message: [UInt8]) {
+        do throws(SessionError) {
+            let frames = try Frame.parseBundle(message)
+            self.frames = .success(frames)
+            payload = frames.first.map { frame in
+                do throws(SessionError) { return .success(try SetupPayload(bytes: frame.body)) } catch { return .failure(error) }
+            }
+        } catch {
+            frames = .failure(error)
+            payload = nil
+        }
+    }
+
+    /// The device key identity the SETUP names, before anything about it is verified (nil: no SETUP payload).
+    package var unverifiedDeviceKey: [UInt8]? {
+        guard case .success(let frames) = frames, frames.first?.header.kind == .setup,
+              case .success(let payload)? = payload
+        else { return nil }
+        return payload.deviceKey
+    }
+}
+
 /// The node's validation of SETUP, steps 1–8 of session.md §4.3, in order, first failure wins. Steps 9–13
 /// (authorization, key state, policy, trio forwarding, ACCEPT) need the node's stores and follow.
 package enum SetupValidator {
@@ -86,6 +118,12 @@ package enum SetupValidator {
     /// the app's early broadcasts may follow and are returned untouched for the session to process).
     /// `replay` is updated only when steps 1–6 passed (step 7).
     package static func validate(message: [UInt8], context: SetupValidationContext,
+                                replay: inout ReplayWindow) throws(SetupRejection) -> (setup: ValidatedSetup, rest: [Frame]) {
+        try validate(ParsedSetupMessage(message), context: context, replay: &replay)
+    }
+
+    /// ``validate(message:context:replay:)`` of a message already decoded.
+    package static func validate(_ parsed: ParsedSetupMessage, context: SetupValidationContext,
                                 replay: inout ReplayWindow) throws(SetupRejection) -> (setup: ValidatedSetup, rest: [Frame]) {
         // 1. Token.
         switch context.token {
@@ -95,7 +133,10 @@ package enum SetupValidator {
         }
         // 2. Frame checks (session.md §3.5 steps 1–2) and TLV decoding.
         let frames: [Frame]
-        do { frames = try Frame.parseBundle(message) } catch { throw rejection(error) }
+        switch parsed.frames {
+        case .success(let decoded): frames = decoded
+        case .failure(let error): throw rejection(error)
+        }
         guard let frame = frames.first else { throw SetupRejection(.malformed) }
         let header = frame.header
         let expectedReceiver: PartyIndex = context.isExportPost ? context.nodeIndex : FrameHeader.everyParticipant
@@ -103,7 +144,11 @@ package enum SetupValidator {
         else { throw SetupRejection(.unexpected) }
         if context.isExportPost && frames.count != 1 { throw SetupRejection(.malformed) }
         let payload: SetupPayload
-        do { payload = try SetupPayload(bytes: frame.body) } catch { throw rejection(error) }
+        switch parsed.payload {
+        case .success(let decoded)?: payload = decoded
+        case .failure(let error)?: throw rejection(error)
+        case nil: throw SetupRejection(.malformed)  // unreachable: a first frame exists
+        }
         // A SETUP of another keyshare protocol version (a v1 app) is refused as a version, not as a
         // parameter, so its SDK can say why (`session.md` §4.3 step 2, §11).
         guard SessionConstants.supportedProtocolVersions.contains(payload.protocolVersion) else {
