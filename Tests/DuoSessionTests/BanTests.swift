@@ -19,10 +19,12 @@ struct BanTests {
 
     /// A cheating app: a correct SETUP from the registered device, then a corrupted R2 (`corrupt`; the
     /// default flips a bit of ã). Returns the node's report and what the cheater saw. `beforeSend` runs
-    /// before each of the app's protocol flights (0: R1, 1: R2) and may hold it.
+    /// before each of the app's protocol flights (0: R1, 1: R2) and may hold it. `runner`: the node (default: the
+    /// fixture's).
     static func cheat(_ fixture: DuoFixture, keyshare: Keyshare,
                       corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage = BanTests.cheat,
-                      beforeSend: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> (NodeStepReport, SilentShardError?) {
+                      beforeSend: @escaping @Sendable (Int) async -> Void = { _ in },
+                      runner: NodeStepRunner? = nil) async throws -> (NodeStepReport, SilentShardError?) {
         let device = try DeviceKey(signer: fixture.signer)
         let cloudKey = fixture.nodeKey.verifyingKey
         let keys = SessionKeyPair()
@@ -45,7 +47,7 @@ struct BanTests {
         let (app, node) = InMemoryNetworkClient.pair()
         try await app.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
         try await node.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
-        let runner = fixture.runner
+        let runner = runner ?? fixture.runner
         let route = NodeStepRoute(algorithm: .ecdsa, operation: .sign, params: keyshare.keyId)
         let nodeTask = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
         func send(_ frames: [Frame]) async throws(SilentShardError) {

@@ -193,14 +193,15 @@ struct DuoFixture {
     init(algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
          tamper: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperSend: @escaping @Sendable (Int, Data) -> Data = { $1 }, rateLimiter: NodeRateLimiter? = nil,
-         clock: ManualClock = ManualClock(), deadlines: AppDeadlines = .system) throws {
+         clock: ManualClock = ManualClock(), deadlines: AppDeadlines = .system,
+         masterKey: NodeMasterKey = .random(), storeLocation: NodeStoreLocation? = nil) throws {
         self.clock = clock
         self.deadlines = deadlines
         nodeKey = Ed25519.SigningKey()
         let directory = NSTemporaryDirectory() + "silentshard-duo-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         storePath = directory + "/node.sqlite"
-        store = try NodeShareStore(path: storePath, masterKey: .random(), clock: clock.date)
+        store = try NodeShareStore(location: storeLocation ?? .sqlite(path: storePath), masterKey: masterKey, clock: clock.date)
         runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: clock.read,
                                rateLimiter: rateLimiter)
         client = LoopbackDuoClient(runner: runner, tamper: tamper, tamperSend: tamperSend)

@@ -13,6 +13,11 @@
 //   auth-failed ADDRESS NOW                      → ok
 //   address-check ADDRESS NOW                    → allowed | limited SECONDS
 //
+// And a device's check lease (issue 33 item 4, ClusterCheckLeaseProcessTests; the store's clock reads NOW too):
+//
+//   lease-acquire DEVICE-HEX HOLDER-HEX SECONDS NOW → acquired | acquired banned | busy | storage-failure
+//   lease-release DEVICE-HEX HOLDER-HEX NOW         → released | absent | storage-failure
+//
 // `ready` is printed once the store is open; a bad line prints `error …`; end of input exits 0.
 
 import CloudNode
@@ -39,6 +44,7 @@ while let name = arguments.next() { options[name] = arguments.next() ?? "" }
 let now = LockedValue<UInt64>(0)
 let clock: @Sendable () -> UInt64 = { now.withLock { $0 } }
 let limiter: NodeRateLimiter
+let leaseStore: NodeShareStore
 do {
     guard let database = options["--database"], let keyHex = options["--master-key"],
           let keyBytes = try? Hex.decode(keyHex)
@@ -46,6 +52,8 @@ do {
     let store = try NodeShareStore(location: NodeStoreLocation(database), masterKey: try NodeMasterKey(bytes: keyBytes))
     limiter = NodeRateLimiter(limits: try NodeRateLimits(parsing: options["--rate-limits"] ?? "standard"), clock: clock,
                               cluster: ClusterRateLimits(store: store, clock: clock))
+    leaseStore = try NodeShareStore(location: NodeStoreLocation(database), masterKey: try NodeMasterKey(bytes: keyBytes),
+                                    clock: { Date(timeIntervalSince1970: TimeInterval(clock()) / 1000) })
 } catch {
     answer("error \(error)")
     exit(1)
@@ -75,6 +83,21 @@ while let line = readLine() {
         answer("ok")
     case "address-check" where words.count == 3:
         answer(verdict(await limiter.checkAddressAcrossCluster(words[1])))
+    case "lease-acquire" where words.count == 5:
+        guard let device = try? Hex.decode(words[1]), let holder = try? Hex.decode(words[2]), let seconds = Int64(words[3])
+        else { answer("error bad lease"); continue }
+        switch try? leaseStore.acquireDeviceCheckLease(deviceKey: device, holder: holder, seconds: seconds) {
+        case .acquired(let banned)?: answer(banned ? "acquired banned" : "acquired")
+        case .busy?: answer("busy")
+        case nil: answer("storage-failure")
+        }
+    case "lease-release" where words.count == 4:
+        guard let device = try? Hex.decode(words[1]), let holder = try? Hex.decode(words[2]) else { answer("error bad lease"); continue }
+        switch try? leaseStore.releaseDeviceCheckLease(deviceKey: device, holder: holder) {
+        case true?: answer("released")
+        case false?: answer("absent")
+        case nil: answer("storage-failure")
+        }
     default:
         answer("error unknown command")
     }

@@ -10,9 +10,41 @@ import SilentShardCore
 /// process's memory (its sessions are refused with BANNED), and the failure is logged. An operator's
 /// `liftBan` applies to the store: a ban that never reached the store lasts until the process restarts.
 ///
-/// It also keeps one device's checks apart (finding 12, second half): ``checkedStep(_:exclusive:isBanned:advance:)``.
-final class DeviceBanLedger: Sendable {
+/// It also keeps one device's checks apart (finding 12, second half): ``checkedStep(_:exclusive:isBanned:advance:)``
+/// in this process; across a cluster's processes a DKLs23 step also holds the device's check lease in the store
+/// (`DeviceCheckLease`, issue 33 item 4), whose policy and test hook this ledger carries.
+package final class DeviceBanLedger: Sendable {
     private let pending = LockedValue<Set<[UInt8]>>([])
+    private let lease = LockedValue(DeviceCheckLeasePolicy.standard)
+    private let hook = LockedValue<(@Sendable (_ instanceID: [UInt8], _ step: Int, _ point: CheckPoint) async -> Void)?>(nil)
+
+    /// How this process's steps hold and wait for a device's check lease (``DeviceCheckLeasePolicy/standard``).
+    package var leasePolicy: DeviceCheckLeasePolicy {
+        get { lease.withLock { $0 } }
+        set { lease.withLock { $0 = newValue } }
+    }
+
+    /// Where the test hook runs (``setCheckHook(_:)``).
+    package enum CheckPoint: Sendable, Equatable {
+        /// An attempt to take the device's check lease found another holder's (the step waits, then tries again).
+        case leaseBusy
+        /// The lease is held and the device is not banned: the step's checks run next.
+        case checking
+        /// The step ended: its lease was released (or, after a ban the store refused, kept until it expires).
+        case ended
+    }
+
+    /// Tests only: `hook` runs at each ``CheckPoint`` of each leased step (ECDSA signing or presigning over a
+    /// device's messages), with the session's instance id and the step's index in the session (0 = the first).
+    package func setCheckHook(_ hook: (@Sendable (_ instanceID: [UInt8], _ step: Int, _ point: CheckPoint) async -> Void)?) {
+        self.hook.withLock { $0 = hook }
+    }
+
+    /// Runs the test hook, if any (``setCheckHook(_:)``).
+    func checkHook(_ instanceID: [UInt8], _ step: Int, _ point: CheckPoint) async {
+        guard let hook = hook.withLock({ $0 }) else { return }
+        await hook(instanceID, step, point)
+    }
     /// Per device: whether a checked step runs now (the key is present) and who waits for its turn.
     private let turns = LockedValue<[[UInt8]: [CheckedContinuation<Void, Never>]]>([:])
     /// Waits before the second and third store attempts.

@@ -1,3 +1,4 @@
+import MPCCrypto
 import SilentShardCore
 
 /// session.md §9.4 at a node, for duo and trio alike: reading, gating and recording bans of app devices, over the
@@ -26,23 +27,59 @@ struct NodeBans: Sendable {
 
     /// Finding 12: the gate around each protocol step over the device's messages
     /// (``DeviceBanLedger/checkedStep(_:exclusive:isBanned:advance:)``; exclusive for signing and presigning).
+    /// Issue 33 item 4: an ECDSA (DKLs23) signing or presigning step — whose checks' outcomes depend on this node's
+    /// long-lived secrets — also holds the device's check lease in the store (`DeviceCheckLease`), which keeps
+    /// the device's checks apart across the processes of a cluster; the store's ban is then read under the
+    /// lease, once it is taken (the in-process turn checks only this process's memory first).
     func gate(for setup: ValidatedSetup) -> SessionDriver.AdvanceGate {
         let device = setup.deviceKey.identity, exclusive = setup.operation == .sign || setup.operation == .preSign
+        guard exclusive, setup.algorithm == .ecdsa else {
+            return { advance async throws(SilentShardError) in
+                try await ledger.checkedStep(device, exclusive: exclusive, isBanned: { await deviceBanned(device) },
+                                             advance: advance)
+            }
+        }
+        let lease = DeviceCheckLease(bans: self, setup: setup), steps = LockedValue(0)
         return { advance async throws(SilentShardError) in
-            try await ledger.checkedStep(device, exclusive: exclusive, isBanned: { await deviceBanned(device) },
-                                         advance: advance)
+            let step = steps.withLock { count in
+                defer { count += 1 }
+                return count
+            }
+            try await ledger.checkedStep(device, exclusive: true, isBanned: { ledger.contains(device) }) {
+                () async throws(SilentShardError) in
+                try await lease.run(step: step, advance: advance)
+            }
         }
     }
 
-    /// Bans the device of `setup` when `error` is this node's own AbortAndBan(app).
+    /// The reason recorded with a ban of `setup`'s device.
+    static func reason(_ setup: ValidatedSetup) -> String { "AbortAndBan in \(setup.operation)" }
+
+    /// Bans the device of `setup` when `error` is this node's own AbortAndBan(app) — unless the store already
+    /// has this session's ban (a leased step stores it before it releases the lease, `DeviceCheckLease`).
     func banIfRequired(_ error: SilentShardError, setup: ValidatedSetup) async {
         guard case .abortProtocolAndBanParty(party: .app) = error else { return }
-        let device = setup.deviceKey.identity, instanceID = setup.instanceID
-        let reason = "AbortAndBan in \(setup.operation)", party = party, store = store, queue = queue
-        await ledger.ban(device, log: { NodeLogger.standardError.log($0) }) {
-            try await queue.run { () throws(NodeStoreError) in
-                _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID.bytes, party: party)
+        await store(banOf: setup, unlessStored: true)
+    }
+
+    /// Bans `setup`'s device in this process at once and in the store (retried, `DeviceBanLedger/ban`); returns
+    /// whether the store has it. `unlessStored`: no second write (nor audit line) when the store already has
+    /// this session's ban.
+    @discardableResult
+    func store(banOf setup: ValidatedSetup, unlessStored: Bool = false) async -> Bool {
+        let device = setup.deviceKey.identity, instanceID = setup.instanceID.bytes
+        let reason = Self.reason(setup), party = party
+        return await ledger.ban(device, log: { NodeLogger.standardError.log($0) }) {
+            try await onStore { store throws(NodeStoreError) in
+                if unlessStored, try store.ban(deviceKey: device)?.instanceId == instanceID { return }
+                _ = try store.ban(deviceKey: device, reason: reason, instanceId: instanceID, party: party)
             }
         }
+    }
+
+    /// Runs `body` with the store on one of the runner's store queues.
+    func onStore<T: Sendable>(_ body: @escaping @Sendable (NodeShareStore) throws(NodeStoreError) -> T) async throws(NodeStoreError) -> T {
+        let store = store
+        return try await queue.run { () throws(NodeStoreError) -> T in try body(store) }
     }
 }

@@ -33,7 +33,7 @@ package final class NodeStepRunner: Sendable {
     let leaseSeconds: Int64
     let clock: @Sendable () -> UInt64
     /// Devices this process banned (session.md §9.4), before and until the store has them (finding 12).
-    let bans = DeviceBanLedger()
+    package let bans = DeviceBanLedger()
     let setupTimeout: Duration
     let frameTimeout: Duration
     /// How the deadlines are waited out (the system clock; tests inject their own).

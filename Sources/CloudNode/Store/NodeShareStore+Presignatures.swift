@@ -174,8 +174,8 @@ extension NodeShareStore {
         }
     }
 
-    /// Garbage collection: deletes expired presignatures, finish records past retention and retired-key
-    /// tombstones past theirs (``retiredKeyRetention``); returns
+    /// Garbage collection: deletes expired presignatures, finish records past retention, device check leases
+    /// left by crashed processes (`NodeShareStore+DeviceCheckLeases`) and retired-key tombstones past theirs (``retiredKeyRetention``); returns
     /// how many presignatures were deleted.
     @discardableResult
     package func purgeExpired() throws(NodeStoreError) -> Int {
@@ -183,6 +183,7 @@ extension NodeShareStore {
             let timestamp = now
             let deleted = try db.run("DELETE FROM presignatures WHERE expires_at <= ?", [.integer(timestamp)])
             try db.run("DELETE FROM finish_records WHERE expires_at <= ?", [.integer(timestamp)])
+            try db.run("DELETE FROM device_check_leases WHERE expires_at <= ?", [.integer(timestamp)])
             try purgeRetiredKeys(db)
             try audit(db, "presign gc", keyId: nil, party: nil, outcome: "deleted \(deleted)")
             return deleted

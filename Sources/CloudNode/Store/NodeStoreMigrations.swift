@@ -136,6 +136,13 @@ enum NodeStoreMigrations {
         // 7: the audit log's retention (security review 2, finding 4): the purge deletes lines by time.
         Migration(version: 7, sqlite: "CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at)",
                   postgres: "CREATE INDEX IF NOT EXISTS audit_log_by_time ON audit_log (at)"),
+        // 8: one device's DKLs23 checks one at a time across the processes of a cluster (issue 33 item 4,
+        // NodeShareStore+DeviceCheckLeases): a lease row per device while a step over its messages runs.
+        Migration(version: 8, sqlite: """
+            CREATE TABLE IF NOT EXISTS device_check_leases (device_key BLOB PRIMARY KEY NOT NULL, holder BLOB NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+            """, postgres: """
+            CREATE TABLE IF NOT EXISTS device_check_leases (device_key BYTEA PRIMARY KEY, holder BYTEA NOT NULL, expires_at BIGINT NOT NULL);
+            """),
     ]
 
     /// The highest migration this build knows.

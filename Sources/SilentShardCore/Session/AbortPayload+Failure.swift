@@ -13,6 +13,7 @@ extension AbortPayload {
         case .storage: self = AbortPayload(code: .storageFailure, blamed: nil, detail: "")
         case .timeout: self = AbortPayload(code: .timeout, blamed: nil, detail: "")
         case .partyBanned, .deviceBanned: self = AbortPayload(code: .banned, blamed: nil, detail: "")
+        case .keyBusy: self = AbortPayload(code: .keyBusy, blamed: nil, detail: "")
         case .invalidInput, .invalidKeyshare: self = AbortPayload(code: .invalidParameter, blamed: nil, detail: "")
         default: self = AbortPayload(code: .cancelled, blamed: nil, detail: "")
         }
