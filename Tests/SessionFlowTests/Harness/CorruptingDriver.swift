@@ -50,17 +50,17 @@ func flipping(tag: UInt16, offset: Int) -> @Sendable (ProtocolMessage) -> Protoc
 /// An app `NetworkClient` whose every `connect` opens an in-memory pipe and runs `serve` (a node of the
 /// test's making) on the other end.
 final class ScriptedNodeClient: NetworkClient, @unchecked Sendable {
-    private let serve: @Sendable (PipeNodeConnection) async -> Void
+    private let serve: @Sendable (PipeConnection) async -> Void
     private let state = LockedValue<(app: InMemoryNetworkClient?, node: Task<Void, Never>?)>((nil, nil))
 
-    init(serve: @escaping @Sendable (PipeNodeConnection) async -> Void) { self.serve = serve }
+    init(serve: @escaping @Sendable (PipeConnection) async -> Void) { self.serve = serve }
 
     func connect(action: NetworkAction, params: String?) async throws {
         let (app, node) = InMemoryNetworkClient.pair()
         try await app.connect(action: action, params: params)
         try await node.connect(action: action, params: params)
         let serve = self.serve
-        let task = Task { await serve(PipeNodeConnection(end: node)) }
+        let task = Task { await serve(PipeConnection.duo(end: node)) }
         state.withLock { $0 = (app, task) }
     }
 

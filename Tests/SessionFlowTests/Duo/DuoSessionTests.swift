@@ -6,21 +6,6 @@ import SilentShardTestTraits
 import Testing
 import duo
 
-/// Verifies with libsecp256k1 (through MPCCrypto's thin wrapper) under the keyshare's root key.
-func verifyECDSA(_ signature: Signature, hash: Data, keyshare: Keyshare) throws -> Bool {
-    let key = try Secp256k1.Point(compressed: [UInt8](keyshare.publicKey))
-    guard let r = signature.r, let s = signature.s, let v = signature.recoveryId else { return false }
-    let raw = try Secp256k1.ECDSASignature(r: [UInt8](r), s: [UInt8](s), recoveryId: v)
-    let recovered = try Secp256k1.ECDSA.recoverPublicKey(raw, hash: [UInt8](hash))
-    return Secp256k1.ECDSA.verify(raw, hash: [UInt8](hash), publicKey: key) && recovered == key
-}
-
-/// Verifies with libsodium (strict `crypto_sign_verify_detached`) under the keyshare's root key.
-func verifyEdDSA(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
-    let key = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
-    return key.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message))
-}
-
 @Suite("Duo session: app DuoSession ↔ node NodeStepRunner over an in-memory pipe", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoSessionTests {
     @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])

@@ -85,7 +85,7 @@ struct DuoPresignatureTests {
         let impostor = NodeStepRunner(nodeKey: Ed25519.SigningKey(), store: fixture.store, replayWindow: try ReplayWindow(),
                                       clock: fixture.clock.read)
         let session = fixture.session(.eddsa, signer: fixture.signer, storage: fixture.storage,
-                                      client: LoopbackDuoClient(runner: impostor))
+                                      client: LoopbackClient(mode: .duo, runner: impostor))
         await #expect(throws: SilentShardError.messageAuthenticationFailed(party: .node(1))) {
             _ = try await session.reconcilePreSignatures(keyshare: keyshare)
         }

@@ -47,7 +47,7 @@ struct VersionRefusalTests {
         try await node.connect(action: DuoAction.ECDSA.Keygen(), params: nil)
         let runner = fixture.runner
         let nodeTask = Task {
-            await runner.run(connection: PipeNodeConnection(end: node), route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
+            await runner.run(connection: PipeConnection.duo(end: node), route: NodeStepRoute(algorithm: .ecdsa, operation: .keygen, params: nil))
         }
         try await app.send(bytes: Data(message))
         guard case .binary(let data) = try await app.readMessage() else { throw SilentShardError.network(.connectionLost) }

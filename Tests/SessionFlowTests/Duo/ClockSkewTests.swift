@@ -20,7 +20,7 @@ struct ClockSkewTests {
         let runner = NodeStepRunner(nodeKey: nodeKey, store: store, replayWindow: try ReplayWindow(), clock: {
             UInt64(Int64(Date().timeIntervalSince1970 * 1000) + milliseconds)
         })
-        let client = LoopbackDuoClient(runner: runner)
+        let client = LoopbackClient(mode: .duo, runner: runner)
         let cloudKey = Hex.encode(nodeKey.verifyingKey.bytes), storage = InMemoryStorageClient()
         let session = algorithm == .ecdsa
             ? SilentShard.ECDSA.duoInitiator(messageSigner: SoftwareEd25519MessageSigner(), cloudVerifyingKey: cloudKey,

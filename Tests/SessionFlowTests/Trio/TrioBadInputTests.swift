@@ -68,7 +68,7 @@ struct TrioBadInputTests {
         let fixture = try TrioFixture(algorithm: algorithm, frameTimeout: .seconds(30))
         let runner = try await TrioOperationRunner(fixture: fixture, algorithm: algorithm, operation: operation)
         // Another key, signed with concurrently through its own connection to the same node A.
-        let probeClient = LoopbackTrioClient(runner: fixture.runnerA)
+        let probeClient = LoopbackClient(mode: .trio, runner: fixture.runnerA)
         let probeSession = fixture.session(algorithm, client: probeClient)
         let probeKey = try await probeSession.keygen()
 

@@ -75,7 +75,7 @@ struct RefusalFindingsTests {
         let runner = NodeStepRunner(nodeKey: probe.nodeKey, store: probe.store, replayWindow: try ReplayWindow(),
                                     clock: clock.read, rateLimiter: limiter)
         let fixture = (store: probe.store, runner: runner)
-        let session = probe.session(.ecdsa, client: LoopbackDuoClient(runner: runner))
+        let session = probe.session(.ecdsa, client: LoopbackClient(mode: .duo, runner: runner))
         let keyshare = try await session.keygen()
         let handler = DuoExportPostHandler(runner: fixture.runner)
         func final(_ principal: Principal, _ address: String) async throws -> [UInt8] {
@@ -164,7 +164,7 @@ struct RefusalFindingsTests {
                                       cluster: ClusterRateLimits(store: probe.store, clock: clock.read))
         let runner = NodeStepRunner(nodeKey: probe.nodeKey, store: probe.store, replayWindow: try ReplayWindow(),
                                     clock: clock.read, rateLimiter: limiter)
-        let client = LoopbackDuoClient(runner: runner, tamperSend: tamper, principal: Self.alice)
+        let client = LoopbackClient(mode: .duo, runner: runner, tamperSend: tamper, principal: Self.alice)
         let session = probe.session(.ecdsa, signer: probe.signer, storage: probe.storage, client: client)
         let keyshare = try await session.keygen()
         corrupt.withLock { $0 = true }
@@ -206,7 +206,7 @@ struct RefusalFindingsTests {
         func attempt(_ principal: Principal?, _ address: String?, bad: Bool) async -> SilentShardError? {
             // A fresh random device key every time.
             let untouched: @Sendable (Int, Data) -> Data = { $1 }
-            let client = LoopbackDuoClient(runner: runner, tamperSend: bad ? corrupt : untouched, principal: principal,
+            let client = LoopbackClient(mode: .duo, runner: runner, tamperSend: bad ? corrupt : untouched, principal: principal,
                                            clientAddress: address)
             let session = fixture.session(.ecdsa, signer: SoftwareEd25519MessageSigner(), client: client)
             do { _ = try await session.keygen() } catch { return error as? SilentShardError }
@@ -284,7 +284,7 @@ struct RefusalFindingsTests {
         let keyshare = try await fixture.session.keygen()   // owned by `anonymous`
         let message = Data(repeating: 9, count: 32)
         func sign(_ runner: NodeStepRunner) async -> (SilentShardError?, [NodeStepReport]) {
-            let client = LoopbackDuoClient(runner: runner, principal: Self.mallory)
+            let client = LoopbackClient(mode: .duo, runner: runner, principal: Self.mallory)
             let session = fixture.session(.ecdsa, signer: fixture.signer, storage: fixture.storage, client: client)
             var failure: SilentShardError?
             do { _ = try await session.signature(keyshare: keyshare, message: message) } catch { failure = error as? SilentShardError }

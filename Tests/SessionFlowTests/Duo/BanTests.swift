@@ -47,7 +47,7 @@ struct BanTests {
         try await node.connect(action: DuoAction.ECDSA.Signature(), params: keyshare.keyId)
         let runner = fixture.runner
         let route = NodeStepRoute(algorithm: .ecdsa, operation: .sign, params: keyshare.keyId)
-        let nodeTask = Task { await runner.run(connection: PipeNodeConnection(end: node), route: route) }
+        let nodeTask = Task { await runner.run(connection: PipeConnection.duo(end: node), route: route) }
         func send(_ frames: [Frame]) async throws(SilentShardError) {
             do { try await app.send(bytes: Data(Frame.bundle(frames))) } catch { throw .network(.connectionLost) }
         }
