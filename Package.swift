@@ -240,6 +240,12 @@ let package = Package(
             dependencies: ["SilentShardTestTraits", "duo", "trio", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto",
                            "MPCProtocols"]
         ),
+        // The node's pure state machines and decisions (commit, reconcile, rate limits, keyshare cache): no
+        // sockets, processes or sessions, so it builds and runs fast.
+        .testTarget(
+            name: "NodeMachineTests",
+            dependencies: ["CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols", "SilentShardTestSupport"]
+        ),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
         .testTarget(
