@@ -3,14 +3,15 @@ import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
 import Testing
-import duo
 
 /// Issue 22 item 6: the app's logger hears every operation's start and end and each step in between,
-/// with bytes and error kinds, and never a secret.
-@Suite("Duo events for the app's logger", .timeLimit(.minutes(30)))
-struct DuoEventLoggingTests {
-    @Test func operationsAndStepsAreReportedWithTheirBytes() async throws {
-        let fixture = try DuoFixture(algorithm: .ecdsa)
+/// with bytes and error kinds, and never a secret; the POST of preSignFinal is a step too; a refused
+/// second use is an operation that failed with its kind; trio's fallback from A to B is one `sign` operation.
+@Suite("Events for the app's logger", .timeLimit(.minutes(30)))
+struct EventLoggingTests {
+    @Test(arguments: Keyshare.Mode.allCases)
+    func operationsAndStepsAreReportedWithTheirBytes(mode: Keyshare.Mode) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: .ecdsa)
         let logger = RecordingLogger()
         fixture.session.logger = logger
         let keyshare = try await fixture.session.keygen()
@@ -24,7 +25,7 @@ struct DuoEventLoggingTests {
         #expect(step.bytesSent == sent && step.bytesSent > 0 && step.bytesReceived > 0)
         #expect(finished.bytesSent == step.bytesSent && finished.bytesReceived == step.bytesReceived)
         #expect(finished.errorKind == nil && finished.duration != nil)
-        #expect(keygenEvents.allSatisfy { $0.mode == .duo && $0.algorithm == .ecdsa })
+        #expect(keygenEvents.allSatisfy { $0.mode == mode && $0.algorithm == .ecdsa })
 
         // A refused operation: its kind, no step when nothing was sent.
         logger.reset()
@@ -43,7 +44,36 @@ struct DuoEventLoggingTests {
                        Hex.encode([UInt8](signature.rawRepresentation))] {
             #expect(!text.contains(secret))
         }
-        #expect(text.contains("duo ecdsa sign finished key=\(keyshare.keyId.prefix(16))"))
+        #expect(text.contains("\(mode) ecdsa sign finished key=\(keyshare.keyId.prefix(16))"))
+    }
+
+    @Test(arguments: Keyshare.Mode.allCases)
+    func presignaturesAndTheirPostAreReported(mode: Keyshare.Mode) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: .ecdsa)
+        let logger = RecordingLogger()
+        fixture.session.logger = logger
+        let keyshare = try await fixture.session.keygen()
+        let presignature = try await fixture.session.preSignature(keyshare: keyshare)
+        logger.reset()
+        let message = testMessage(.ecdsa, "finish")
+        let signature = try await fixture.session.preSignatureFinal(preSignature: presignature, message: message)
+        #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
+        #expect(logger.events.map(\.phase) == [.operationStarted, .stepFinished, .operationFinished])
+        #expect(logger.events.allSatisfy { $0.operation == "preSignFinal" && $0.keyId == keyshare.keyId && $0.mode == mode })
+        let post = logger.events[1]
+        #expect(post.bytesSent > 0 && post.bytesReceived > 0 && post.errorKind == nil)
+        #expect(logger.events[2].bytesSent == post.bytesSent)
+
+        logger.reset()
+        await #expect(throws: SilentShardError.presignatureConsumed) {
+            _ = try await fixture.session.preSignatureFinal(preSignature: presignature, message: testMessage(.ecdsa, "other"))
+        }
+        #expect(logger.events.map(\.phase) == [.operationStarted, .operationFinished])
+        #expect(logger.events.last?.errorKind == "presignatureConsumed")
+
+        logger.reset()
+        _ = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(logger.events.filter { $0.phase != .stepFinished }.map(\.operation) == ["sign", "sign"], "one operation")
     }
 
     @Test func errorKindsAreCaseNamesWithoutPayloads() {
