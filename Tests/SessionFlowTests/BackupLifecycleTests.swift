@@ -3,15 +3,16 @@ import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
 import Testing
-import duo
+import trio
 
-/// Issue 22 item 2 in duo: the sink is offered every new generation after the node committed it and
-/// before the previous one is discarded; `backupState` follows; a stale backup is refused on restore.
-@Suite("Duo backups that know their generation", .timeLimit(.minutes(30)))
-struct DuoBackupLifecycleTests {
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
-    func theSinkGetsEveryGenerationBeforeThePreviousIsDiscarded(algorithm: Keyshare.Algorithm) async throws {
-        let fixture = try DuoFixture(algorithm: algorithm)
+/// Issue 22 item 2: the sink is offered every new generation (keygen, refresh; trio also recover and hard
+/// derivation) after the nodes committed it and while it is staged, before the previous one is discarded;
+/// `backupState` follows; a stale backup is refused on restore.
+@Suite("Backups that know their generation", .timeLimit(.minutes(30)))
+struct BackupLifecycleTests {
+    @Test(arguments: Keyshare.Mode.allCases, [Keyshare.Algorithm.ecdsa, .eddsa])
+    func theSinkGetsEveryGenerationBeforeThePreviousIsDiscarded(mode: Keyshare.Mode, algorithm: Keyshare.Algorithm) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: algorithm)
         let sink = RecordingBackupSink(storage: fixture.storage)
         fixture.session.backupSink = sink
         let keyshare = try await fixture.session.keygen()
@@ -23,8 +24,8 @@ struct DuoBackupLifecycleTests {
         // Offered while the new generation was staged and the old one still current.
         let offered = sink.offers[1]
         let stagedAtOffer = try #require(offered.record?.staged), currentAtOffer = try #require(offered.record?.current)
-        #expect(try AppStoredShare.decode(stagedAtOffer, mode: .duo).keyshare.generation == refreshed.generation)
-        #expect(try AppStoredShare.decode(currentAtOffer, mode: .duo).keyshare.generation == keyshare.generation)
+        #expect(try AppStoredShare.decode(stagedAtOffer, mode: mode).keyshare.generation == refreshed.generation)
+        #expect(try AppStoredShare.decode(currentAtOffer, mode: mode).keyshare.generation == keyshare.generation)
         // The sink's blob restores the current share, and it signs.
         let restored = try KeyshareBackup.openKeyshare(offered.blob, password: RecordingBackupSink.password)
         #expect(restored == refreshed)
@@ -33,8 +34,9 @@ struct DuoBackupLifecycleTests {
         #expect(try verifies(signature, message: message, keyshare: refreshed))
     }
 
-    @Test func aFailingSinkStillCommitsAndTheStateSaysStale() async throws {
-        let fixture = try DuoFixture(algorithm: .ecdsa)
+    @Test(arguments: Keyshare.Mode.allCases)
+    func aFailingSinkStillCommitsAndTheStateSaysStale(mode: Keyshare.Mode) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: .ecdsa)
         let keyshare = try await fixture.session.keygen()
         #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .none)
         let sink = RecordingBackupSink(storage: fixture.storage)
@@ -44,16 +46,17 @@ struct DuoBackupLifecycleTests {
         sink.failing.withLock { $0 = true }
         let again = try await fixture.session.keyRefresh(keyshare: refreshed)
         // The refresh committed at the node and at the app; the state names the backup's generation.
-        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](again.generation))
+        for store in fixture.stores { #expect(try store.share(keyId: keyshare.keyId)?.gen == [UInt8](again.generation)) }
         let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
         #expect(record.staged == nil)
-        #expect(try AppStoredShare.decode(try #require(record.current), mode: .duo).keyshare.generation == again.generation)
+        #expect(try AppStoredShare.decode(try #require(record.current), mode: mode).keyshare.generation == again.generation)
         #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .stale(since: refreshed.generation))
         await #expect(throws: SilentShardError.keyNotFound(keyId: "00")) { _ = try await fixture.session.backupState(keyId: "00") }
     }
 
-    @Test func aStaleBackupIsRefusedOnRestoreAndChangesNothing() async throws {
-        let fixture = try DuoFixture(algorithm: .ecdsa)
+    @Test(arguments: Keyshare.Mode.allCases)
+    func aStaleBackupIsRefusedOnRestoreAndChangesNothing(mode: Keyshare.Mode) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: .ecdsa)
         let keyshare = try await fixture.session.keygen()
         let stored = LockedValue<Data?>(nil)
         try await fixture.session.backup(keyshare: keyshare, password: "pw", limits: RecordingBackupSink.limits) { blob in
@@ -90,8 +93,9 @@ struct DuoBackupLifecycleTests {
     /// Review finding: the app's record, not the backup, may be the stale one (storage restored from an
     /// older device backup). The nodes decide: the current backup replaces the stale record; a stale
     /// backup is refused and the record is left as it was.
-    @Test func theNodesDecideWhetherTheRecordOrTheBackupIsStale() async throws {
-        let fixture = try DuoFixture(algorithm: .eddsa)
+    @Test(arguments: Keyshare.Mode.allCases)
+    func theNodesDecideWhetherTheRecordOrTheBackupIsStale(mode: Keyshare.Mode) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: .eddsa)
         let first = try await fixture.session.keygen()
         let olderRecord = try #require(try await fixture.storage.read(keyId: first.keyId))
         let current = try await fixture.session.keyRefresh(keyshare: first)
@@ -104,12 +108,13 @@ struct DuoBackupLifecycleTests {
 
         #expect(try await fixture.session.restoreBackup(current) == current)
         let record = try #require(try await fixture.storage.read(keyId: first.keyId))
-        #expect(try AppStoredShare.decode(try #require(record.current), mode: .duo).keyshare.generation == current.generation)
+        #expect(try AppStoredShare.decode(try #require(record.current), mode: mode).keyshare.generation == current.generation)
         #expect(try await fixture.session.backupState(keyId: first.keyId) == .current)
     }
 
-    @Test func aBackupIsRecordedOnlyOnceStoredAndOnlyOfTheCurrentShare() async throws {
-        let fixture = try DuoFixture(algorithm: .eddsa)
+    @Test(arguments: Keyshare.Mode.allCases)
+    func aBackupIsRecordedOnlyOnceStoredAndOnlyOfTheCurrentShare(mode: Keyshare.Mode) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: .eddsa)
         let keyshare = try await fixture.session.keygen()
         struct Offline: Error {}
         await #expect(throws: SilentShardError.self) {
@@ -129,8 +134,9 @@ struct DuoBackupLifecycleTests {
         #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .stale(since: refreshed.generation))
     }
 
-    @Test func aReconcileThatPromotesOffersTheStagedGeneration() async throws {
-        let fixture = try DuoFixture(algorithm: .eddsa)
+    @Test(arguments: Keyshare.Mode.allCases)
+    func aReconcileThatPromotesOffersTheStagedGeneration(mode: Keyshare.Mode) async throws {
+        let fixture = try SessionFixture(mode: mode, algorithm: .eddsa)
         let keyshare = try await fixture.session.keygen()
         let sink = RecordingBackupSink(storage: fixture.storage)
         fixture.session.backupSink = sink
@@ -140,6 +146,44 @@ struct DuoBackupLifecycleTests {
         #expect(sink.offers.count == 2, "offered in the commit and again in the reconcile that promoted")
         #expect(sink.offers.allSatisfy { $0.keyshare.generation == refreshed.generation })
         #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+    }
+
+    /// Trio: recover and hard derivation offer their generation too.
+    @Test func everyShareChangingOperationOffersItsGenerationBeforeThePromote() async throws {
+        let fixture = try TrioFixture(algorithm: .ecdsa)
+        let sink = RecordingBackupSink(storage: fixture.storage)
+        fixture.session.backupSink = sink
+        let keyshare = try await fixture.session.keygen()
+        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
+        let child = try await fixture.session.hardDerivation(keyshare: refreshed, path: "m/44'/0'/1")
+        #expect(sink.offers.map(\.keyshare.generation) == [keyshare.generation, refreshed.generation, child.generation])
+        for offer in sink.offers {
+            let staged = try #require(offer.record?.staged)
+            #expect(try AppStoredShare.decode(staged, mode: .trio).keyshare.generation == offer.keyshare.generation)
+        }
+        #expect(try await fixture.session.backupState(keyId: keyshare.keyId) == .current)
+        #expect(try await fixture.session.backupState(keyId: child.keyId) == .current)
+
+        // The app lost its data but not its device key: recover offers the recovered generation too.
+        let storage = RecordingStorage()
+        let device = fixture.session(.ecdsa, storage: storage)
+        let recoverySink = RecordingBackupSink(storage: storage)
+        device.backupSink = recoverySink
+        let recovered = try await device.recovery(keysharePublicKey: keyshare.publicKey)
+        #expect(recoverySink.offers.map(\.keyshare.generation) == [recovered.generation])
+        #expect(try await device.backupState(keyId: keyshare.keyId) == .current)
+        // The first device's backups are now stale, and its sealed copy of `refreshed` is refused by the nodes.
+        let old = try KeyshareBackup.openKeyshare(sink.offers[1].blob, password: RecordingBackupSink.password)
+        let wiped = fixture.session(.ecdsa, storage: InMemoryStorageClient())
+        await #expect(throws: SilentShardError.staleBackup(keyId: keyshare.keyId, generation: refreshed.generation)) {
+            _ = try await wiped.restoreBackup(old)
+        }
+        let message = testMessage(.ecdsa, "recovered and backed up")
+        let restored = try KeyshareBackup.openKeyshare(recoverySink.offers[0].blob, password: RecordingBackupSink.password)
+        let current = try await wiped.restoreBackup(restored)
+        #expect(current == recovered)
+        let signature = try await wiped.signature(keyshare: current, message: message)
+        #expect(try verifyECDSA(signature, hash: message, keyshare: recovered))
     }
 
     func verifies(_ signature: Signature, message: Data, keyshare: Keyshare) throws -> Bool {
