@@ -7,11 +7,13 @@ import SilentShardTestTraits
 import Testing
 @testable import CloudNode
 import duo
+import trio
 
-/// Security review 2, findings 4, 6, 7 and 9 at the duo node: what a refused request costs (writes, audit
+/// Security review 2, findings 4, 6, 7 and 9 at the node: what a refused request costs (writes, audit
 /// lines), the session.md §9.5 limits on refusals, one device-signature rule for every request kind, and
-/// "not yours" answered like "not here".
-@Suite("Duo node: refusal paths (security review 2, findings 4, 6, 7, 9)", .heavy, .timeLimit(.minutes(30)))
+/// "not yours" answered like "not here" (duo's node); a FINAL_REQUEST for trio's B is authorized (scope, the
+/// session.md §9.5 limit of refused requests) at A before A opens a link to B.
+@Suite("Node refusal paths (security review 2, findings 4, 6, 7, 9)", .heavy, .timeLimit(.minutes(30)))
 struct RefusalFindingsTests {
     static let alice = Principal(subject: "alice")
     static let mallory = Principal(subject: "mallory")
@@ -120,6 +122,30 @@ struct RefusalFindingsTests {
         #expect(try fixture.store.purgeAuditLog(olderThan: NodeShareStore.defaultAuditRetention, batch: 1) == old)
         #expect(try fixture.store.auditLog().map(\.operation) == ["ban"])
         #expect(try fixture.store.purgeAuditLog(olderThan: 0) == 0)
+    }
+
+    @Test("finding 4: A refuses a FINAL_REQUEST for B without the scope, or past the refusal limit, before opening a link")
+    func finding4_aRefusesBeforeLinking() async throws {
+        let clock = ManualClock()
+        let limiter = NodeRateLimiter(limits: NodeRateLimits(failedRequestsPerMinute: 1), clock: clock.read)
+        let fixture = try TrioFixture(algorithm: .ecdsa, rateLimiterA: limiter, clock: clock)
+        let noScope = Principal(subject: "alice", scopes: ["sign"])
+        let refused = await fixture.runnerA.preSignFinal(body: Self.finalRequest(id: .random(), receiver: 2), token: nil,
+                                                         principal: noScope, clientAddress: "192.0.2.7")
+        #expect(Self.rejectCode(refused) == .forbidden)
+        #expect(await fixture.peer.reports().count == 0, "links A opened to B for a request it could refuse itself")
+
+        // Refused by B (an id B never had) counts at A; the next one is refused at A with no link.
+        let bob = Principal(subject: "bob")
+        let first = await fixture.runnerA.preSignFinal(body: Self.finalRequest(id: .random(), receiver: 2), token: nil,
+                                                       principal: bob, clientAddress: "198.51.100.7")
+        #expect(Self.rejectCode(first) == .presigNotFound)
+        let links = await fixture.peer.reports().count
+        #expect(links == 1)
+        let limited = await fixture.runnerA.preSignFinal(body: Self.finalRequest(id: .random(), receiver: 2), token: nil,
+                                                         principal: bob, clientAddress: "198.51.100.8")
+        #expect(Self.rejectCode(limited) == .rateLimited)
+        #expect(await fixture.peer.reports().count == links, "a link opened for a limited principal")
     }
 
     // MARK: Finding 6
