@@ -236,6 +236,17 @@ enum AppUnderTest: Sendable {
         }
     }
 
+    /// Signs with every signer set of the mode, each verified by the caller: duo's one node; trio with A,
+    /// then with B (A relaying), each without fallback.
+    func signatureWithEachSigner(keyshare: Keyshare, message: Data) async throws(SilentShardError) -> [Signature] {
+        switch self {
+        case .duo(let session): [try await session.signature(keyshare: keyshare, message: message)]
+        case .trio(let session):
+            [try await session.signature(keyshare: keyshare, message: message, signer: .nodeA),
+             try await session.signature(keyshare: keyshare, message: message, signer: .nodeB)]
+        }
+    }
+
     func reconcileKeyshare(keyId: String) async throws(SilentShardError) -> Keyshare {
         switch self {
         case .duo(let session): try await session.reconcileKeyshare(keyId: keyId)

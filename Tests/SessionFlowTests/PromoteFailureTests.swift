@@ -4,17 +4,17 @@ import MPCCrypto
 import SilentShardCore
 import SilentShardTestTraits
 import Testing
-import duo
 
-/// Issue 10: the app's storage fails the write that promotes a staged share after the node committed.
+/// Issue 10: the app's storage fails the write that promotes a staged share after the node(s) committed.
 /// Twice (the operation's own immediate reconcile fails the same way): the operation reports
 /// `reconcileRequired`, the share stays staged, and an explicit `reconcileKeyshare` promotes it —
 /// nothing is lost. Once: the operation's own reconcile repairs it and the caller sees success.
-@Suite("Duo faults: the app's promote write failing", .heavy, .timeLimit(.minutes(30)))
+@Suite("Faults: the app's promote write failing", .heavy, .timeLimit(.minutes(30)))
 struct PromoteFailureTests {
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa], [1, 2])
-    func promoteWriteFails(algorithm: Keyshare.Algorithm, failures: Int) async throws {
-        let fixture = try DuoFixture(algorithm: algorithm)
+    @Test(arguments: Keyshare.Mode.allCases, [(Keyshare.Algorithm.ecdsa, 1), (.ecdsa, 2), (.eddsa, 1), (.eddsa, 2)])
+    func promoteWriteFails(mode: Keyshare.Mode, run: (Keyshare.Algorithm, Int)) async throws {
+        let (algorithm, failures) = run
+        let fixture = try SessionFixture(mode: mode, algorithm: algorithm)
         let keyshare = try await fixture.session.keygen()
         fixture.storage.failPromotes.withLock { $0 = failures }
         var refreshed: Keyshare?
@@ -30,13 +30,15 @@ struct PromoteFailureTests {
         #expect(fixture.storage.failPromotes.withLock { $0 } == 0, "every planned failure happened")
         let settled = try #require(refreshed)
         #expect(settled.generation != keyshare.generation, "the committed refresh was kept")
-        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](settled.generation))
+        for store in fixture.stores {
+            #expect(try store.share(keyId: keyshare.keyId)?.gen == [UInt8](settled.generation))
+        }
         let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
         #expect(record.staged == nil && record.current != nil)
-        let message = algorithm == .ecdsa ? Data(repeating: 0x21, count: 32) : Data("promote".utf8)
-        let signature = try await fixture.session.signature(keyshare: settled, message: message)
-        #expect(algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: settled)
-                                    : try verifyEdDSA(signature, message: message, keyshare: settled))
+        let message = testMessage(algorithm, "promote")
+        for signature in try await fixture.session.signatureWithEachSigner(keyshare: settled, message: message) {
+            #expect(try verify(signature, message: message, keyshare: settled))
+        }
         _ = try await fixture.session.keyRefresh(keyshare: settled)
     }
 }
