@@ -2,13 +2,14 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 import trio
 
 /// Issue 22 item 2: the sink is offered every new generation (keygen, refresh; trio also recover and hard
 /// derivation) after the nodes committed it and while it is staged, before the previous one is discarded;
 /// `backupState` follows; a stale backup is refused on restore.
-@Suite("Backups that know their generation", .timeLimit(.minutes(30)))
+@Suite("Backups that know their generation", .heavy, .timeLimit(.minutes(30)))
 struct BackupLifecycleTests {
     @Test(arguments: Keyshare.Mode.allCases, [Keyshare.Algorithm.ecdsa, .eddsa])
     func theSinkGetsEveryGenerationBeforeThePreviousIsDiscarded(mode: Keyshare.Mode, algorithm: Keyshare.Algorithm) async throws {

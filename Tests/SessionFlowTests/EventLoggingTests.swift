@@ -2,12 +2,13 @@ import Foundation
 import MPCCrypto
 import SilentShardCore
 import SilentShardTestSupport
+import SilentShardTestTraits
 import Testing
 
 /// Issue 22 item 6: the app's logger hears every operation's start and end and each step in between,
 /// with bytes and error kinds, and never a secret; the POST of preSignFinal is a step too; a refused
 /// second use is an operation that failed with its kind; trio's fallback from A to B is one `sign` operation.
-@Suite("Events for the app's logger", .timeLimit(.minutes(30)))
+@Suite("Events for the app's logger", .heavy, .timeLimit(.minutes(30)))
 struct EventLoggingTests {
     @Test(arguments: Keyshare.Mode.allCases)
     func operationsAndStepsAreReportedWithTheirBytes(mode: Keyshare.Mode) async throws {
