@@ -4,8 +4,8 @@ import SilentShardCore
 import Testing
 
 /// `NodeCommit` (`docs/protocol/session.md` §7.2 at a node) without I/O: every state × every event, for the
-/// duo (direct) and trio (prepared) policies. The end-to-end oracles stay `CutEverywhereTests`,
-/// `TrioCutEverywhereTests` and `NodeKillTests`.
+/// duo (direct) and trio (prepared) policies. The end-to-end oracles stay `CutEverywhereTests`
+/// (both modes) and `NodeKillTests`.
 @Suite("Node commit state machine")
 struct NodeCommitTests {
     static let keyID = KeyID(checked: [UInt8](repeating: 0x0A, count: 32))
