@@ -13,7 +13,7 @@ import SilentShardTestSupport
 /// there (cancel, hold); `cutter` counts (and may cut or rewrite) messages per `LinkDirection`, shared
 /// with a trio peer so that every link is counted in one place; `failSend` and `rewriteSend` act on
 /// outgoing messages by content.
-final class LoopbackClient: NetworkClient, @unchecked Sendable {
+class LoopbackClient: NetworkClient, @unchecked Sendable {
     let mode: Keyshare.Mode
     let runner: NodeStepRunner
     private let state = LockedValue<(app: InMemoryNetworkClient?, nodeEnd: InMemoryNetworkClient?, node: Task<NodeStepReport, Never>?, reads: Int,
