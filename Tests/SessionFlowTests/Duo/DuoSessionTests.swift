@@ -60,17 +60,6 @@ struct DuoSessionTests {
         }
     }
 
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
-    func wrongCloudKeyIsATypedError(algorithm: Keyshare.Algorithm) async throws {
-        let other = Hex.encode(Ed25519.SigningKey().verifyingKey.bytes)
-        let fixture = try DuoFixture(algorithm: algorithm, cloudKeyOverride: other)
-        await #expect(throws: SilentShardError.cloudVerificationFailed(reason: "wrong cluster")) {
-            _ = try await fixture.session.keygen()
-        }
-        #expect(fixture.client.reports == [.rejected(.wrongCluster)])
-        #expect(fixture.storage.writes.isEmpty)
-    }
-
     @Test func malformedCloudKeyFailsBeforeConnecting() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa, cloudKeyOverride: "not-a-key")
         await #expect(throws: SilentShardError.invalidConfiguration(reason: "cloudVerifyingKey")) {
@@ -198,32 +187,3 @@ struct DuoSessionCommitTests {
     }
 }
 
-@Suite("Duo session: import", .serialized, .heavy, .timeLimit(.minutes(30)))
-struct DuoImportTests {
-    /// A known key is split with the node; the duo signature verifies under the key's own public key
-    /// (computed independently: libsecp256k1 x·G, libsodium's seed keypair); a second import of the
-    /// same key is KEY_EXISTS.
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
-    func importThenSign(algorithm: Keyshare.Algorithm) async throws {
-        let fixture = try DuoFixture(algorithm: algorithm)
-        let privateKey = Data(SHA256.hash(Array("import test key".utf8)))
-        let chainCode = Data(repeating: 0x42, count: 32)
-        let keyshare = try await fixture.session.import(privateKey: privateKey, rootChainCode: chainCode)
-        switch algorithm {
-        case .ecdsa:
-            let expected = Secp256k1.Point(base: try Secp256k1.Scalar(nonZeroBytes: [UInt8](privateKey)))
-            #expect(keyshare.publicKey == Data(try expected.compressed()))
-        case .eddsa:
-            #expect(keyshare.publicKey == Data(try Ed25519.SigningKey(seed: [UInt8](privateKey)).verifyingKey.bytes))
-        }
-        #expect(keyshare.rootChainCode == chainCode)
-        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
-        let message = algorithm == .ecdsa ? Data(repeating: 9, count: 32) : Data("imported".utf8)
-        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
-        #expect(algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
-                                    : try verifyEdDSA(signature, message: message, keyshare: keyshare))
-        await #expect(throws: SilentShardError.keyAlreadyExists) {
-            _ = try await fixture.session.import(privateKey: privateKey, rootChainCode: chainCode)
-        }
-    }
-}

@@ -25,21 +25,24 @@ struct SessionFixture {
     init(deployment: Deployment) { self.deployment = deployment }
 
     /// - Parameters:
+    ///   - cloudKeyOverride: the app's `cloudVerifyingKey` (default: duo's node key, trio's cluster key).
     ///   - tamperAppReads: rewrites the n-th message the app reads (per connection).
     ///   - tamperAppSends: rewrites the n-th message the app sends (per connection).
     ///   - rateLimiterA: the entry node's limiter (duo: the node's; trio: A's).
     ///   - rateLimiterB: trio: B's limiter (ignored in duo).
-    init(mode: Keyshare.Mode, algorithm: Keyshare.Algorithm,
+    init(mode: Keyshare.Mode, algorithm: Keyshare.Algorithm, cloudKeyOverride: String? = nil,
          tamperAppReads: @escaping @Sendable (Int, Data) -> Data = { $1 },
          tamperAppSends: @escaping @Sendable (Int, Data) -> Data = { $1 },
          rateLimiterA: NodeRateLimiter? = nil, rateLimiterB: NodeRateLimiter? = nil,
          clock: ManualClock = ManualClock()) throws {
         switch mode {
         case .duo:
-            deployment = .duo(try DuoFixture(algorithm: algorithm, tamper: tamperAppReads, tamperSend: tamperAppSends,
+            deployment = .duo(try DuoFixture(algorithm: algorithm, cloudKeyOverride: cloudKeyOverride, tamper: tamperAppReads,
+                                             tamperSend: tamperAppSends,
                                              rateLimiter: rateLimiterA, clock: clock))
         case .trio:
-            deployment = .trio(try TrioFixture(algorithm: algorithm, tamperAppReads: tamperAppReads, tamperAppSends: tamperAppSends,
+            deployment = .trio(try TrioFixture(algorithm: algorithm, cloudKeyOverride: cloudKeyOverride, tamperAppReads: tamperAppReads,
+                                               tamperAppSends: tamperAppSends,
                                                rateLimiterA: rateLimiterA, rateLimiterB: rateLimiterB, clock: clock))
         }
     }

@@ -87,20 +87,6 @@ struct TrioSessionTests {
         }
     }
 
-    /// A `cloudVerifyingKey` that is not the cluster key: the nodes refuse the SETUP (WRONG_CLUSTER)
-    /// and the app cannot authenticate anything from them; nothing is stored anywhere.
-    @Test func wrongClusterKeyAtTheApp() async throws {
-        let fixture = try TrioFixture(algorithm: .ecdsa, cloudKeyOverride: Hex.encode(Ed25519.SigningKey().verifyingKey.bytes))
-        await #expect(throws: SilentShardError.self) { _ = try await fixture.session.keygen() }
-        do { _ = try await fixture.session.keygen() } catch {
-            if case .cloudVerificationFailed = error {} else if case .rejected = error {} else {
-                Issue.record("unexpected error \(error)")
-            }
-        }
-        #expect(fixture.storage.writes.isEmpty)
-        #expect(fixture.client.reports.allSatisfy { $0 == .rejected(.wrongCluster) })
-    }
-
     /// Node B certified for another group: the app refuses the pair (certificateGroupMismatch) before
     /// any protocol traffic; nothing is stored.
     @Test func nodeBOfAnotherGroup() async throws {
@@ -172,35 +158,6 @@ struct TrioSessionTests {
         for report in fixture.client.reports {
             if case .committed = report { Issue.record("A committed") }
         }
-    }
-
-    /// Import: the app splits a known private key with A and B; the joint public key is the
-    /// imported one; both signer sets sign under it; importing the same key again is refused
-    /// (KEY_EXISTS at the nodes) and changes nothing.
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
-    func importThenSignWithBothSigners(algorithm: Keyshare.Algorithm) async throws {
-        let fixture = try TrioFixture(algorithm: algorithm)
-        let secret = SecureRandom.bytes(count: 32), chainCode = SecureRandom.bytes(count: 32)
-        let expectedPublicKey: [UInt8]
-        switch algorithm {
-        case .ecdsa: expectedPublicKey = try Secp256k1.Point(base: try Secp256k1.Scalar(nonZeroBytes: secret)).compressed()
-        case .eddsa: expectedPublicKey = try Ed25519.SigningKey(seed: secret).verifyingKey.bytes
-        }
-        let keyshare = try await fixture.session.import(privateKey: Data(secret), rootChainCode: Data(chainCode))
-        #expect(keyshare.publicKey == Data(expectedPublicKey))
-        #expect(keyshare.rootChainCode == Data(chainCode))
-        #expect(keyshare.mode == .trio && keyshare.partyCount == 3 && keyshare.groupId == Data(fixture.groupID))
-        #expect(try fixture.storeB.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
-        for signer in [TrioSigner.nodeA, .nodeB] {
-            let message = testMessage(algorithm, "imported \(signer)")
-            let signature = try await fixture.session.signature(keyshare: keyshare, message: message, signer: signer)
-            #expect(try verify(signature, message: message, keyshare: keyshare))
-        }
-        let again = await failure { () throws(SilentShardError) in
-            _ = try await fixture.session.import(privateKey: Data(secret), rootChainCode: Data(chainCode))
-        }
-        #expect(again == .keyAlreadyExists)
-        #expect(try fixture.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
     }
 
     /// Hard derivation (ECDSA): all three parties derive the child of m/44'/0'/7; it is a new key
