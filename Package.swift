@@ -233,16 +233,21 @@ let package = Package(
         // Runs the built example binaries (.build/debug/example-*) as subprocesses.
         .testTarget(name: "ExamplesTests", dependencies: ["SilentShardTestTraits", "ExampleSupport", "CloudNode", "SilentShardCore", "MPCCrypto",
                                                         "SilentShardTestSupport", "ChildProcesses", "WalletCore", "duo", "SilentShardChains"]),
+        // App sessions against in-process nodes, both modes in one target on one harness (Harness/SessionFixture:
+        // duo's node, trio's A and B); suites of one behaviour take a `Keyshare.Mode` argument (issue 34).
+        .testTarget(
+            name: "SessionFlowTests",
+            dependencies: ["SilentShardTestTraits", "duo", "trio", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto",
+                           "MPCProtocols"]
+        ),
+        // The node's pure state machines and decisions (commit, reconcile, rate limits, keyshare cache): no
+        // sockets, processes or sessions, so it builds and runs fast.
+        .testTarget(
+            name: "NodeMachineTests",
+            dependencies: ["CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols", "SilentShardTestSupport"]
+        ),
         // The seeds' samples must compile warning-free in every mode an app may use: duo's in Swift 5
         // mode, trio's with NonisolatedNonsendingByDefault (the rest of the package is Swift 6).
-        .testTarget(
-            name: "DuoSessionTests",
-            dependencies: ["SilentShardTestTraits", "duo", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
-        ),
-        .testTarget(
-            name: "TrioSessionTests",
-            dependencies: ["SilentShardTestTraits", "trio", "CloudNode", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "MPCProtocols"]
-        ),
         .testTarget(
             name: "DuoTransportTests", dependencies: ["duo", "SilentShardTestSupport"],
             swiftSettings: [.swiftLanguageMode(.v5)]

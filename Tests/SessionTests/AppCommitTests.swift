@@ -3,7 +3,7 @@ import SilentShardCore
 import Testing
 
 /// `AppCommit` (`docs/protocol/session.md` §7.2 at the app) without I/O: every state × every event. The
-/// end-to-end oracle stays `CutEverywhereTests` / `TrioCutEverywhereTests`.
+/// end-to-end oracle stays `CutEverywhereTests` (both modes).
 @Suite("App commit state machine")
 struct AppCommitTests {
     static let keyID = KeyID(checked: [UInt8](repeating: 0x0A, count: 32))

@@ -12,7 +12,7 @@ import trio
 /// B's database), so no process has seen the other's sessions in memory. A SETUP the app sent through
 /// the first A is captured and sent again to the second within its timestamp window: it answers
 /// REJECT(REPLAY) from the shared durable replay store (before, each process had only its own in-memory
-/// window and the copy was served). `TrioDurableReplayTests` covers restarted A and B in process.
+/// window and the copy was served). `DurableReplayTests` (SessionFlowTests) covers restarted A and B in process.
 @Suite("Finding 4: a SETUP replayed to another trio A process of the cluster is REPLAY", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioReplayAcrossProcessesTests {
     /// The trio client that keeps every message it sends.
