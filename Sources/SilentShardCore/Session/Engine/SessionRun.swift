@@ -9,9 +9,10 @@ import MPCProtocols
 ///
 /// One small conforming type per protocol run (folder `Session/Runs`), each with its own private state
 /// enum; ``SessionDriver`` runs any of them. Randomness is the caller's (`using:`): the driver passes a
-/// generator from its ``SessionRandomness`` to every step. Value types; secrets live in the protocol
-/// states, which redact their descriptions.
-package protocol SessionRun<Outcome>: Sendable, CustomStringConvertible {
+/// generator from its ``SessionRandomness`` to every step. Value types holding secrets (shares, nonces,
+/// protocol states): a run reflects no children (`SecretReflecting`) and its description names only the
+/// party, its peers and the awaited tags.
+package protocol SessionRun<Outcome>: Sendable, CustomStringConvertible, SecretReflecting {
     /// What the run ends with.
     associatedtype Outcome: Sendable
 
