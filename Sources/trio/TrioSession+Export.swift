@@ -28,8 +28,8 @@ extension TrioSession {
             setup.exportKey = oneTimeKey.publicKey.bytes
         } body: { channel, link throws(SilentShardError) in
             let exported = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, _ throws(ProtocolError) in
-                try SessionProtocolMachine.exportReceiving(keyshare: keyshare, participants: [0, 1, 2], oneTimeKey: oneTimeKey,
-                                                           instanceID: instanceID, setupHash: setupHash)
+                try SessionRuns.exportReceiving(keyshare: keyshare, participants: [0, 1, 2], oneTimeKey: oneTimeKey,
+                                                instanceID: instanceID, setupHash: setupHash)
             }
             if let done = try? channel.control(.done, payload: DonePayload.none.encoded) { try? await link.send([done]) }
             return exported

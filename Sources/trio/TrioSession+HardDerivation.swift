@@ -40,9 +40,8 @@ extension TrioSession {
             } body: { channel, link throws(SilentShardError) in
                 let child = try await core.runProtocol(channel: &channel, link: link) { instanceID, setupHash, groupID, _ throws(ProtocolError) in
                     guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.dklsHardDerivation(keyshare: share, participants: [0, 1, 2],
-                                                                         instanceID: instanceID, setupHash: setupHash,
-                                                                         path: derivationPath, mode: .trio, groupID: groupID)
+                    return try DKLsHardDerivationRun(keyshare: share, participants: [0, 1, 2], instanceID: instanceID,
+                                                     setupHash: setupHash, path: derivationPath, mode: .trio, groupID: groupID)
                 }
                 return try await core.commit(child, channel: &channel, link: link)
             }

@@ -25,7 +25,7 @@ extension TrioSession {
 
     private func recover(keysharePublicKey: Data, groupId: Data?) async throws(SilentShardError) -> Keyshare {
         let keyID: KeyID
-        let makeRun: @Sendable (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator) throws(ProtocolError) -> ProtocolRun<Keyshare>
+        let makeRun: @Sendable (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator) throws(ProtocolError) -> any SessionRun<Keyshare>
         let holders: [PartyIndex] = [1, 2]
         switch algorithm {
         case .ecdsa:
@@ -34,9 +34,8 @@ extension TrioSession {
             else { throw .invalidInput(reason: "keysharePublicKey must be a compressed secp256k1 point") }
             keyID = id
             makeRun = { instanceID, setupHash, group, _ throws(ProtocolError) in
-                try SessionProtocolMachine.dklsRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                       setupHash: setupHash, holders: holders, current: nil,
-                                                       expectedPublicKey: point, mode: .trio, groupID: group)
+                try DKLsDKGRun.recover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID, setupHash: setupHash,
+                                       holders: holders, current: nil, expectedPublicKey: point, mode: .trio, groupID: group)
             }
         case .eddsa:
             guard let point = try? FROST.Point(bytes: [UInt8](keysharePublicKey)) else {
@@ -45,9 +44,8 @@ extension TrioSession {
             guard let id = KeyID(FROST.keyId(for: point)) else { throw .invalidInput(reason: "keysharePublicKey") }
             keyID = id
             makeRun = { instanceID, _, group, rng throws(ProtocolError) in
-                try SessionProtocolMachine.frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID,
-                                                        helpers: holders, current: nil, expectedPublicKey: point,
-                                                        mode: .trio, groupID: group, using: &rng)
+                try FROSTRecoverRun(local: 0, partyCount: 3, threshold: 2, instanceID: instanceID, helpers: holders,
+                                    current: nil, expectedPublicKey: point, mode: .trio, groupID: group, using: &rng)
             }
         }
         if let groupId, groupId.count != 16 { throw .invalidInput(reason: "groupId must be 16 bytes") }

@@ -41,9 +41,8 @@ struct BanTests {
         setup.message = Self.message
         let setupFrame = try await setup.signedFrame(instanceID: instanceID, signer: fixture.signer)
         let setupHash = SessionHash.setupHash(headerAndPayload: setupFrame.headerAndPayload)
-        let machine = try SessionProtocolMachine.dklsSign(keyshare: try keyshare.dklsKeyshare(), signers: [0, 1],
-                                                          instanceID: instanceID, setupHash: setupHash,
-                                                          path: try DerivationPath("m"), messageHash: Self.message)
+        let machine = try DKLsSignRun(keyshare: try keyshare.dklsKeyshare(), signers: [0, 1], instanceID: instanceID,
+                                      setupHash: setupHash, path: try DerivationPath("m"), messageHash: Self.message)
         var channel = try PartyFrameChannel(local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
                                             trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000),
                                             protocolTags: machine.receivableTags)
@@ -210,9 +209,8 @@ struct BanTests {
                     let setup = validated.setup
                     guard let message = setup.payload.message else { return }
                     let keys = SessionKeyPair()
-                    let machine = try SessionProtocolMachine.dklsSign(keyshare: try nodeKeyshare.dklsKeyshare(), signers: [0, 1],
-                                                                      instanceID: setup.instanceID, setupHash: setup.setupHash,
-                                                                      path: try DerivationPath("m"), messageHash: message)
+                    let machine = try DKLsSignRun(keyshare: try nodeKeyshare.dklsKeyshare(), signers: [0, 1], instanceID: setup.instanceID,
+                                      setupHash: setup.setupHash, path: try DerivationPath("m"), messageHash: message)
                     var channel = try PartyFrameChannel(local: 1, setupFrame: setup.frame, setup: setup.payload, keys: keys,
                                                         trust: .init(cloudKey: nodeKey.verifyingKey, nowSeconds: now / 1000),
                                                         protocolTags: machine.receivableTags)

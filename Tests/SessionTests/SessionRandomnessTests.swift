@@ -43,8 +43,8 @@ struct SessionRandomnessTests {
 
     /// The first round of a duo DKLs23 keygen at the app, run by the driver with `randomness`.
     static func dklsFirstRound(_ randomness: SessionRandomness) async throws -> [ProtocolMessage] {
-        let run = try SessionProtocolMachine.dklsDKG(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
-                                                     setupHash: setupHash, mode: .duo, groupID: nil)
+        let run = try DKLsDKGRun.keygen(local: 0, partyCount: 2, threshold: 2, instanceID: instanceID,
+                                        setupHash: setupHash, mode: .duo, groupID: nil)
         return try await SessionDriver.start(run, randomness: randomness).1
     }
 
@@ -68,8 +68,8 @@ struct SessionRandomnessTests {
     @Test func constructorsDrawFromTheCallersGenerator() async throws {
         func frostKeygenRound1(seed: UInt64) async throws -> [UInt8] {
             var rng = PinnedStream.Generator(stream: PinnedStream(seed: seed))
-            let run = try SessionProtocolMachine.frostDKG(local: 1, partyCount: 2, threshold: 2, instanceID: Self.instanceID,
-                                                          mode: .duo, groupID: nil, using: &rng)
+            let run = try FROSTDKGRun.keygen(local: 1, partyCount: 2, threshold: 2, instanceID: Self.instanceID,
+                                             mode: .duo, groupID: nil, using: &rng)
             let messages = try await SessionDriver.start(run, randomness: PinnedStream(seed: seed ^ 1).randomness).1
             return messages.first?.payload ?? []
         }

@@ -20,6 +20,8 @@ extension RVOLE.BobState: SecretReflecting {}
 extension FROST.Keyshare: SecretReflecting {}
 extension FROST.Presignature: SecretReflecting {}
 extension FROST.KeyGeneration: SecretReflecting {}
+extension FROST.KeyGeneration.Round1State: SecretReflecting {}
+extension FROST.KeyGeneration.Round2State: SecretReflecting {}
 extension FROST.ImportedKey: SecretReflecting {}
 extension FROST.RepairHelper: SecretReflecting {}
 extension FROST.RepairRecipient: SecretReflecting {}

@@ -40,7 +40,9 @@ extension FROST {
     /// 1. BCAST `round1Message` (tag 0x0101); feed every peer's with `receiveRound1`.
     /// 2. P2P `round2Messages()` (tag 0x0202, one per peer, secret: the session layer encrypts them);
     ///    feed every peer's with `receiveRound2`; then `finish()`.
-    /// A rejected message never changes the state.
+    /// A rejected message never changes the state. Sessions drive it through its round states
+    /// (``start(party:threshold:parties:sessionId:mode:using:)``, ``Round1State``, ``Round2State``); the
+    /// per-message functions stay for tests that feed one message at a time.
     public struct KeyGeneration: Sendable, CustomStringConvertible {
         public let party: PartyIndex
         public let threshold: UInt8

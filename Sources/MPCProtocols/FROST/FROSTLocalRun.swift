@@ -9,23 +9,23 @@ extension FROST {
         public static func keyGeneration(threshold: UInt8, parties: UInt8, sessionId: [UInt8],
                                          mode: (PartyIndex) -> KeygenMode,
                                          using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [Keyshare] {
-            var machines: [KeyGeneration] = []
+            var round1: [KeyGeneration.Round1State] = []
+            var broadcasts: [ProtocolMessage] = []
             for i in 0..<parties {
-                machines.append(try KeyGeneration(party: i, threshold: threshold, parties: parties,
-                                                  sessionId: sessionId, mode: mode(i), using: &rng))
+                let (state, out) = try KeyGeneration.start(party: i, threshold: threshold, parties: parties,
+                                                           sessionId: sessionId, mode: mode(i), using: &rng)
+                round1.append(state)
+                broadcasts += out
             }
-            for i in 0..<Int(parties) {
-                for j in 0..<Int(parties) where i != j {
-                    try machines[j].receiveRound1(machines[i].round1Message, from: PartyIndex(i))
-                }
-            }
-            var outgoing: [[PartyIndex: [UInt8]]] = []
-            for m in machines { outgoing.append(try m.round2Messages()) }
-            for i in 0..<Int(parties) {
-                for (j, bytes) in outgoing[i] { try machines[Int(j)].receiveRound2(bytes, from: PartyIndex(i)) }
+            var round2: [KeyGeneration.Round2State] = []
+            var direct: [ProtocolMessage] = []
+            for state in round1 {
+                let (next, out) = try state.round2(broadcasts.filter { $0.from != state.party })
+                round2.append(next)
+                direct += out
             }
             var out: [Keyshare] = []
-            for m in machines { out.append(try m.finish()) }
+            for state in round2 { out.append(try state.finish(direct.filter { $0.to == state.party })) }
             return out
         }
 

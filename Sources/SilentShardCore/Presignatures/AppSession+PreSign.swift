@@ -20,15 +20,8 @@ extension AppSession {
             setup.presignTTL = ttl
         } body: { channel, link throws(SilentShardError) in
             let presignature = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, rng throws(ProtocolError) in
-                switch keyshare.algorithm {
-                case .ecdsa:
-                    guard let share = try? keyshare.dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.dklsPresign(keyshare: share, signers: signers, instanceID: instanceID,
-                                                                  setupHash: setupHash, path: path)
-                case .eddsa:
-                    guard let share = try? keyshare.frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-                    return try SessionProtocolMachine.frostPresign(keyshare: share, signers: signers, using: &rng)
-                }
+                try SessionRuns.presign(keyshare, signers: signers, instanceID: instanceID, setupHash: setupHash, path: path,
+                                        using: &rng)
             }
             // X stores its half before it answers STORED (session.md §7.5).
             return try await aborting(channel: &channel, link: link) { (channel: inout PartyFrameChannel) throws(SilentShardError) in

@@ -1,7 +1,7 @@
 import MPCProtocols
 import SilentShardCore
 
-extension SessionProtocolMachine {
+extension SessionRun {
     /// For tests that pump machines in process: removes from `inbox` and returns one message for each
     /// (tag, sender) this machine awaits, once all of them are there; nil (inbox untouched) otherwise.
     func takeAwaited(from inbox: inout [ProtocolMessage]) -> [ProtocolMessage]? {

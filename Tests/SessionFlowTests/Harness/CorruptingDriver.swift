@@ -9,12 +9,12 @@ import duo
 /// A cheating party for ban tests: runs a duo protocol like `SessionDriver.run`, but rewrites its
 /// own outgoing protocol messages *before* framing. The frames are then validly signed and encrypted:
 /// this is a party misbehaving with its own keys (what AbortAndBan is for), not a network attacker.
-func runCorrupting<Outcome>(_ run: ProtocolRun<Outcome>, channel: inout PartyFrameChannel, leadingFrames: [Frame] = [],
+func runCorrupting<Run: SessionRun>(_ run: Run, channel: inout PartyFrameChannel, leadingFrames: [Frame] = [],
                             corrupt: @escaping @Sendable (ProtocolMessage) -> ProtocolMessage,
                             send: ([Frame]) async throws(SilentShardError) -> Void,
-                            read: SessionDriver.Read) async throws(SilentShardError) -> ProtocolOutcome {
-    var (current, out) = try await SessionDriver.step(run.machine) {
-        (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+                            read: SessionDriver.Read) async throws(SilentShardError) -> Run.Outcome {
+    var (current, out) = try await SessionDriver.step(run) {
+        (m: inout Run, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
         try m.start(using: &rng).map(corrupt)
     }
     var pending = leadingFrames
@@ -30,7 +30,7 @@ func runCorrupting<Outcome>(_ run: ProtocolRun<Outcome>, channel: inout PartyFra
         }
         let messages = inputs ?? []
         (current, out) = try await SessionDriver.step(current) {
-            (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+            (m: inout Run, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
             try m.advance(messages, using: &rng).map(corrupt)
         }
     }

@@ -5,7 +5,7 @@ import SilentShardCore
 import SilentShardTestTraits
 import Testing
 
-/// `SessionProtocolMachine.frostRecover` on its own (messages routed in memory): honest run, and a
+/// `FROSTRecoverRun` on its own (messages routed in memory): honest run, and a
 /// holder whose PKI copy or σ differs is caught by the app, which then has no share.
 @Suite("FROST recovery machine", .heavy, .timeLimit(.minutes(30)))
 struct FROSTRecoverMachineTests {
@@ -17,16 +17,16 @@ struct FROSTRecoverMachineTests {
         var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         let shares = try FROST.LocalRun.keygen(threshold: 2, parties: 3, using: &rng)
         let instance = InstanceID.random()
-        var machines: [PartyIndex: SessionProtocolMachine] = [
-            0: try SessionProtocolMachine.frostRecover(local: 0, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
-                                                       current: nil, expectedPublicKey: shares[0].publicKey, mode: .trio,
-                                                       groupID: nil, using: &rng).machine,
-            1: try SessionProtocolMachine.frostRecover(local: 1, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
-                                                       current: shares[1], expectedPublicKey: shares[0].publicKey, mode: .trio,
-                                                       groupID: nil, using: &rng).machine,
-            2: try SessionProtocolMachine.frostRecover(local: 2, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
-                                                       current: shares[2], expectedPublicKey: shares[0].publicKey, mode: .trio,
-                                                       groupID: nil, using: &rng).machine,
+        var machines: [PartyIndex: FROSTRecoverRun] = [
+            0: try FROSTRecoverRun(local: 0, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
+                                   current: nil, expectedPublicKey: shares[0].publicKey, mode: .trio,
+                                   groupID: nil, using: &rng),
+            1: try FROSTRecoverRun(local: 1, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
+                                   current: shares[1], expectedPublicKey: shares[0].publicKey, mode: .trio,
+                                   groupID: nil, using: &rng),
+            2: try FROSTRecoverRun(local: 2, partyCount: 3, threshold: 2, instanceID: instance, helpers: [1, 2],
+                                   current: shares[2], expectedPublicKey: shares[0].publicKey, mode: .trio,
+                                   groupID: nil, using: &rng),
         ]
         var inbox: [PartyIndex: [ProtocolMessage]] = [0: [], 1: [], 2: []]
         func deliver(_ out: [ProtocolMessage]) {
@@ -65,7 +65,7 @@ struct FROSTRecoverMachineTests {
             }
         }
         var results: [PartyIndex: Keyshare] = [:]
-        for (party, machine) in machines { if case .keyshare(let k)? = machine.outcome { results[party] = k } }
+        for (party, machine) in machines { if let k = machine.outcome { results[party] = k } }
         return (nil, results, shares)
     }
 

@@ -6,7 +6,7 @@ import SilentShardTestTraits
 import Testing
 
 /// Issue 10: invalid points and scalars in protocol messages. The trio party machines
-/// (`SessionProtocolMachine`, exactly what the app and both nodes run) are driven in memory, one
+/// (the `SessionRun`s, exactly what the app and both nodes run) are driven in memory, one
 /// message of node B's is rewritten *as a protocol message* — after its sender built it and before any
 /// framing, so nothing but the receiver's protocol checks stands in the way (over the wire this is a
 /// node sending it inside a validly signed and encrypted frame) — with a point field replaced by an
@@ -101,37 +101,37 @@ struct TrioInvalidEncodingTests {
         return try! FROST.LocalRun.keygen(threshold: 2, parties: 3, using: &rng)
     }()
 
-    static func machines(_ run: Run) throws -> [PartyIndex: SessionProtocolMachine] {
+    static func machines(_ run: Run) throws -> [PartyIndex: any SessionRun] {
         let instance = InstanceID.random(), setupHash = SetupHash(checked: SecureRandom.bytes(count: 32))
         var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         switch run {
         case .dklsKeygen:
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 1, 2].map {
-                ($0, try SessionProtocolMachine.dklsDKG(local: $0, partyCount: 3, threshold: 2, instanceID: instance, setupHash: setupHash,
-                                                        mode: .trio, groupID: nil).machine)
+                ($0, try DKLsDKGRun.keygen(local: $0, partyCount: 3, threshold: 2, instanceID: instance, setupHash: setupHash,
+                                           mode: .trio, groupID: nil))
             })
         case .dklsSign:
             let hash = SecureRandom.bytes(count: 32)
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 2].map {
-                ($0, try SessionProtocolMachine.dklsSign(keyshare: dklsShares[Int($0)], signers: [0, 2], instanceID: instance,
-                                                         setupHash: setupHash, path: try DerivationPath("m"), messageHash: hash).machine)
+                ($0, try DKLsSignRun(keyshare: dklsShares[Int($0)], signers: [0, 2], instanceID: instance,
+                                     setupHash: setupHash, path: try DerivationPath("m"), messageHash: hash))
             })
         case .frostKeygen:
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 1, 2].map {
-                ($0, try SessionProtocolMachine.frostDKG(local: $0, partyCount: 3, threshold: 2, instanceID: instance, mode: .trio,
-                                                         groupID: nil, using: &rng).machine)
+                ($0, try FROSTDKGRun.keygen(local: $0, partyCount: 3, threshold: 2, instanceID: instance, mode: .trio,
+                                            groupID: nil, using: &rng))
             })
         case .frostSign:
             return try Dictionary(uniqueKeysWithValues: [PartyIndex(0), 2].map {
-                ($0, try SessionProtocolMachine.frostSign(keyshare: frostShares[Int($0)], signers: [0, 2], message: Array("m".utf8),
-                                                          path: [], using: &rng).machine)
+                ($0, try FROSTSignRun(keyshare: frostShares[Int($0)], signers: [0, 2], message: Array("m".utf8),
+                                      path: [], using: &rng))
             })
         }
     }
 
     /// Routes the machines' messages in memory; `rewrite` may replace B's (party 2) messages. Returns
     /// the first receiver's error (party, error) and the parties that finished.
-    static func drive(_ machines: [PartyIndex: SessionProtocolMachine],
+    static func drive(_ machines: [PartyIndex: any SessionRun],
                       rewrite: (ProtocolMessage) -> ProtocolMessage) throws -> (failure: (PartyIndex, ProtocolError)?, finished: [PartyIndex]) {
         var machines = machines
         var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan

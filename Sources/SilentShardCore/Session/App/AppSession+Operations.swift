@@ -15,7 +15,7 @@ extension AppSession {
         } body: { channel, link throws(SilentShardError) in
             let keyshare = try await runProtocol(channel: &channel, link: link) {
                 [algorithm, mode] instanceID, setupHash, groupID, rng throws(ProtocolError) in
-                try SessionProtocolMachine.keygen(algorithm, local: 0, mode: mode, instanceID: instanceID, setupHash: setupHash,
+                try SessionRuns.keygen(algorithm, local: 0, mode: mode, instanceID: instanceID, setupHash: setupHash,
                                                   groupID: groupID, using: &rng)
             }
             return try await commit(keyshare, channel: &channel, link: link)
@@ -41,8 +41,7 @@ extension AppSession {
         } body: { channel, link throws(SilentShardError) in
             let refreshed = try await runProtocol(channel: &channel, link: link) {
                 instanceID, setupHash, groupID, rng throws(ProtocolError) in
-                try SessionProtocolMachine.refresh(keyshare, instanceID: instanceID, setupHash: setupHash, groupID: groupID,
-                                                   using: &rng)
+                try SessionRuns.refresh(keyshare, instanceID: instanceID, setupHash: setupHash, groupID: groupID, using: &rng)
             }
             return try await commit(refreshed, channel: &channel, link: link)
         }
@@ -56,7 +55,7 @@ extension AppSession {
         guard privateKey.count == 32, let chainCode = ChainCode([UInt8](rootChainCode)) else {
             throw .invalidInput(reason: "private key and chain code must be 32 bytes each")
         }
-        let key = try SessionProtocolMachine.ImportedKey(algorithm: algorithm, privateKey: [UInt8](privateKey))
+        let key = try SessionRuns.ImportedKey(algorithm: algorithm, privateKey: [UInt8](privateKey))
         let keyID = try key.keyID(), publicKey = try key.publicKeyBytes()
         do throws(SilentShardError) {
             return try await step(.import, action: actions.importKey(), existing: nil, participants: allParties) { setup in
@@ -66,8 +65,8 @@ extension AppSession {
             } body: { channel, link throws(SilentShardError) in
                 let keyshare = try await runProtocol(channel: &channel, link: link) {
                     [mode] instanceID, setupHash, groupID, rng throws(ProtocolError) in
-                    try SessionProtocolMachine.importKey(key, chainCode: chainCode, local: 0, mode: mode, instanceID: instanceID,
-                                                         setupHash: setupHash, groupID: groupID, using: &rng)
+                    try SessionRuns.importKey(key, chainCode: chainCode, local: 0, mode: mode, instanceID: instanceID,
+                                          setupHash: setupHash, groupID: groupID, using: &rng)
                 }
                 // The DKG's import mode shares exactly the given public key, whose id `keyID` is.
                 try await aborting(channel: &channel, link: link) { (_: inout PartyFrameChannel) throws(SilentShardError) in
@@ -97,8 +96,8 @@ extension AppSession {
             setup.message = messageBytes
         } body: { channel, link throws(SilentShardError) in
             let signature = try await runProtocol(channel: &channel, link: link) { instanceID, setupHash, _, rng throws(ProtocolError) in
-                try SessionProtocolMachine.sign(keyshare, signers: signers, instanceID: instanceID, setupHash: setupHash, path: path,
-                                                message: messageBytes, using: &rng)
+                try SessionRuns.sign(keyshare, signers: signers, instanceID: instanceID, setupHash: setupHash, path: path,
+                                     message: messageBytes, using: &rng)
             }
             // DONE confirms the signature to the signer (its audit); best effort.
             if let done = try? channel.control(.done, payload: signature.done.encoded) { try? await link.send([done]) }

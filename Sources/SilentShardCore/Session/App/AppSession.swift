@@ -109,8 +109,8 @@ package final class AppSession: Sendable {
 
     /// Makes a step's protocol run from the session's instance id, setup hash and the nodes' group id
     /// (nil in duo).
-    package typealias RunFactory<Outcome: ProtocolOutcomeValue> = (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator)
-        throws(ProtocolError) -> ProtocolRun<Outcome>
+    package typealias RunFactory<Outcome: Sendable> = (InstanceID, SetupHash, [UInt8]?, inout any RandomNumberGenerator)
+        throws(ProtocolError) -> any SessionRun<Outcome>
 
     /// Runs the protocol `makeRun` makes. When its first round is short (FROST), that round runs first and
     /// its broadcasts travel with the SETUP (flight F1, session.md §5.2); a DKLs23 first round takes
@@ -120,7 +120,7 @@ package final class AppSession: Sendable {
     package func runProtocol<Outcome>(channel: inout PartyFrameChannel, link: AppStepLink,
                                       _ makeRun: RunFactory<Outcome>) async throws(SilentShardError) -> Outcome {
         let instanceID = channel.instanceID, setupHash = channel.receiver.setupHash
-        func make(_ group: [UInt8]?) throws(SilentShardError) -> ProtocolRun<Outcome> {
+        func make(_ group: [UInt8]?) throws(SilentShardError) -> any SessionRun<Outcome> {
             do throws(ProtocolError) {
                 var rng = SessionRandomness.system.generator()
                 return try makeRun(instanceID, setupHash, group, &rng)
@@ -135,9 +135,8 @@ package final class AppSession: Sendable {
         var unsent: [ProtocolMessage]?
         var flight: [Frame] = []
         if run.roundsAreShort {
-            let (first, messages) = try await SessionDriver.start(run)
+            let messages = try await SessionDriver.start(&run)
             flight = try channel.frames(for: messages.filter { $0.to == nil })
-            run = first
             unsent = messages.filter { $0.to != nil }
         }
         try await accepted(channel: &channel, link: link, flight: flight)
@@ -146,7 +145,7 @@ package final class AppSession: Sendable {
                 guard let first = link.nodes.first, let group = channel.receiver.accepts[first]?.certificate?.groupID else {
                     throw .cloudVerificationFailed(reason: "certificateMissing")
                 }
-                run.machine.recordGroup(group)
+                run.recordGroup(group)
             }
             if let unsent {
                 return try await SessionDriver.run(started: run, unsent: unsent, channel: &channel, send: link.send, read: link.read)

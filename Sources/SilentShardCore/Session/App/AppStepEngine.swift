@@ -101,7 +101,7 @@ package struct AppStepEngine: Sendable {
         var channel = try PartyFrameChannel(
             local: 0, setupFrame: setupFrame, setup: setup, keys: keys,
             trust: .init(cloudKey: cloudKey, nowSeconds: now / 1000, recordedGroupID: step.recordedGroup),
-            protocolTags: SessionProtocolMachine.receivableTags(operation: step.operation, algorithm: algorithm))
+            protocolTags: SessionRuns.receivableTags(operation: step.operation, algorithm: algorithm))
         try await beforeConnect(cloudKey)
 
         if Task.isCancelled { throw .cancelled }

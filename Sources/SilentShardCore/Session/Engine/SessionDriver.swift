@@ -31,43 +31,50 @@ package enum SessionDriver {
     }
 
     /// Runs `run` to its outcome. `leadingFrames` go out in the same send as the first round.
-    package static func run<Outcome>(_ run: ProtocolRun<Outcome>, channel: inout PartyFrameChannel,
-                                    leadingFrames: [Frame] = [], send: Send, read: Read,
-                                    relay: Relay = { _ throws(SilentShardError) in },
-                                    gate: AdvanceGate = ungated,
-                                    randomness: SessionRandomness = .system) async throws(SilentShardError) -> Outcome {
+    package static func run<Run: SessionRun>(_ run: Run, channel: inout PartyFrameChannel,
+                                             leadingFrames: [Frame] = [], send: Send, read: Read,
+                                             relay: Relay = { _ throws(SilentShardError) in },
+                                             gate: AdvanceGate = ungated,
+                                             randomness: SessionRandomness = .system) async throws(SilentShardError) -> Run.Outcome {
         let (started, out) = try await start(run, randomness: randomness)
         return try await self.run(started: started, unsent: out, channel: &channel, leadingFrames: leadingFrames, send: send,
                                   read: read, relay: relay, gate: gate, randomness: randomness)
     }
 
     /// Runs the first round of `run` and returns the started run with that round's messages.
-    package static func start<Outcome>(_ run: ProtocolRun<Outcome>,
-                                      randomness: SessionRandomness = .system) async throws(SilentShardError)
-        -> (ProtocolRun<Outcome>, [ProtocolMessage]) {
-        let (machine, out) = try await step(run.machine, randomness: randomness) {
-            (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
-            try m.start(using: &rng)
+    package static func start<Run: SessionRun>(_ run: Run,
+                                               randomness: SessionRandomness = .system) async throws(SilentShardError)
+        -> (Run, [ProtocolMessage]) {
+        try await step(run, randomness: randomness) { (r: inout Run, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+            try r.start(using: &rng)
         }
-        return (ProtocolRun(machine), out)
+    }
+
+    /// Runs the first round of `run` in place and returns that round's messages.
+    package static func start<Run: SessionRun>(_ run: inout Run,
+                                               randomness: SessionRandomness = .system) async throws(SilentShardError)
+        -> [ProtocolMessage] {
+        let (started, out) = try await start(run, randomness: randomness)
+        run = started
+        return out
     }
 
     /// Runs a run whose first round already ran (``start(_:randomness:)``) to its outcome; `unsent` are
     /// that round's messages not sent yet. The app starts a short first round before its SETUP goes out
     /// and sends its broadcasts with it (flight F1, session.md §5.2); the P2P messages need the nodes' session keys
     /// and follow their ACCEPTs.
-    package static func run<Outcome>(started run: ProtocolRun<Outcome>, unsent: [ProtocolMessage],
-                                    channel: inout PartyFrameChannel, leadingFrames: [Frame] = [], send: Send, read: Read,
-                                    relay: Relay = { _ throws(SilentShardError) in },
-                                    gate: AdvanceGate = ungated,
-                                    randomness: SessionRandomness = .system) async throws(SilentShardError) -> Outcome {
-        var (current, out) = (run.machine, unsent)
+    package static func run<Run: SessionRun>(started run: Run, unsent: [ProtocolMessage],
+                                             channel: inout PartyFrameChannel, leadingFrames: [Frame] = [], send: Send,
+                                             read: Read, relay: Relay = { _ throws(SilentShardError) in },
+                                             gate: AdvanceGate = ungated,
+                                             randomness: SessionRandomness = .system) async throws(SilentShardError) -> Run.Outcome {
+        var (current, out) = (run, unsent)
         var pending = leadingFrames
         while true {
             pending += try channel.frames(for: out)
             if !pending.isEmpty { try await send(pending) }
             pending = []
-            if current.isFinished { return try run.outcome(of: current) }
+            if let outcome = current.outcome { return outcome }
             var inputs = channel.take(tags: current.awaiting, from: current.awaitingSenders)
             while inputs == nil {
                 // A cancelled task stops between messages and rounds, not only in its transport calls.
@@ -79,8 +86,8 @@ package enum SessionDriver {
             let messages = inputs ?? []
             try await gate { () async throws(SilentShardError) in
                 (current, out) = try await step(current, randomness: randomness) {
-                    (m: inout SessionProtocolMachine, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
-                    try m.advance(messages, using: &rng)
+                    (r: inout Run, rng: inout any RandomNumberGenerator) throws(ProtocolError) in
+                    try r.advance(messages, using: &rng)
                 }
             }
         }
@@ -104,23 +111,21 @@ package enum SessionDriver {
         }
     }
 
-    /// One machine step with a generator from `randomness`.
-    package typealias StepBody = @Sendable (inout SessionProtocolMachine, inout any RandomNumberGenerator) throws(ProtocolError)
-        -> [ProtocolMessage]
-
-    /// Runs one machine step on `SessionCompute`'s queue, or where the caller is when the machine's rounds
-    /// are short (FROST: the hand-over to another thread and back would cost about as much as the step);
-    /// protocol failures become `SilentShardError`.
-    package static func step(_ machine: SessionProtocolMachine, randomness: SessionRandomness = .system,
-                            _ body: @escaping StepBody) async throws(SilentShardError) -> (SessionProtocolMachine, [ProtocolMessage]) {
-        if machine.roundsAreShort {
-            var copy = machine
+    /// Runs one step of `run` (`body`, with a generator from `randomness`) on `SessionCompute`'s queue, or
+    /// where the caller is when the run's rounds are short (FROST: the hand-over to another thread and back
+    /// would cost about as much as the step); protocol failures become `SilentShardError`.
+    package static func step<Run: SessionRun>(_ run: Run, randomness: SessionRandomness = .system,
+                                              _ body: @escaping @Sendable (inout Run, inout any RandomNumberGenerator)
+                                                  throws(ProtocolError) -> [ProtocolMessage])
+        async throws(SilentShardError) -> (Run, [ProtocolMessage]) {
+        if run.roundsAreShort {
+            var copy = run
             var rng = randomness.generator()
             do { let out = try body(&copy, &rng); return (copy, out) } catch { throw SilentShardError(error) }
         }
         do {
             return try await SessionCompute.run {
-                var copy = machine
+                var copy = run
                 var rng = randomness.generator()
                 let out = try body(&copy, &rng)
                 return (copy, out)
