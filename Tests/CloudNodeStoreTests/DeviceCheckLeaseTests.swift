@@ -39,6 +39,23 @@ struct DeviceCheckLeaseTests {
                 == .invalidArgument("lease holder and duration"))
     }
 
+    @Test("audit of issue 33 item 4, MEDIUM-1: on PostgreSQL a lease expires on the database's clock — a process whose clock runs 60 s ahead neither takes over nor purges a live lease")
+    func issue33_item4_audit_skewedProcessClockDoesNotTakeOverALiveLease() throws {
+        let location = try scratchLocation(.postgres)
+        // Two processes on hosts whose clocks differ by a minute; both leave lease expiry to the database (as every
+        // production store does: `leaseClockFromDatabase` defaults to true when no clock is injected).
+        let onTime = try NodeShareStore(location: location, masterKey: NodeMasterKey(bytes: bytes32(7)),
+                                        clock: { Date() }, leaseClockFromDatabase: true)
+        let ahead = try NodeShareStore(location: location, masterKey: NodeMasterKey(bytes: bytes32(7)),
+                                       clock: { Date().addingTimeInterval(60) }, leaseClockFromDatabase: true)
+        #expect(try onTime.acquireDeviceCheckLease(deviceKey: device, holder: bytes32(1), seconds: 30) == .acquired(banned: false))
+        #expect(try ahead.acquireDeviceCheckLease(deviceKey: device, holder: bytes32(2), seconds: 30) == .busy)
+        try ahead.purgeExpired()
+        #expect(try ahead.acquireDeviceCheckLease(deviceKey: device, holder: bytes32(2), seconds: 30) == .busy)
+        #expect(try onTime.releaseDeviceCheckLease(deviceKey: device, holder: bytes32(1)))
+        #expect(try ahead.acquireDeviceCheckLease(deviceKey: device, holder: bytes32(2), seconds: 30) == .acquired(banned: false))
+    }
+
     @Test("issue33_item4: release deletes only the caller's own lease; the ban is read after the lease is taken",
           arguments: StoreBackend.allCases)
     func issue33_item4_releaseDeletesOnlyOwnLease(_ backend: StoreBackend) throws {

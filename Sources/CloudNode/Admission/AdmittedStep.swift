@@ -38,7 +38,11 @@ extension NodeStepRunner {
         do throws(SetupRejection) {
             try await plan.admit(&request)
             guard let validated = request.validated, let authorization = request.authorization else {
-                throw SetupRejection(.internalError)  // the plan's stages set both
+                // The plan's stages set both; if one did not, what the stages took (a signing place, the key's
+                // lease) is given back before the refusal.
+                let rejection = SetupRejection(.internalError)
+                await plan.refused(request, rejection)
+                throw rejection
             }
             return AdmittedStep(setup: validated.setup, early: validated.rest, authorization: authorization,
                                 signingKeyID: request.signingKeyID, lease: request.lease, current: request.current,

@@ -40,8 +40,10 @@ package struct DeviceCheckLeasePolicy: Sendable {
 /// 3. run the step — no transaction, lock or pool connection is held meanwhile;
 /// 4. the step raised AbortAndBan(app): write the ban (`DeviceBanLedger.ban`, retried), then release; if the
 ///    ban could not be stored the lease is kept until it expires, so no other process checks the device
-///    before then (this process refuses it from memory);
-/// 5. release: delete this session's own row only.
+///    before then (this process refuses it from memory), and the step ends as a storage failure instead of
+///    the ban's ABORT, so the check's outcome does not leave the node;
+/// 5. release: delete this session's own row only; a row another holder took over meanwhile (this step ran
+///    past the expiry) withholds the step's outcome (a storage failure).
 ///
 /// The step's outcome leaves the node after it returns, so no outcome is seen before its ban is stored. A
 /// process that crashes while holding a lease leaves it until its expiry; a check it ran and whose ban it had
@@ -91,27 +93,47 @@ struct DeviceCheckLease: Sendable {
         } catch {
             if case .abortProtocolAndBanParty(party: .app) = error {
                 // The ban reaches the store before the lease goes: the next holder reads it.
-                if await bans.store(banOf: setup) {
-                    await release(device: device, holder: holder)
-                }   // else: kept until it expires
+                guard await bans.store(banOf: setup) else {
+                    // Not stored (this process refuses the device from memory): the lease is kept until it expires,
+                    // and the check's outcome does not leave the node — the step ends as a storage failure, which a
+                    // passing check meets too when the store is down (audit of issue 33 item 4, LOW-3).
+                    NodeLogger.standardError.log("SECURITY: a device failed a consistency check and its ban could not be stored; "
+                        + "the step ends as a storage failure and the device's check lease is kept until it expires")
+                    await ledger.checkHook(instanceID, step, .ended)
+                    throw .storage(reason: "ban")
+                }
+                if await release(device: device, holder: holder) == false {
+                    NodeLogger.standardError.log("SECURITY: a device check lease was taken over while its check ran "
+                        + "(the step outlived the lease's \(policy.seconds) s)")
+                }
             } else {
                 await release(device: device, holder: holder)
             }
             await ledger.checkHook(instanceID, step, .ended)
             throw error
         }
-        await release(device: device, holder: holder)
+        // A lease taken over while the step ran (a stall longer than the expiry): another process may have run a
+        // check of the device beside this one, so this step's outcome stays inside (audit of issue 33 item 4, LOW-2).
+        let stillHeld = await release(device: device, holder: holder)
         await ledger.checkHook(instanceID, step, .ended)
+        if stillHeld == false {
+            NodeLogger.standardError.log("SECURITY: a device check lease was taken over while its check ran "
+                + "(the step outlived the lease's \(policy.seconds) s); the step's outcome is withheld")
+            throw .storage(reason: "device check lease lost")
+        }
     }
 
-    /// Deletes this step's lease row; a failure leaves it to expire (the device's steps wait until then).
-    private func release(device: [UInt8], holder: [UInt8]) async {
+    /// Deletes this step's lease row: whether it was still this step's (false: another holder took it over after
+    /// it expired), nil when the store could not be reached (the row then expires; the device's steps wait until then).
+    @discardableResult
+    private func release(device: [UInt8], holder: [UInt8]) async -> Bool? {
         do {
-            try await bans.onStore { store throws(NodeStoreError) in
+            return try await bans.onStore { store throws(NodeStoreError) -> Bool in
                 try store.releaseDeviceCheckLease(deviceKey: device, holder: holder)
             }
         } catch {
             NodeLogger.standardError.log("device check lease could not be released (\(error)); it expires")
+            return nil
         }
     }
 }

@@ -7,7 +7,10 @@ import SilentShardCore
 /// layer). Taking and giving it back are one short autocommit statement each: no transaction, lock or
 /// pool connection is held while the step runs, so other writes of the node never wait for a step (the
 /// store-level lock of the unmerged proposal held SQLite's writer lock, or a PostgreSQL connection, for a
-/// whole step). The expiry is on the store's clock; it only matters when a holder crashed.
+/// whole step). The expiry only matters when a holder crashed or stalled; it is compared on one clock for every
+/// process (``leaseNow``): the database server's on PostgreSQL, whose processes may run on hosts with skewed
+/// clocks (a process whose clock ran 30 s ahead would otherwise take over live leases: the audit of issue 33
+/// item 4, MEDIUM-1); the machine's on SQLite, whose processes share one machine.
 extension NodeShareStore {
     /// What an attempt to take a device's check lease found.
     package enum DeviceCheckLeaseAttempt: Sendable, Equatable {
@@ -26,13 +29,13 @@ extension NodeShareStore {
                                          seconds: Int64) throws(NodeStoreError) -> DeviceCheckLeaseAttempt {
         guard !deviceKey.isEmpty, deviceKey.count <= 128 else { throw .invalidArgument("device key length") }
         guard !holder.isEmpty, holder.count <= 64, seconds > 0 else { throw .invalidArgument("lease holder and duration") }
-        let now = self.now
+        let now = leaseNow
         return try autocommit { db throws(NodeStoreError) -> DeviceCheckLeaseAttempt in
             let taken = try db.run("""
-                INSERT INTO device_check_leases (device_key, holder, expires_at) VALUES (?, ?, ?)
+                INSERT INTO device_check_leases (device_key, holder, expires_at) VALUES (?, ?, \(now.sql) + ?)
                 ON CONFLICT (device_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-                WHERE device_check_leases.expires_at <= ? OR device_check_leases.holder = excluded.holder
-                """, [.blob(deviceKey), .blob(holder), .integer(now + seconds), .integer(now)])
+                WHERE device_check_leases.expires_at <= \(now.sql) OR device_check_leases.holder = excluded.holder
+                """, [.blob(deviceKey), .blob(holder), .integer(now.value), .integer(seconds), .integer(now.value)])
             guard taken > 0 else { return .busy }
             return .acquired(banned: try isBanned(db, deviceKey))
         }
@@ -46,6 +49,15 @@ extension NodeShareStore {
             try db.run("DELETE FROM device_check_leases WHERE device_key = ? AND holder = ?",
                        [.blob(deviceKey), .blob(holder)]) > 0
         }
+    }
+
+    /// "Now" for lease expiries, as SQL with one integer parameter (`value`): on a PostgreSQL store whose leases
+    /// run on the database's clock (``leaseClockIsDatabase``: every store without an injected clock), the server's clock (`clock_timestamp()`, whole seconds; `value` 0); otherwise the store's clock (the
+    /// parameter itself): SQLite's processes share one machine's clock, and tests inject theirs.
+    var leaseNow: (sql: String, value: Int64) {
+        database.dialect == .postgres && leaseClockIsDatabase
+            ? ("(CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS BIGINT) + ?)", 0)
+            : ("?", now)
     }
 
     /// Runs `body`'s statements outside a transaction, each committed on its own. `body` must be safe to run

@@ -18,8 +18,11 @@ extension NodeShareStore {
     package func presignatureLookup(id presignatureId: [UInt8]) throws(NodeStoreError) -> PresignatureLookup {
         try Self.require32(presignatureId, "presignature id")
         return try reading { db throws(NodeStoreError) -> PresignatureLookup in
-            if let row = try db.first("SELECT key_id, device_key, expires_at FROM presignatures WHERE presig_id = ?",
-                                      [.blob(presignatureId)]) {
+            // Rows of an older epoch (a restored database's, second security review finding 1) are no longer held.
+            if let row = try db.first("""
+                SELECT key_id, device_key, expires_at FROM presignatures
+                WHERE presig_id = ? AND epoch = (SELECT value FROM meta WHERE name = 'presign_epoch')
+                """, [.blob(presignatureId)]) {
                 return .held(keyId: try row.text(0), deviceKey: try row.blob(1), expired: now >= (try row.integer(2)))
             }
             if let record = try db.first("SELECT key_id, request_hash, response FROM finish_records WHERE presig_id = ?",

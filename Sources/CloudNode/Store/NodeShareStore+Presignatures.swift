@@ -183,7 +183,8 @@ extension NodeShareStore {
             let timestamp = now
             let deleted = try db.run("DELETE FROM presignatures WHERE expires_at <= ?", [.integer(timestamp)])
             try db.run("DELETE FROM finish_records WHERE expires_at <= ?", [.integer(timestamp)])
-            try db.run("DELETE FROM device_check_leases WHERE expires_at <= ?", [.integer(timestamp)])
+            let leaseNow = self.leaseNow
+            try db.run("DELETE FROM device_check_leases WHERE expires_at <= \(leaseNow.sql)", [.integer(leaseNow.value)])
             try purgeRetiredKeys(db)
             try audit(db, "presign gc", keyId: nil, party: nil, outcome: "deleted \(deleted)")
             return deleted

@@ -54,6 +54,10 @@ package final class NodeShareStore: Sendable {
     let replayDatabase: any StoreDatabase
     let masterKey: NodeMasterKey
     let clock: @Sendable () -> Date
+    /// Whether the device check leases of a PostgreSQL store expire on the database server's clock, the one clock
+    /// every process of a cluster shares (`NodeShareStore+DeviceCheckLeases`): by default when no clock was
+    /// injected (production); tests that inject a clock keep the store's unless they ask.
+    let leaseClockIsDatabase: Bool
     /// Most unused presignatures per key id (session.md §8.2).
     package let presignatureLimit: Int
     /// How long finish records answer replays (session.md §8.3).
@@ -75,7 +79,7 @@ package final class NodeShareStore: Sendable {
     package convenience init(path: String, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
                             finishRecordRetention: TimeInterval = 7 * 24 * 3600,
                             retiredKeyRetention: TimeInterval = NodeShareStore.defaultRetiredKeyRetention,
-                            clock: @escaping @Sendable () -> Date = { Date() }) throws(NodeStoreError) {
+                            clock: (@Sendable () -> Date)? = nil) throws(NodeStoreError) {
         try self.init(location: .sqlite(path: path), masterKey: masterKey, presignatureLimit: presignatureLimit,
                       finishRecordRetention: finishRecordRetention, retiredKeyRetention: retiredKeyRetention, clock: clock)
     }
@@ -88,11 +92,12 @@ package final class NodeShareStore: Sendable {
     package init(location: NodeStoreLocation, masterKey: NodeMasterKey, presignatureLimit: Int = 100,
                 finishRecordRetention: TimeInterval = 7 * 24 * 3600,
                 retiredKeyRetention: TimeInterval = NodeShareStore.defaultRetiredKeyRetention,
-                clock: @escaping @Sendable () -> Date = { Date() },
+                clock: (@Sendable () -> Date)? = nil, leaseClockFromDatabase: Bool? = nil,
                 restoreLog: @escaping @Sendable (String) -> Void = NodeShareStore.logToStandardError) throws(NodeStoreError) {
         self.masterKey = masterKey
         restoreGuard = RestoreGuard(location: location, log: restoreLog)
-        self.clock = clock
+        self.clock = clock ?? { Date() }
+        leaseClockIsDatabase = leaseClockFromDatabase ?? (clock == nil)
         self.presignatureLimit = presignatureLimit
         self.finishRecordRetention = finishRecordRetention
         self.retiredKeyRetention = retiredKeyRetention

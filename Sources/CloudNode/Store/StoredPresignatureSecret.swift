@@ -14,11 +14,19 @@ import SilentShardCore
 /// (no comparison of secrets that is not constant-time).
 package struct StoredPresignatureSecret: Sendable, SecretRedacting {
     /// The node's half, by algorithm.
-    package enum Half: Sendable {
+    package enum Half: Sendable, SecretRedacting {
         /// Version 1: `DKLsPresignature.serialized()`.
         case dkls(presignature: [UInt8])
         /// Version 2: the signing path, the app's round-1 commitments and `FROST.Presignature.serialized()`.
         case frost(path: [UInt8], appRound1: [UInt8], nonces: [UInt8])
+
+        /// Redacted: the halves are secrets.
+        package var description: String {
+            switch self {
+            case .dkls: "StoredPresignatureSecret.Half.dkls(<redacted>)"
+            case .frost: "StoredPresignatureSecret.Half.frost(<redacted>)"
+            }
+        }
     }
 
     /// Why stored bytes are not a presignature secret.

@@ -235,4 +235,36 @@ struct ClusterCheckLeaseTests {
         let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
         #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
     }
+
+    @Test("audit of issue 33 item 4, LOW-2: a step whose lease another process took over while its check ran (a stall past the expiry) withholds its outcome",
+          arguments: Engine.allCases)
+    func issue33_item4_audit_stepThatLostItsLeaseWithholdsItsOutcome(engine: Engine) async throws {
+        let cluster = try Cluster(engine)
+        let fixture = cluster.fixture
+        let keyshare = try await fixture.session.keygen()
+        let device = try DeviceKey(signer: fixture.signer)
+        let seconds = fixture.runner.bans.leasePolicy.seconds
+        // While A's first check runs, the lease expires and process B takes it (the holder stalled past the expiry).
+        let takenOver = LockedValue(false)
+        let clock = fixture.clock, storeB = cluster.storeB
+        fixture.runner.bans.setCheckHook { _, step, point in
+            guard step == 0, point == .checking, !takenOver.withLock({ $0 }) else { return }
+            clock.advance(seconds: Double(seconds))
+            let taken = try? storeB.acquireDeviceCheckLease(deviceKey: device.identity, holder: [0xB0], seconds: seconds)
+            takenOver.withLock { $0 = taken == .acquired(banned: false) }
+        }
+        let message = Data(repeating: 0x24, count: 32)
+        await #expect(throws: SilentShardError.self) {
+            _ = try await fixture.session.signature(keyshare: keyshare, message: message)
+        }
+        #expect(takenOver.withLock { $0 })
+        guard case .failed(.storage)? = fixture.client.reports.last else {
+            Issue.record("the node's report: \(String(describing: fixture.client.reports.last)), expected a storage failure")
+            return
+        }
+        // B ends its step; the device signs again.
+        #expect(try storeB.releaseDeviceCheckLease(deviceKey: device.identity, holder: [0xB0]))
+        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
+        #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
+    }
 }
