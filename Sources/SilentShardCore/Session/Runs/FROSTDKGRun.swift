@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// A FROST DKG run (`docs/frost.md` §8): keygen, refresh and import share one engine, chosen by the
+/// A FROST DKG run (`docs/protocol/frost.md` §8): keygen, refresh and import share one engine, chosen by the
 /// mode. Two rounds over `FROST.KeyGeneration`'s round states, then the keyshare. The polynomial (and the
 /// round-1 broadcast) is drawn when the run is made, from the caller's generator.
 package struct FROSTDKGRun: SessionRun {

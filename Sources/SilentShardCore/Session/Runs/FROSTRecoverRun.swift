@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// A FROST recovery run (`docs/protocol/session.md` §6.4 with the SHOULD-refresh; `docs/frost.md` §12.1):
+/// A FROST recovery run (`docs/protocol/session.md` §6.4 with the SHOULD-refresh; `docs/protocol/frost.md` §12.1):
 /// the holders (H = `helpers`) repair the share of the party without one, then all parties refresh.
 /// Flow: R1 δ between the holders (0x4102, P2P); R2 each holder sends the recipient σ ‖ PKI (0x4202, P2P,
 /// `FROST.Repair.PublicKeyInfo`) and its refresh round 1; the recipient requires every PKI copy

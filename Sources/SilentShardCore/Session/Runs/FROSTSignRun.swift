@@ -1,7 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 
-/// A FROST signing run (`docs/frost.md` §9) of a message by the signers along a soft path: round 1 the
+/// A FROST signing run (`docs/protocol/frost.md` §9) of a message by the signers along a soft path: round 1 the
 /// nonce commitments, round 2 the signature shares, then the aggregate signature (verified by libsodium,
 /// RFC 8032 strict, under the derived key). The nonces are drawn when the run is made, from the caller's
 /// generator.
