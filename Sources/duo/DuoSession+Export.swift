@@ -72,7 +72,7 @@ extension DuoSession {
     /// A failure thrown by `relay` is mapped like a transport failure (`network`, `cancelled`).
     public func export(keyshare: Keyshare, chainPath: String = "m",
                        via relay: (DuoExportRequest) async throws -> Data) async throws(SilentShardError) -> ExportedKey {
-        try await core.observed("export", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.export, keyId: keyshare.keyId) { () throws(SilentShardError) in
             let request = try await exportRequest(keyshare: keyshare, chainPath: chainPath)
             let response: Data
             let start = ContinuousClock.now

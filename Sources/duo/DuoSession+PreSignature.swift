@@ -10,7 +10,7 @@ extension DuoSession {
     /// STORED; the app keeps its half sealed in the session's `StorageClient` before returning it.
     /// - Parameter ttl: requested lifetime in seconds (the node caps it; default 24 h, at most 7 days).
     public func preSignature(keyshare: Keyshare, chainPath: String = "m", ttl: UInt32? = nil) async throws(SilentShardError) -> PreSignature {
-        try await core.observed("preSign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.preSign, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await core.preSign(keyshare: keyshare, chainPath: chainPath, signer: 1, ttl: ttl, action: actions.preSign)
         }
     }
@@ -21,7 +21,7 @@ extension DuoSession {
     /// durably recorded (before the POST), only `message` can finish it — a retry resends the same request
     /// and gets the same signature; any other message is `presignatureConsumed`.
     public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
-        try await core.observed("preSignFinal", keyId: preSignature.keyId) { () throws(SilentShardError) in
+        try await core.observed(.preSignFinal, keyId: preSignature.keyId) { () throws(SilentShardError) in
             try await core.preSignatureFinal(preSignature, message: message, action: actions.preSignFinal)
         }
     }

@@ -35,13 +35,13 @@ public final class DuoSession: Sendable {
     /// Generates a new key with the cloud node. The new keyshare is staged in storage, committed at the
     /// node, then promoted to current; it is returned only after the node confirmed.
     public func keygen() async throws(SilentShardError) -> Keyshare {
-        try await core.observed("keygen", keyId: nil) { () throws(SilentShardError) in try await core.keygen() }
+        try await core.observed(.keygen, keyId: nil) { () throws(SilentShardError) in try await core.keygen() }
     }
 
     /// Refreshes the shares of `keyshare`'s key (same public key, new shares and generation). Staged,
     /// committed at the node, then promoted; the old share stays current until then.
     public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("refresh", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.refresh, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await core.refresh(keyshare)
         }
     }
@@ -52,7 +52,7 @@ public final class DuoSession: Sendable {
     /// Staged, committed at the node (which refuses a key id it already holds: `keyAlreadyExists`),
     /// then promoted. The caller should erase its copy of the private key afterwards.
     public func `import`(privateKey: Data, rootChainCode: Data) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("import", keyId: nil) { () throws(SilentShardError) in
+        try await core.observed(.import, keyId: nil) { () throws(SilentShardError) in
             try await core.importKey(privateKey: privateKey, rootChainCode: rootChainCode)
         }
     }
@@ -61,7 +61,7 @@ public final class DuoSession: Sendable {
     /// message itself (≤ 32,768 bytes). `chainPath` is a soft BIP32 path ("m" or "m/1/2"). The
     /// signature is verified under the derived public key before it is returned.
     public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m") async throws(SilentShardError) -> Signature {
-        try await core.observed("sign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.sign, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await core.signature(keyshare: keyshare, message: message, chainPath: chainPath, signers: [0, 1])
         }
     }
@@ -75,7 +75,7 @@ public final class DuoSession: Sendable {
     /// of a key was rolled back (there is no key), `staleKeyshare` when the node holds another
     /// generation than the app's current one, `reconcileConflict` for any other mismatch.
     public func reconcileKeyshare(keyId: String) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("reconcile", keyId: keyId) { () throws(SilentShardError) in
+        try await core.observed(.reconcile, keyId: keyId) { () throws(SilentShardError) in
             try await core.reconcile(keyId: keyId)
         }
     }

@@ -210,7 +210,6 @@ struct TrioDemoVerifier: TokenVerifier {
     var name: String { "none (demo, every scope)" }
     var acceptsMissingToken: Bool { true }
     func verify(token: String?) async throws(AuthenticationError) -> Principal {
-        Principal(subject: "demo", scopes: ["keygen", "reconcile", "refresh", "sign", "preSign", "preSignFinal", "recover",
-                                            "export", "import", "hardDerivation"])
+        Principal(subject: "demo", scopes: Set(SessionOperation.allCases.map(\.name)))
     }
 }

@@ -12,7 +12,7 @@ extension TrioSession {
     /// (each validates the device-signed SETUP and its own policy). The result is checked
     /// (`privateKey`·G = `publicKey` = the keyshare's public key) before it is returned.
     public func export(keyshare: Keyshare) async throws(SilentShardError) -> ExportedKey {
-        try await core.observed("export", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.export, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await exportKey(keyshare: keyshare)
         }
     }

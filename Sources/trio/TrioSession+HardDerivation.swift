@@ -13,7 +13,7 @@ extension TrioSession {
     /// - Note: not BIP32 hardened derivation: every participant learns the tweak between parent and
     ///   child, so exporting the child is equivalent to exporting the parent.
     public func hardDerivation(keyshare: Keyshare, path: String) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("hardDerivation", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.hardDerivation, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await deriveHardChild(keyshare: keyshare, path: path)
         }
     }

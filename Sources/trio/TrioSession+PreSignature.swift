@@ -14,7 +14,7 @@ extension TrioSession {
     /// - Parameter ttl: requested lifetime in seconds (the node caps it; default 24 h).
     public func preSignature(keyshare: Keyshare, chainPath: String = "m", signer: TrioSigner = .nodeA,
                              ttl: UInt32? = nil) async throws(SilentShardError) -> PreSignature {
-        try await core.observed("preSign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.preSign, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await core.preSign(keyshare: keyshare, chainPath: chainPath, signer: signer.index, ttl: ttl,
                                    action: actions.preSign)
         }
@@ -30,7 +30,7 @@ extension TrioSession {
     /// message is `presignatureConsumed`. A failure before that (an invalid message, an expired
     /// presignature, a storage error) leaves it unused.
     public func preSignatureFinal(preSignature: PreSignature, message: Data) async throws(SilentShardError) -> Signature {
-        try await core.observed("preSignFinal", keyId: preSignature.keyId) { () throws(SilentShardError) in
+        try await core.observed(.preSignFinal, keyId: preSignature.keyId) { () throws(SilentShardError) in
             try await core.preSignatureFinal(preSignature, message: message, action: actions.preSignFinal)
         }
     }

@@ -18,7 +18,7 @@ extension TrioSession {
     /// group as a keyshare would; without it the group of the nodes' certificates is taken (both must
     /// agree). Returns the new app keyshare (same key id and public key, new generation), committed.
     public func recovery(keysharePublicKey: Data, groupId: Data? = nil) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("recover", keyId: nil) { () throws(SilentShardError) in
+        try await core.observed(.recover, keyId: nil) { () throws(SilentShardError) in
             try await recover(keysharePublicKey: keysharePublicKey, groupId: groupId)
         }
     }

@@ -47,13 +47,13 @@ public final class TrioSession: Sendable {
     /// is staged in storage, committed at both nodes, then promoted, and returned only after both
     /// nodes confirmed.
     public func keygen() async throws(SilentShardError) -> Keyshare {
-        try await core.observed("keygen", keyId: nil) { () throws(SilentShardError) in try await core.keygen() }
+        try await core.observed(.keygen, keyId: nil) { () throws(SilentShardError) in try await core.keygen() }
     }
 
     /// Refreshes the shares of `keyshare`'s key at all three parties (same public key, new shares and
     /// generation). Staged, committed at both nodes, then promoted; the old share stays current until then.
     public func keyRefresh(keyshare: Keyshare) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("refresh", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.refresh, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await core.refresh(keyshare)
         }
     }
@@ -65,7 +65,7 @@ public final class TrioSession: Sendable {
     /// soft BIP32 path ("m" or "m/1/2"). The signature is verified under the derived public key
     /// before it is returned.
     public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m") async throws(SilentShardError) -> Signature {
-        try await core.observed("sign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.sign, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await signWithFallback(keyshare, message: message, chainPath: chainPath)
         }
     }
@@ -86,7 +86,7 @@ public final class TrioSession: Sendable {
     /// prefers B). Otherwise as `signature(keyshare:message:chainPath:)`, without fallback.
     public func signature(keyshare: Keyshare, message: Data, chainPath: String = "m",
                           signer: TrioSigner) async throws(SilentShardError) -> Signature {
-        try await core.observed("sign", keyId: keyshare.keyId) { () throws(SilentShardError) in
+        try await core.observed(.sign, keyId: keyshare.keyId) { () throws(SilentShardError) in
             try await sign(keyshare, message: message, chainPath: chainPath, signer: signer)
         }
     }
@@ -102,7 +102,7 @@ public final class TrioSession: Sendable {
     /// bytes. Staged, committed at both nodes (which refuse a key id they hold: `keyAlreadyExists`),
     /// then promoted. The caller should erase its copy of the private key afterwards.
     public func `import`(privateKey: Data, rootChainCode: Data) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("import", keyId: nil) { () throws(SilentShardError) in
+        try await core.observed(.import, keyId: nil) { () throws(SilentShardError) in
             try await core.importKey(privateKey: privateKey, rootChainCode: rootChainCode)
         }
     }
@@ -117,7 +117,7 @@ public final class TrioSession: Sendable {
     /// key was rolled back, `staleKeyshare` when the nodes hold another generation than the app's
     /// current one, `reconcileConflict` for any other mix (an operator case).
     public func reconcileKeyshare(keyId: String) async throws(SilentShardError) -> Keyshare {
-        try await core.observed("reconcile", keyId: keyId) { () throws(SilentShardError) in
+        try await core.observed(.reconcile, keyId: keyId) { () throws(SilentShardError) in
             try await core.reconcile(keyId: keyId)
         }
     }

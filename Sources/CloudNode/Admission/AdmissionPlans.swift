@@ -5,7 +5,7 @@ import SilentShardCore
 /// and `PresignatureStages`; their order follows `docs/protocol/session.md` §4.3 (steps 1–10) and §8.3.
 enum AdmissionPlans {
     /// A WebSocket step's SETUP on `operation`'s route, at duo's node, trio's A, or trio's B (`linkInstance`: the
-    /// instance id of the link A opened for it):
+    /// instance id of the link A opened for it), with the stages its table row's admission profile names:
     /// limits before verifying → validate (steps 1–8; a failed device signature counted) → durable replay →
     /// authorize → rate limits (key creations, signing sessions) → lease (share-changing steps, reconcile) →
     /// ban (all but reconcile, session.md §9.4) → key state.
@@ -14,12 +14,10 @@ enum AdmissionPlans {
         var stages = [runner.limitsBeforeVerifying, runner.countDeviceSignatureFailures, runner.validate]
         if let linkInstance { stages.append(runner.sameInstance(as: linkInstance)) }
         stages += [runner.durableReplay, runner.authorizeStep]
-        switch operation {
-        case .keygen, .import, .hardDerivation, .sign, .preSign: stages.append(runner.rateLimits)
-        default: break
-        }
-        if operation == .reconcile || operation.changesShares { stages.append(runner.lease) }
-        if operation != .reconcile { stages.append(runner.ban) }
+        let profile = operation.row.admission
+        if profile.rateLimit != nil { stages.append(runner.rateLimits) }
+        if profile.lease { stages.append(runner.lease) }
+        if profile.ban { stages.append(runner.ban) }
         stages.append(runner.keyStateStage)
         return AdmissionPipeline(stages)
     }

@@ -97,7 +97,7 @@ extension NodeStepRunner {
     func auditExport(_ setup: ValidatedSetup, outcome: String) async {
         let store = store, keyID = setup.payload.keyID?.hex, device = "device:" + Hex.encode(setup.deviceKey.identity)
         _ = try? await onStoreQueue { () throws(NodeStoreError) in
-            store.auditSeparately("export", keyId: keyID, party: device, outcome: outcome)
+            store.auditSeparately(SessionOperation.export.name, keyId: keyID, party: device, outcome: outcome)
         }
     }
 }

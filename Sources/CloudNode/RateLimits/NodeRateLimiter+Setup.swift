@@ -41,15 +41,17 @@ extension NodeRateLimiter {
     /// Returns the key id whose signing place the session now holds (release it with
     /// ``endSigning(keyID:)`` when the step ends), or nil.
     func admit(_ setup: ValidatedSetup, principal: String) async throws(SetupRejection) -> String? {
-        // A hard derivation creates a key (the child) too: counted with keygens and imports (second review finding 8).
-        if setup.operation == .keygen || setup.operation == .import || setup.operation == .hardDerivation {
+        // The operation table's profile: a hard derivation creates a key (the child) too, counted with keygens and
+        // imports (second review finding 8).
+        let limit = setup.operation.row.admission.rateLimit
+        if limit == .keyCreation {
             switch await startKeyCreationAcrossCluster(principal: principal) {
             case .allowed?: break
             case .limited(let retryAfter)?: throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)
             case nil: throw SetupRejection(.storageFailure)
             }
         }
-        guard setup.operation == .sign || setup.operation == .preSign, let setupKeyID = setup.payload.keyID else { return nil }
+        guard limit == .signingSession, let setupKeyID = setup.payload.keyID else { return nil }
         let keyID = setupKeyID.hex
         if case .limited(let retryAfter) = startSigning(keyID: keyID) {
             throw SetupRejection(.rateLimited, retryAfterSeconds: retryAfter)

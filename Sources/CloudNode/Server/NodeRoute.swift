@@ -69,16 +69,15 @@ package struct NodeRouteTable: Sendable {
     /// the apps' listener (security review finding 5).
     package private(set) var peerLink: Bool = false
 
-    /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions).
+    /// The SDK's stock routing (Sources/duo/Actions, Sources/trio/Actions), derived from the operation table: duo's
+    /// WebSocket and POST actions; trio's actions per algorithm (every transport) and its POST actions.
     package static let standard = NodeRouteTable(
-        duoActions: ["keygen", "reconcile", "refresh", "sign", "presign", "import"],
-        duoPostActions: ["export", "presign-final"],
+        duoActions: OperationTable.actions(in: .duo, transport: .webSocket),
+        duoPostActions: OperationTable.actions(in: .duo, transport: .post),
         trioPaths: ["trio"],
-        trioECDSAActions: ["keygen", "reconcile", "refresh", "sign", "presign", "presign-final", "hard-derivation",
-                           "recover", "export", "import"],
-        trioEdDSAActions: ["keygen", "reconcile", "refresh", "sign", "presign", "presign-final", "recover", "export",
-                           "import"],
-        trioPostActions: ["presign-final"]
+        trioECDSAActions: OperationTable.actions(in: .trio, algorithm: .ecdsa),
+        trioEdDSAActions: OperationTable.actions(in: .trio, algorithm: .eddsa),
+        trioPostActions: OperationTable.actions(in: .trio, transport: .post)
     )
 
     /// Node B's peer listener: `/v3/peer` and nothing else.
@@ -122,10 +121,11 @@ package struct NodeRouteTable: Sendable {
         }
         // The duo client's POST URL (`DuoNetworkAction.path` feeds it): /v3/duo/{action}, /v3/duo/eddsa/{action}.
         if post, rest[0] == "duo", !trioPaths.contains("duo") {
-            if rest.count == 2, duoPostActions.contains(rest[1]), rest[1] != "export" {
+            let export = SessionOperation.export.row.action
+            if rest.count == 2, duoPostActions.contains(rest[1]), rest[1] != export {
                 return NodeRoute(mode: .duo, algorithm: .ecdsa, path: "duo", action: rest[1])
             }
-            if rest.count == 3, rest[1] == "eddsa", duoPostActions.contains(rest[2]), rest[2] != "export" {
+            if rest.count == 3, rest[1] == "eddsa", duoPostActions.contains(rest[2]), rest[2] != export {
                 return NodeRoute(mode: .duo, algorithm: .eddsa, path: "duo", action: rest[2])
             }
             return nil

@@ -1,4 +1,5 @@
 import Foundation
+import SilentShardCore
 
 /// Who a verified token belongs to. `subject` is an identifier safe to log (never the token).
 package struct Principal: Sendable, Equatable {
@@ -36,7 +37,7 @@ package struct Principal: Sendable, Equatable {
     }
 
     /// The scope of the duo export POST (never granted by default, session.md §9.1).
-    package static let exportScope = "export"
+    package static let exportScope = SessionOperation.export.name
 
     /// Whether the token allows `scope`.
     package func allows(_ scope: String) -> Bool {

@@ -35,19 +35,6 @@ enum KeyAuthorization {
         principal?.subject ?? NoTokenVerifier.subject
     }
 
-    /// The token scope of an operation: its route action name.
-    static func scopeName(_ operation: SessionOperation) -> String {
-        switch operation {
-        case .keygen: "keygen"
-        case .reconcile: "reconcile"
-        case .refresh: "refresh"
-        case .sign: "sign"
-        case .preSign: "preSign"
-        case .preSignFinal: "preSignFinal"
-        case .recover: "recover"
-        case .export: "export"
-        case .import: "import"
-        case .hardDerivation: "hardDerivation"
-        }
-    }
+    /// The token scope of an operation: its name in the operation table.
+    static func scopeName(_ operation: SessionOperation) -> String { operation.name }
 }

@@ -11,7 +11,7 @@ struct KeyLease: Sendable {
 
     /// The key a step must lease, or nil (signing, presigning, export, keygen without a key id).
     static func key(for setup: ValidatedSetup) -> String? {
-        guard setup.operation == .reconcile || setup.operation.changesShares, let keyID = setup.payload.keyID else { return nil }
+        guard setup.operation.row.admission.lease, let keyID = setup.payload.keyID else { return nil }
         return keyID.hex
     }
 

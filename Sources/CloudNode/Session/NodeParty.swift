@@ -12,11 +12,10 @@ package enum NodeParty: Sendable {
     /// A trio node: A (party 1, the app's entry point and B's relay) or B (party 2).
     case trio(TrioNodeIdentity)
 
-    /// Operations a duo node serves.
-    static let duoOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .reconcile, .import, .preSign]
-    /// Operations a trio node serves.
-    static let trioOperations: Set<SessionOperation> = [.keygen, .refresh, .sign, .preSign, .export, .recover, .reconcile,
-                                                        .import, .hardDerivation]
+    /// Operations a duo node serves as WebSocket steps (the operation table's duo rows).
+    static let duoOperations = OperationTable.webSocketOperations(in: .duo)
+    /// Operations a trio node serves as WebSocket steps (the operation table's trio rows).
+    static let trioOperations = OperationTable.webSocketOperations(in: .trio)
 
     package var mode: SessionMode {
         switch self {

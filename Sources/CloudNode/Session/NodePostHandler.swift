@@ -1,7 +1,8 @@
 import Foundation
 import SilentShardCore
 
-/// The node's one POST handler (`docs/protocol/session.md` §2.2), for duo and trio alike, dispatching by operation:
+/// The node's one POST handler (`docs/protocol/session.md` §2.2), for duo and trio alike, dispatching by the POST
+/// pipeline of the operation the operation table serves by POST at the route's action:
 ///
 /// * `export` (duo, `POST /v3/{ecdsa|eddsa}/export`, the app's backend): ``NodeStepRunner/exportPost(_:)``;
 /// * `presign-final` (duo since v1.3, trio; `POST /v3/{path}/[eddsa/]presign-final`): a FINAL_REQUEST or a
@@ -28,18 +29,14 @@ package struct NodePostHandler: PostHandler {
     /// The operation a POST route serves at this node, nil for one it does not serve.
     static func operation(of route: NodeRoute, party: NodeParty) -> SessionOperation? {
         guard route.mode == (party.mode == .duo ? .duo : .trio) else { return nil }
-        switch route.action {
-        case "export": return party.mode == .duo ? .export : nil
-        case "presign-final": return .preSignFinal
-        default: return nil
-        }
+        return OperationTable.postOperation(action: route.action, in: party.mode)
     }
 
     package func handle(_ request: PostRequest) async throws -> PostResponse {
-        switch Self.operation(of: request.route, party: runner.party) {
+        switch Self.operation(of: request.route, party: runner.party)?.row.admission.post {
         case .export?:
             return await runner.exportPost(request)
-        case .preSignFinal?:
+        case .presignature?:
             guard request.body.count <= Self.maximumPreSignFinalBody,
                   let response = await runner.preSignFinal(body: [UInt8](request.body), token: request.token.map { Array($0.utf8) },
                                                            principal: request.principal, algorithm: request.route.algorithm,

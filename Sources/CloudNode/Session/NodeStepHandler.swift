@@ -33,20 +33,10 @@ package struct NodeStepHandler: StepHandler {
         }
     }
 
-    /// The operation a route's action names (the SDK's default action strings).
+    /// The operation a WebSocket route's action names (the operation table's action strings; nil for a POST-only
+    /// action such as preSignFinal's).
     package static func operation(_ action: String) -> SessionOperation? {
-        switch action {
-        case "keygen": return .keygen
-        case "reconcile": return .reconcile
-        case "refresh": return .refresh
-        case "sign": return .sign
-        case "presign": return .preSign
-        case "recover": return .recover
-        case "export": return .export
-        case "import": return .import
-        case "hard-derivation": return .hardDerivation
-        default: return nil
-        }
+        OperationTable.webSocketOperation(action: action)
     }
 }
 

@@ -54,7 +54,7 @@ extension NodeStepRunner {
         }
         guard recover, let registered = state.device, registered != setup.deviceKey.identity else { return authorized }
         // session.md §9.3: recover with a new device key.
-        guard principal.grantsExplicitly("recover"), principal.deviceBinding == setup.deviceKey.identity,
+        guard principal.grantsExplicitly(SessionOperation.recover.name), principal.deviceBinding == setup.deviceKey.identity,
               case .owned = state.owner
         else { throw SetupRejection(.forbidden) }
         return Authorization(owner: principal.subject, rebind: true)

@@ -64,7 +64,7 @@ extension NodeStepRunner {
         let storeCalls = commitStore(NodeKeyshare(keyshare: keyshare, deviceIdentity: setup.deviceKey.identity, digest: digest),
                                      keyId: keyId, setup: setup, gen: gen, digest: digest, owner: owner)
         // A hard child's key id is not its parent's, the one SETUP names.
-        let setupKeyID = setup.operation == .hardDerivation ? nil : setup.payload.keyID
+        let setupKeyID = setup.operation.row.newKeyID ? nil : setup.payload.keyID
         let policy = party.otherNode.map { NodeCommit.Policy.prepared(other: $0) } ?? .direct
         let commit = NodeCommit(policy: policy, keyID: keyID, gen: gen, digest: digest, setupKeyID: setupKeyID)
         switch await NodeCommitExecutor.run(commit, other: party.otherNode, channel: &channel, store: storeCalls, send: send,
@@ -95,7 +95,7 @@ extension NodeStepRunner {
                 try? await onStoreQueue { [store] () throws(NodeStoreError) in try store.releaseLease(keyId: keyId, holder: holder.bytes) }
             })
         }
-        let rederivable = setup.operation == .hardDerivation
+        let rederivable = setup.operation.row.newKeyID
         // A hard child names its parent and the generation it came from (security review finding 1).
         let parent = rederivable
             ? setup.payload.keyID.flatMap { id in

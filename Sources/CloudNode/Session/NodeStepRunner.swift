@@ -197,7 +197,7 @@ package final class NodeStepRunner: Sendable {
                             inbox: NodeInbox) async -> NodeStepReport {
         let setup = step.setup
         var run: NodeProtocolRun?
-        if setup.operation != .reconcile {
+        if setup.operation.row.nodeRun != nil {
             do { run = try makeRun(setup, current: step.current) } catch {
                 return await reject(SetupRejection(.invalidParameter), setup: setup, connection: connection)
             }

@@ -12,31 +12,6 @@ extension Keyshare.Mode {
     }
 }
 
-/// Operations (SETUP 0x03). `preSignFinal` (6) exists only in routes and LINK_OPEN.
-package enum SessionOperation: UInt8, Sendable, CaseIterable {
-    case keygen = 1, reconcile = 2, refresh = 3, sign = 4, preSign = 5, preSignFinal = 6, recover = 7
-    case export = 8, `import` = 9, hardDerivation = 10
-
-    /// Whether the operation changes shares and ends with the commit exchange (session.md §5.1, §7).
-    package var changesShares: Bool {
-        switch self {
-        case .keygen, .refresh, .recover, .import, .hardDerivation: return true
-        case .reconcile, .sign, .preSign, .preSignFinal, .export: return false
-        }
-    }
-
-    /// Whether the operation exists in `mode` for `algorithm` (session.md §5.1): recover and hardDerivation are
-    /// trio-only; hardDerivation is ECDSA-only; preSign and preSignFinal exist in both modes (duo since v2,
-    /// issue 20).
-    package func isOffered(mode: SessionMode, algorithm: SessionAlgorithm) -> Bool {
-        switch self {
-        case .recover: return mode == .trio
-        case .hardDerivation: return mode == .trio && algorithm == .ecdsa
-        default: return true
-        }
-    }
-}
-
 /// A party set on the wire: `u8(count) ‖ u8(index)…`, ascending, no duplicates (session.md §0).
 package struct PartySet: Sendable, Equatable, Hashable {
     /// Ascending, distinct party indices.

@@ -226,20 +226,7 @@ enum SetupFieldRules {
     /// Per operation, the presence of 0x0C–0x15 (and 0x09 in trio); everything not listed is forbidden.
     static func presence(_ operation: SessionOperation, mode: SessionMode) -> [UInt8: Presence] {
         typealias T = SetupPayload.Tag
-        var table: [UInt8: Presence]
-        switch operation {
-        case .keygen, .preSignFinal: table = [:]
-        case .reconcile: table = [T.keyID: .required, T.appState: .required, T.groupID: .required]
-        case .refresh: table = [T.keyID: .required, T.gen: .required, T.holders: .optional, T.groupID: .required]
-        case .sign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.message: .required, T.groupID: .required]
-        case .preSign: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.presignTTL: .optional, T.groupID: .required]
-        // gid optional for recover (deviation, session.md §13.3 item 11): an app that lost its keyshare
-        // may not know its group; the key itself is pinned by public_key, and the ACCEPTs' group is checked.
-        case .recover: table = [T.keyID: .required, T.publicKey: .required, T.holders: .required, T.groupID: .optional]
-        case .export: table = [T.keyID: .required, T.gen: .required, T.exportKey: .required, T.groupID: .required]
-        case .import: table = [T.keyID: .required, T.publicKey: .required, T.chainCode: .required]
-        case .hardDerivation: table = [T.keyID: .required, T.gen: .required, T.path: .required, T.groupID: .required]
-        }
+        var table = operation.row.setupFields
         // group_id exists only in trio (clarification: forbidden in duo).
         if mode == .duo { table[T.groupID] = nil }
         return table
@@ -265,13 +252,13 @@ enum SetupFieldRules {
         // Participants.
         let participants = try PartySet(bytes: payload.participants)
         let all = mode.allParties
-        switch operation {
-        case .sign, .preSign:
+        switch operation.row.participants {
+        case .appAndOneSigner:
             let allowedSigners: [PartyIndex] = mode == .duo ? [1] : [1, 2]
             guard participants.count == 2, participants.parties.first == 0,
                   let signer = participants.parties.last, allowedSigners.contains(signer)
             else { throw .invalidParameter }
-        default:
+        case .everyone:
             guard participants == all else { throw .invalidParameter }
         }
         // The validating node participates, except trio node A relaying a {0, 2} session (session.md §6.1 rule 3).
@@ -289,10 +276,10 @@ enum SetupFieldRules {
         // Path.
         if let bytes = payload.path {
             let path = try DerivationPathBytes(bytes: bytes)
-            switch operation {
-            case .sign, .preSign: guard path.isSoft else { throw .invalidParameter }
-            case .hardDerivation: guard !path.indices.isEmpty else { throw .invalidParameter }
-            default: break
+            switch operation.row.path {
+            case .soft: guard path.isSoft else { throw .invalidParameter }
+            case .notEmpty: guard !path.indices.isEmpty else { throw .invalidParameter }
+            case .any: break
             }
         }
         // Message.

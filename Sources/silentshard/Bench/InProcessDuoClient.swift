@@ -22,15 +22,10 @@ final class InProcessDuoClient: NetworkClient, @unchecked Sendable {
         let (app, node) = InMemoryNetworkClient.pair()
         try await app.connect(action: action, params: params)
         try await node.connect(action: action, params: params)
-        let operation: SessionOperation
-        switch action.action {
-        case "keygen": operation = .keygen
-        case "refresh": operation = .refresh
-        case "sign": operation = .sign
-        case "reconcile": operation = .reconcile
-        case "import": operation = .import
-        default: throw NetworkError.handshakeRejected(status: 404)
-        }
+        // The duo node's WebSocket routes (the operation table's duo rows).
+        guard let operation = OperationTable.webSocketOperation(action: action.action),
+              OperationTable.webSocketOperations(in: .duo).contains(operation)
+        else { throw NetworkError.handshakeRejected(status: 404) }
         let route = NodeStepRoute(algorithm: action.algorithm == "eddsa" ? .eddsa : .ecdsa, operation: operation, params: params)
         let runner = self.runner
         Task { _ = await runner.run(connection: PipeConnection(end: node), route: route) }

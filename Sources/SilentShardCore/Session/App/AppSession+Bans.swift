@@ -10,10 +10,11 @@ import MPCProtocols
 /// `partyBanned(node)`, except reconcile and export (export lets the user move funds): in duo before
 /// any connection when the node's key is the cloud key, and in every mode right after the ACCEPTs,
 /// before the protocol's second flight (only the first round's public broadcasts may have travelled
-/// with the SETUP, flight F1). In trio keygen, import, refresh, recover and hardDerivation need both
-/// nodes and are refused; signing and presigning work with the other node. Nobody bans on another
-/// party's ABORT or on unauthenticated bytes: only this app's own protocol checks lead here. Deleting
-/// the record (an operator's or support's decision) lifts the ban.
+/// with the SETUP, flight F1). In trio the share-changing operations (`SessionOperation.changesShares`:
+/// keygen, import, refresh, recover, hard derivation) need both nodes and are refused; signing and
+/// presigning work with the other node. Nobody bans on another party's ABORT or on unauthenticated
+/// bytes: only this app's own protocol checks lead here. Deleting the record (an operator's or
+/// support's decision) lifts the ban.
 extension AppSession {
     /// The storage id of the ban record on the node key `nodeKey`.
     package static func banRecordId(nodeKey: Ed25519.VerifyingKey) -> String {

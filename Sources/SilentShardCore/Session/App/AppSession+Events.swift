@@ -8,6 +8,12 @@ extension AppSession {
         set { events.logger = newValue }
     }
 
+    /// The `observed` below for an operation step, under the operation's event name.
+    package func observed<T>(_ operation: SessionOperation, keyId: String?,
+                             _ body: () async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
+        try await observed(operation.eventName, keyId: keyId, body)
+    }
+
     /// Runs the public operation `operation` on `keyId` (nil until known), telling the logger when it
     /// starts and how it ended: duration, the bytes of all its steps, the error's kind.
     package func observed<T>(_ operation: String, keyId: String?,
@@ -53,19 +59,6 @@ extension Result where Failure == SilentShardError {
 }
 
 extension SessionOperation {
-    /// The operation's name in events.
-    package var eventName: String {
-        switch self {
-        case .keygen: "keygen"
-        case .refresh: "refresh"
-        case .sign: "sign"
-        case .import: "import"
-        case .reconcile: "reconcile"
-        case .preSign: "preSign"
-        case .preSignFinal: "preSignFinal"
-        case .recover: "recover"
-        case .hardDerivation: "hardDerivation"
-        case .export: "export"
-        }
-    }
+    /// The operation's name in events (its table row's name).
+    package var eventName: String { name }
 }

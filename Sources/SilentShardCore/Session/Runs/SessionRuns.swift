@@ -11,21 +11,9 @@ package enum SessionRuns {
     }
 
     /// The protocol tags an operation's run may carry (known before the run exists, e.g. while the app
-    /// waits for ACCEPTs): each run type's own set.
+    /// waits for ACCEPTs): each run type's own set, as the operation's table row names it.
     package static func receivableTags(operation: SessionOperation, algorithm: SessionAlgorithm) -> Set<UInt16> {
-        switch (operation, algorithm) {
-        case (.keygen, .ecdsa), (.refresh, .ecdsa), (.import, .ecdsa), (.recover, .ecdsa): return DKLsDKGRun.receivableTags
-        case (.keygen, .eddsa), (.refresh, .eddsa), (.import, .eddsa): return FROSTDKGRun.receivableTags
-        case (.recover, .eddsa): return FROSTRecoverRun.receivableTags
-        case (.sign, .ecdsa): return DKLsSignRun.receivableTags
-        case (.sign, .eddsa): return FROSTSignRun.receivableTags
-        case (.preSign, .ecdsa): return DKLsPresignRun.receivableTags
-        case (.preSign, .eddsa): return FROSTPresignRun.receivableTags
-        case (.export, .ecdsa): return DKLsExportRun.receivableTags
-        case (.export, .eddsa): return FROSTExportRun.receivableTags
-        case (.hardDerivation, .ecdsa): return DKLsHardDerivationRun.receivableTags
-        default: return []
-        }
+        operation.row.receivableTags[algorithm] ?? []
     }
 
     /// Keygen of a new `algorithm` key among every party of `mode`.
