@@ -48,9 +48,11 @@ struct ClusterCheckLeaseTests {
         let fixture: DuoFixture
         let storeB: NodeShareStore
         let runnerB: NodeStepRunner
+        let location: NodeStoreLocation
 
         init(_ engine: Engine) throws {
             let location = try engine.location()
+            self.location = location
             let masterKey = NodeMasterKey.random()
             fixture = try DuoFixture(algorithm: .ecdsa, masterKey: masterKey, storeLocation: location)
             storeB = try NodeShareStore(location: location, masterKey: masterKey, clock: fixture.clock.date)
@@ -266,5 +268,33 @@ struct ClusterCheckLeaseTests {
         #expect(try storeB.releaseDeviceCheckLease(deviceKey: device.identity, holder: [0xB0]))
         let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
         #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
+    }
+
+    @Test("audit of issue 33 item 4, LOW-3: a failed check whose ban cannot be stored ends as a storage failure (its outcome stays in the node), keeps its lease and is refused by the process")
+    func issue33_item4_audit_unstoredBanKeepsTheOutcomeInside() async throws {
+        let cluster = try Cluster(.postgres)
+        guard case .postgres(let url) = cluster.location else { return }
+        let fixture = cluster.fixture
+        let keyshare = try await fixture.session.keygen()
+        let device = try DeviceKey(signer: fixture.signer)
+        // The database refuses every ban (a failover, a lost connection): the ban's three attempts all fail.
+        let connection = try PostgresConnection(conninfo: url)
+        try connection.execute("""
+            CREATE FUNCTION refuse_bans() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'bans cannot be written (test)'; END $$
+            """)
+        try connection.execute("CREATE TRIGGER refuse_bans BEFORE INSERT OR UPDATE ON bans FOR EACH ROW EXECUTE FUNCTION refuse_bans()")
+
+        let (report, saw) = try await BanTests.cheat(fixture, keyshare: keyshare, corrupt: Self.otCheat)
+        guard case .failed(.storage) = report else {
+            Issue.record("the node's report: \(report), expected a storage failure (not the ban's ABORT)")
+            return
+        }
+        if case .abortProtocolAndBanParty? = saw { Issue.record("the cheater saw its check fail: \(String(describing: saw))") }
+        if case .partyBanned? = saw { Issue.record("the cheater saw a ban: \(String(describing: saw))") }
+        // The lease stays until it expires (no other process checks the device meanwhile); this process refuses it.
+        #expect(try cluster.storeB.acquireDeviceCheckLease(deviceKey: device.identity, holder: [0xB1], seconds: 30) == .busy)
+        #expect(fixture.runner.bans.contains(device.identity))
+        #expect(try cluster.storeB.ban(deviceKey: device.identity) == nil, "the store has no ban")
     }
 }
