@@ -197,7 +197,9 @@ package final class NodeStepRunner: Sendable {
                             inbox: NodeInbox) async -> NodeStepReport {
         let setup = step.setup
         var run: NodeProtocolRun?
-        if setup.operation.row.nodeRun != nil {
+        // Only reconcile runs no protocol (as at A, `NodeStepRunner+Relay`); any other operation without a node run is
+        // refused by `makeRun` (audit of issue 34 item 2, LOW-2: "no run" must not mean "reconcile").
+        if setup.operation != .reconcile {
             do { run = try makeRun(setup, current: step.current) } catch {
                 return await reject(SetupRejection(.invalidParameter), setup: setup, connection: connection)
             }

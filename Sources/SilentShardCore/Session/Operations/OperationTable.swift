@@ -31,7 +31,9 @@ package enum OperationTransport: Sendable, Equatable {
 }
 
 /// What a WebSocket step's admission runs besides the stages every SETUP passes (validation, replay, authorization,
-/// key state): the node's admission plan (`AdmissionPlans` in `CloudNode`) maps this profile to its stages.
+/// key state): the node's admission plan (`AdmissionPlans` in `CloudNode`) maps this profile to its stages. The rate
+/// limit, lease and ban fields apply to the operation's WebSocket steps only; a POST (`post`) runs its pipeline's fixed
+/// stages (`AdmissionPlans.exportPost`, the presignature plans), so changing them does not change a POST's admission.
 package struct AdmissionProfile: Sendable, Equatable {
     /// Which rate limit counts the step (session.md §9.5), if any.
     package enum RateLimit: Sendable, Equatable {
@@ -101,7 +103,13 @@ package enum OperationTable {
                                                                .eddsa: FROSTDKGRun.receivableTags]
 
     /// The row of `operation`.
-    package static func row(_ operation: SessionOperation) -> OperationRow {
+    package static func row(_ operation: SessionOperation) -> OperationRow { rows[operation] ?? makeRow(operation) }
+
+    /// Every row, built once (a row is looked up on every request, before authentication too).
+    private static let rows: [SessionOperation: OperationRow] =
+        Dictionary(uniqueKeysWithValues: SessionOperation.allCases.map { ($0, makeRow($0)) })
+
+    private static func makeRow(_ operation: SessionOperation) -> OperationRow {
         switch operation {
         case .keygen:
             OperationRow(name: "keygen", action: "keygen", transports: everywhere, algorithms: both, changesShares: true,
