@@ -105,6 +105,7 @@ struct FROSTSecp256k1Tests {
     /// Every element and scalar from outside is validated: wrong length, bad prefix, uncompressed or
     /// hybrid forms, x ≥ p, x with no point, and scalars ≥ n; the identity has no encoding.
     @Test func strictDecoding() throws {
+        var rng = DeterministicRandom(seed: 256)
         let g = try Point.generator.compressed()
         #expect(try FROSTSecp256k1.deserializeElement(g) == Point.generator)
         #expect(throws: CryptoError.self) { try FROSTSecp256k1.serialize(Point.identity) }
@@ -126,6 +127,14 @@ struct FROSTSecp256k1Tests {
         }
         #expect(throws: ProtocolError.abort(party: 4, reason: .malformedMessage)) {
             try Core.SigningCommitment(identifier: one, bytes: g, from: 4)
+        }
+        // A group key without encoding is the caller's error; duplicate identifiers are refused.
+        let c = Core.SigningNonces(secret: Scalar(9), using: &rng).commitment(for: one)
+        #expect(throws: ProtocolError.invalidInput(.invalidParameters)) {
+            try Core.SigningPackage(groupKey: .identity, commitments: [c], message: [])
+        }
+        #expect(throws: ProtocolError.invalidInput(.collidingEvaluationPoints)) {
+            try Core.SigningPackage(groupKey: .generator, commitments: [c, c], message: [])
         }
         // A signature with R off the curve or z ≥ n does not verify.
         let key = Point(base: Scalar(7))
