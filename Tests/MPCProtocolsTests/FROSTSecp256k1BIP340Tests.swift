@@ -39,6 +39,64 @@ struct FROSTSecp256k1BIP340Tests {
         }
     }
 
+    /// ZcashFoundation frost-secp256k1-tr's signing vector (`vectors/frost-secp256k1/zf-secp256k1-tr-vectors.json`):
+    /// nonces, commitments, binding-factor inputs, binding factors, signature shares and the signature byte for
+    /// byte. The file prints R in its 33-byte form (prefix 0x02: R has even y); the BIP340 signature is the
+    /// same bytes without the prefix, and libsecp256k1 verifies it.
+    @Test func zcashFoundationSecp256k1TRVector() throws {
+        let url = FROSTSecp256k1Tests.directory.appendingPathComponent("zf-secp256k1-tr-vectors.json")
+        let v = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let inputs = try #require(v["inputs"] as? [String: Any])
+        let secret = try Scalar(bytes: frostHex(inputs["group_secret_key"]))
+        let groupKey = try Suite.deserializeElement(frostHex(inputs["verifying_key_key"]))
+        #expect(Point(base: secret) == groupKey)
+        let key = try Suite.SigningKey(groupKey: groupKey)
+        let message = try frostHex(inputs["message"])
+        let coefficients = [secret] + (try #require(inputs["share_polynomial_coefficients"] as? [Any]).map { try Scalar(bytes: frostHex($0)) })
+        var shares: [UInt32: Scalar] = [:]
+        for entry in try #require(inputs["participant_shares"] as? [[String: Any]]) {
+            let id = try frostIdentifier(entry["identifier"])
+            shares[id.value] = try Scalar(bytes: frostHex(entry["participant_share"]))
+            #expect(Core.evaluate(coefficients, at: Core.scalar(id)) == shares[id.value])
+        }
+        let round1 = try #require((v["round_one_outputs"] as? [String: Any])?["outputs"] as? [[String: Any]])
+        var nonces: [UInt32: Core.SigningNonces] = [:]
+        var commitments: [Core.SigningCommitment] = []
+        for entry in round1 {
+            let id = try frostIdentifier(entry["identifier"])
+            let n = Core.SigningNonces(hidingRandomness: try frostHex(entry["hiding_nonce_randomness"]),
+                                       bindingRandomness: try frostHex(entry["binding_nonce_randomness"]),
+                                       secret: try #require(shares[id.value]))
+            #expect(n.hiding.bytes == (try frostHex(entry["hiding_nonce"])))
+            #expect(n.binding.bytes == (try frostHex(entry["binding_nonce"])))
+            let c = n.commitment(for: id)
+            #expect(try c.hiding.compressed() == (try frostHex(entry["hiding_nonce_commitment"])))
+            #expect(try c.binding.compressed() == (try frostHex(entry["binding_nonce_commitment"])))
+            nonces[id.value] = n
+            commitments.append(c)
+        }
+        let package = try Core.SigningPackage(groupKey: key.key, commitments: commitments, message: message)
+        for (index, entry) in round1.enumerated() {
+            let id = try frostIdentifier(entry["identifier"])
+            #expect(package.transcriptPrefix + Core.scalar(id).bytes == (try frostHex(entry["binding_factor_input"])))
+            #expect(package.bindingFactors[index].bytes == (try frostHex(entry["binding_factor"])))
+        }
+        var ordered: [Scalar] = []
+        for entry in try #require((v["round_two_outputs"] as? [String: Any])?["outputs"] as? [[String: Any]]) {
+            let id = try frostIdentifier(entry["identifier"])
+            let share = try #require(shares[id.value])
+            let z = try package.signatureShare(identifier: id, secretShare: key.signingShare(share),
+                                               nonces: try #require(nonces[id.value]))
+            #expect(z.bytes == (try frostHex(entry["sig_share"])))
+            ordered.append(z)
+        }
+        let printed = try frostHex((v["final_output"] as? [String: Any])?["sig"])
+        #expect(printed.first == 0x02 && printed.count == 65)
+        let signature = package.aggregate(ordered)
+        #expect(signature == Array(printed.dropFirst()))
+        #expect(Secp256k1.verifySchnorr(signature: signature, message: message, xOnlyKey: key.xOnlyKey))
+    }
+
     /// A dealer split of a random key: (group key, shares by identifier).
     func dealer(threshold: Int, parties: Int, rng: inout DeterministicRandom) -> (Point, [FROST.Identifier: Scalar]) {
         let coefficients = (0..<threshold).map { _ in Scalar.random(using: &rng) }
