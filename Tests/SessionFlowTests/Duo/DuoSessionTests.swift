@@ -144,26 +144,6 @@ struct DuoSessionCommitTests {
         #expect(fixture.client.reports.last == .rejected(.deviceNotRegistered))
     }
 
-    /// The connection is cut after the app's COMMIT went out (its OUTCOME read fails): the node has
-    /// committed; the app was in doubt, ran one reconcile right away (session.md §5.3) and promoted.
-    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 3), (.eddsa, 2)])
-    func cutAfterCommitIsReconciledForward(algorithm: Keyshare.Algorithm, outcomeRead: Int) async throws {
-        let fixture = try DuoFixture(algorithm: algorithm) { index, data in
-            index == outcomeRead ? Data([0xFF]) : data   // an unparsable message stands in for a cut
-        }
-        let keyshare = try await fixture.session.keygen()
-        let record = try await fixture.storage.read(keyId: keyshare.keyId)
-        #expect(record?.staged == nil && record?.current?.bytes == Data(keyshare.protocolKeyshareBytes))
-        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
-        #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: nil))
-        // Reconciling a settled key changes nothing and returns the current share.
-        let again = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
-        #expect(again == keyshare)
-        await #expect(throws: SilentShardError.keyNotFound(keyId: String(repeating: "ab", count: 32))) {
-            _ = try await fixture.session.reconcileKeyshare(keyId: String(repeating: "ab", count: 32))
-        }
-    }
-
     /// The app's COMMIT is destroyed in transit: the node never commits; the app, in doubt, reconciles:
     /// the node tombstones the generation (OUTCOME aborted) and the app drops its staged first share.
     @Test(arguments: [(Keyshare.Algorithm.ecdsa, 4), (.eddsa, 2)])  // FROST: SETUP carries round 1 (session.md §5.2 F1)

@@ -337,28 +337,6 @@ struct TrioSessionTests {
         #expect(fixture.client.reports.first.map { if case .aborted = $0 { true } else { false } } == true)
     }
 
-    /// Both OUTCOMEs lost on the way to the app (the message is garbled): the app is in doubt, runs
-    /// one reconcile at once, finds both nodes CURRENT at the new generation, sends DONE and promotes.
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
-    func lostOutcomesAreSettledByReconcile(algorithm: Keyshare.Algorithm) async throws {
-        let garbled = LockedValue(false)
-        let fixture = try TrioFixture(algorithm: algorithm, tamperAppReads: { _, data in
-            guard !garbled.withLock({ v in v }), let frames = try? Frame.parseBundle([UInt8](data)),
-                  frames.contains(where: { $0.header.kind == .outcome })
-            else { return data }
-            garbled.withLock { v in v = true }
-            return Data([0xFF, 0x00])
-        })
-        let keyshare = try await fixture.session.keygen()
-        #expect(garbled.withLock { v in v })
-        let record = try #require(try await fixture.storage.read(keyId: keyshare.keyId))
-        #expect(record.staged == nil && record.current != nil)
-        #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: nil))
-        let message = testMessage(algorithm, "after reconcile")
-        let signature = try await fixture.session.signature(keyshare: keyshare, message: message, signer: .nodeB)
-        #expect(try verify(signature, message: message, keyshare: keyshare))
-    }
-
     /// The app's COMMIT never leaves (the connection drops): both nodes stay PREPARED (in doubt);
     /// the app's immediate reconcile sees both holding g under its D, sends COMMIT(reconcile), both
     /// commit and the app promotes.
