@@ -58,13 +58,13 @@ struct RestoredNodeTests {
         let path = directory + "/node.sqlite", backup = directory + "/backup.sqlite"
         let key = Ed25519.SigningKey(), masterKey = NodeMasterKey.random()
         let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
-        func session(_ node: DuoOverWebSocketTests.Node, _ storage: InMemoryStorageClient) -> DuoSession {
+        func session(_ node: DuoNode, _ storage: InMemoryStorageClient) -> DuoSession {
             SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: Hex.encode(key.verifyingKey.bytes),
                                            websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)"),
                                            storageClient: storage)
         }
-        func start() throws -> DuoOverWebSocketTests.Node {
-            try DuoOverWebSocketTests.startNode(key: key, databasePath: path, masterKey: masterKey)
+        func start() throws -> DuoNode {
+            try DuoNode.start(key: key, databasePath: path, masterKey: masterKey)
         }
 
         var node = try start()
@@ -132,16 +132,16 @@ struct RestoredNodeTests {
         let path = directory + "/node.sqlite", backup = directory + "/backup.sqlite"
         let key = Ed25519.SigningKey(), masterKey = NodeMasterKey.random()
         let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
-        func session(_ node: DuoOverWebSocketTests.Node) -> DuoSession {
+        func session(_ node: DuoNode) -> DuoSession {
             SilentShard.ECDSA.duoInitiator(messageSigner: signer, cloudVerifyingKey: Hex.encode(key.verifyingKey.bytes),
                                            websocketConfig: WebsocketConfig(url: "ws://127.0.0.1:\(node.server.port)"),
                                            storageClient: storage)
         }
-        var node = try DuoOverWebSocketTests.startNode(key: key, databasePath: path, masterKey: masterKey)
+        var node = try DuoNode.start(key: key, databasePath: path, masterKey: masterKey)
         let original = try await session(node).keygen()
         await node.server.stop()
         try Self.copyDatabase(from: path, to: backup)  // the node's backup holds generation 1
-        node = try DuoOverWebSocketTests.startNode(key: key, databasePath: path, masterKey: masterKey)
+        node = try DuoNode.start(key: key, databasePath: path, masterKey: masterKey)
         let refreshed = try await session(node).keyRefresh(keyshare: original)  // app and node at generation 2
         // A keyshare really behind (the node decided its generation) is still STALE_GENERATION.
         let stale = await Self.failure {
@@ -151,7 +151,7 @@ struct RestoredNodeTests {
         await node.server.stop()
 
         try Self.copyDatabase(from: backup, to: path)  // the operator restores the older backup
-        node = try DuoOverWebSocketTests.startNode(key: key, databasePath: path, masterKey: masterKey)
+        node = try DuoNode.start(key: key, databasePath: path, masterKey: masterKey)
         let before = try await Self.snapshot(storage)
         let hash = Data(SHA256.hash(Array("after the restore".utf8)))
         let signing = await Self.failure { _ = try await session(node).signature(keyshare: refreshed, message: hash) }

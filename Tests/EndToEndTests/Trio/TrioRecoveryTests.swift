@@ -11,7 +11,7 @@ import trio
 /// (holders) re-share the key to all three parties; the app checks the PKI copies and the key.
 @Suite("Trio recovery over loopback WebSockets", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioRecoveryTests {
-    static func session(_ cluster: TrioOverWebSocketTests.Cluster, signer: any MessageSigner,
+    static func session(_ cluster: TrioCluster, signer: any MessageSigner,
                         storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {
         SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cluster.cloudVerifyingKey,
                                         websocketConfig: WebsocketConfig(url: cluster.url, authenticationToken: "t"),
@@ -26,7 +26,7 @@ struct TrioRecoveryTests {
 
     @Test(arguments: [false, true])
     func recoverWithBothNodesThenSign(pinGroup: Bool) async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let cluster = try TrioCluster.start(token: "t")
         let device = SoftwareEd25519MessageSigner()
         let original = try await Self.session(cluster, signer: device).keygen()
 
@@ -45,14 +45,14 @@ struct TrioRecoveryTests {
         #expect(record.current != nil && record.staged == nil)
 
         for signer in [TrioSigner.nodeA, .nodeB] {
-            let message = TrioOverWebSocketTests.message(.ecdsa, "after recovery with \(signer)")
+            let message = EndToEnd.message(.ecdsa, "after recovery with \(signer)")
             let signature = try await session.signature(keyshare: recovered, message: message, signer: signer)
-            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: recovered))
+            #expect(try EndToEnd.verifies(signature, message: message, keyshare: recovered))
         }
         // The old app share is refused by the nodes and does not combine with a new node share.
         await #expect(throws: SilentShardError.staleKeyshare) {
             _ = try await session.signature(keyshare: original,
-                                            message: TrioOverWebSocketTests.message(.ecdsa, "old share"))
+                                            message: EndToEnd.message(.ecdsa, "old share"))
         }
         var rng = SecureRandom()  // sized: zero-sized inout generators crash TSan
         let hash = SHA256.hash(Array("old with new".utf8))
@@ -68,7 +68,7 @@ struct TrioRecoveryTests {
     /// EdDSA: A and B repair the app's share and all three refresh (session.md §6.4 SHOULD-refresh); the old app
     /// share no longer works with the new node shares; signatures by both signer sets verified.
     @Test func eddsaRecoverWithBothNodesThenSign() async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let cluster = try TrioCluster.start(token: "t")
         let device = SoftwareEd25519MessageSigner()
         func session(_ storage: any StorageClient) -> TrioSession {
             SilentShard.EdDSA.trioInitiator(messageSigner: device, cloudVerifyingKey: cluster.cloudVerifyingKey,
@@ -87,12 +87,12 @@ struct TrioRecoveryTests {
         let record = try #require(try await storage.read(keyId: original.keyId))
         #expect(record.current != nil && record.staged == nil)
         for signer in [TrioSigner.nodeA, .nodeB] {
-            let message = TrioOverWebSocketTests.message(.eddsa, "after EdDSA recovery with \(signer)")
+            let message = EndToEnd.message(.eddsa, "after EdDSA recovery with \(signer)")
             let signature = try await fresh.signature(keyshare: recovered, message: message, signer: signer)
-            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: recovered))
+            #expect(try EndToEnd.verifies(signature, message: message, keyshare: recovered))
         }
         await #expect(throws: SilentShardError.staleKeyshare) {
-            _ = try await fresh.signature(keyshare: original, message: TrioOverWebSocketTests.message(.eddsa, "old share"))
+            _ = try await fresh.signature(keyshare: original, message: EndToEnd.message(.eddsa, "old share"))
         }
         let share = try #require(try cluster.storeA.share(keyId: original.keyId))
         let newA = try Keyshare(algorithm: .eddsa, mode: .trio, protocolBytes: try NodeShareBlob(bytes: share.bytes).protocolBytes)
@@ -110,7 +110,7 @@ struct TrioRecoveryTests {
     /// A key the nodes do not hold: KEY_NOT_FOUND (both algorithms); recover with another device key
     /// and no bound token: FORBIDDEN; signing with another device key: DEVICE_NOT_REGISTERED.
     @Test func refusals() async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let cluster = try TrioCluster.start(token: "t")
         let device = SoftwareEd25519MessageSigner()
         let original = try await Self.session(cluster, signer: device).keygen()
         let other = try Secp256k1.Point(base: Secp256k1.Scalar(nonZeroBytes: [UInt8](repeating: 7, count: 32))).compressed()
@@ -125,9 +125,9 @@ struct TrioRecoveryTests {
         // Another device key signing: not registered.
         await #expect(throws: SilentShardError.deviceNotRegistered) {
             _ = try await Self.session(cluster, signer: SoftwareEd25519MessageSigner())
-                .signature(keyshare: original, message: TrioOverWebSocketTests.message(.ecdsa, "other device"))
+                .signature(keyshare: original, message: EndToEnd.message(.ecdsa, "other device"))
         }
-        let eddsa = TrioOverWebSocketTests.session(.eddsa, cluster: cluster, token: "t")
+        let eddsa = TrioCluster.session(.eddsa, cluster: cluster, token: "t")
         await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
             _ = try await eddsa.recovery(keysharePublicKey: Data(Ed25519.Point(base: Ed25519.Scalar.random()).bytes))
         }

@@ -7,33 +7,18 @@ import SilentShardTestTraits
 import Testing
 import duo
 
-/// Duo export end to end: the app builds the request, a "backend" (this test) POSTs it over real
-/// loopback HTTP to the libwebsockets node (`POST /v3/{algorithm}/export`, bearer credential with scope
-/// `export`), and the app combines the relayed answer into the private key.
+/// Duo export end to end, what only duo's POST has: the app builds the request, a "backend" (this test)
+/// POSTs it over real loopback HTTP to the libwebsockets node (`POST /v3/{algorithm}/export`, bearer
+/// credential with scope `export`), and the app combines the relayed answer into the private key — its
+/// tampering, replay, garbage, credential and route checks. Export before and after a refresh in both
+/// modes: `ExportTests`.
 @Suite("Duo export over loopback HTTP", .serialized, .heavy, .timeLimit(.minutes(30)))
-struct DuoExportTests {
-    /// `backend` may export for the subject `app` (the operator's backend acts for its user, session.md
-    /// §9.2–9.3); `app` has the default scopes (everything but export); `other-backend` may export, but
-    /// for another subject.
-    struct Tokens: TokenVerifier {
-        var name: String { "test-table" }
-        func verify(token: String?) async throws(AuthenticationError) -> Principal {
-            switch token {
-            case "backend"?: return Principal(subject: "app", scopes: ["export"])
-            case "other-backend"?: return Principal(subject: "mallory", scopes: ["export"])
-            case "bound-backend"?: return Principal(subject: "app", scopes: ["export"], deviceBinding: [UInt8](repeating: 7, count: 33))
-            case "app"?: return Principal(subject: "app")
-            case nil: throw .missingToken
-            default: throw .invalidToken
-            }
-        }
-    }
-
+struct DuoExportPostTests {
     struct Fixture {
-        let node: DuoOverWebSocketTests.Node
+        let node: DuoNode
         let signer = SoftwareEd25519MessageSigner()
 
-        init() throws { node = try DuoOverWebSocketTests.startNode(verifier: Tokens()) }
+        init() throws { node = try DuoNode.start(verifier: BackendTokens()) }
 
         var cloudKey: String { Hex.encode(node.key.verifyingKey.bytes) }
 
@@ -49,10 +34,7 @@ struct DuoExportTests {
 
         /// The backend's POST of `body` to `path` (with `?params=` when given).
         func post(_ body: Data, path: String, params: String? = nil, token: String? = "backend") async throws -> Data {
-            let query = params.map { "?params=" + $0 } ?? ""
-            let url = try #require(URL(string: "http://127.0.0.1:\(node.server.port)\(path)\(query)"))
-            return try await WebSocketTransport.post(url: url, body: body, bearerToken: token,
-                                                     settings: WebSocketSettings(WebsocketConfig(url: "ws://127.0.0.1")))
+            try await node.post(body, path: path, params: params, token: token)
         }
 
         func post(_ request: DuoExportRequest, token: String? = "backend") async throws -> Data {
@@ -68,19 +50,14 @@ struct DuoExportTests {
         let session = fixture.session(algorithm)
         let keyshare = try await session.keygen()
 
-        // The whole flow: the reconstructed key is the keyshare's and signs for it.
+        // The whole flow (its checks: ExportTests.exportBeforeAndAfterRefresh); later answers must equal it.
         let exported = try await session.export(keyshare: keyshare) { request in try await fixture.post(request) }
-        #expect(exported.algorithm == algorithm && exported.keyId == keyshare.keyId)
-        #expect(exported.publicKey == keyshare.publicKey && exported.chainCode == keyshare.rootChainCode)
-        #expect(try Self.publicKey(of: exported) == keyshare.publicKey)
-        try Self.expectSigns(exported, for: keyshare.publicKey)
-        Self.expectRedacted(exported)
 
         // A soft child: x + δ belongs to the child public key the SDK derives for signing.
         let child = try await session.export(keyshare: keyshare, chainPath: "m/7/1") { try await fixture.post($0) }
         #expect(child.publicKey != keyshare.publicKey && child.chainPath == "m/7/1")
-        #expect(try Self.childPublicKey(keyshare, path: "m/7/1") == child.publicKey)
-        try Self.expectSigns(child, for: child.publicKey)
+        #expect(try keyshare.childPublicKey(path: "m/7/1") == child.publicKey)
+        try ExportChecks.expectSigns(child, for: child.publicKey)
 
         // Tampering in the header, in the encrypted share, in the signature: typed errors.
         for offset in [20, FrameHeader.byteCount + 32 * 3 + 1 + 40, -1] {
@@ -131,14 +108,13 @@ struct DuoExportTests {
         #expect(try RejectPayload(bytes: malformed.body).code == .malformed)
         #expect(try session.exportCombine(request: request, response: try await fixture.post(request)) == exported)
 
-        // After a refresh: the old generation is STALE_GENERATION; the new one exports the same key.
+        // After a refresh: the old generation is STALE_GENERATION (for the audit below; the refresh itself:
+        // ExportTests.exportBeforeAndAfterRefresh).
         let refreshed = try await session.keyRefresh(keyshare: keyshare)
         await #expect(throws: SilentShardError.staleKeyshare) {
             _ = try await session.export(keyshare: keyshare) { try await fixture.post($0) }
         }
-        let afterRefresh = try await session.export(keyshare: refreshed) { try await fixture.post($0) }
-        #expect(afterRefresh == exported)
-        try Self.expectSigns(afterRefresh, for: refreshed.publicKey)
+        #expect(try await session.export(keyshare: refreshed) { try await fixture.post($0) } == exported)
 
         // The audit log names every answer, never key material.
         let audit = try fixture.node.store.auditLog(keyId: keyshare.keyId).filter { $0.operation == "export" }
@@ -169,7 +145,7 @@ struct DuoExportTests {
         }
         // The owner's backend still exports.
         let exported = try await session.export(keyshare: keyshare) { try await fixture.post($0) }
-        #expect(try Self.publicKey(of: exported) == keyshare.publicKey)
+        #expect(try ExportChecks.publicKey(of: exported) == keyshare.publicKey)
         await fixture.node.server.stop()
     }
 
@@ -208,54 +184,10 @@ struct DuoExportTests {
         // Without the params hint the node still serves it (the backend's URL may omit it).
         let plain = try await session.exportRequest(keyshare: keyshare)
         let exported = try session.exportCombine(request: plain, response: try await fixture.post(plain.body, path: plain.path))
-        #expect(try Self.publicKey(of: exported) == keyshare.publicKey)
+        #expect(try ExportChecks.publicKey(of: exported) == keyshare.publicKey)
         // The request never shows its one-time key or the body.
         #expect(!plain.description.contains(Hex.encode([UInt8](plain.body).suffix(16))))
         #expect(String(describing: plain).contains("consumed"))
         await fixture.node.server.stop()
-    }
-
-    // MARK: - Independent checks
-
-    /// privateKey·G with the primitives (not through `ExportedKey`).
-    static func publicKey(of key: ExportedKey) throws -> Data {
-        switch key.algorithm {
-        case .ecdsa: return Data(try Secp256k1.Point(base: Secp256k1.Scalar(nonZeroBytes: [UInt8](key.privateKey))).compressed())
-        case .eddsa: return Data(Ed25519.Point(base: try Ed25519.Scalar(nonZeroBytes: [UInt8](key.privateKey))).bytes)
-        }
-    }
-
-    /// Signs a fresh message with the exported key alone and verifies under `publicKey`
-    /// (libsecp256k1 / libsodium strict verification).
-    static func expectSigns(_ key: ExportedKey, for publicKey: Data) throws {
-        let message = SecureRandom.bytes(count: 32)
-        switch key.algorithm {
-        case .ecdsa:
-            let signature = try Secp256k1.ECDSA.sign(hash: message, privateKey: Secp256k1.Scalar(nonZeroBytes: [UInt8](key.privateKey)))
-            #expect(Secp256k1.ECDSA.verify(signature, hash: message, publicKey: try Secp256k1.Point(bytes: [UInt8](publicKey))))
-        case .eddsa:
-            // RFC 8032 signing from the scalar a (no seed): R = r·B, k = H(R ‖ A ‖ M), S = r + k·a.
-            let a = try Ed25519.Scalar(nonZeroBytes: [UInt8](key.privateKey))
-            let r = Ed25519.Scalar.random()
-            let R = Ed25519.Point(base: r).bytes
-            let k = try Ed25519.Scalar(reducingWide: SHA512.hash(R + [UInt8](publicKey) + message))
-            let signature = R + (r + k * a).bytes
-            #expect(try Ed25519.VerifyingKey(bytes: [UInt8](publicKey)).isValidSignature(signature, for: message))
-        }
-    }
-
-    static func expectRedacted(_ key: ExportedKey) {
-        let secretHex = Hex.encode([UInt8](key.privateKey))
-        var dumped = ""
-        dump(key, to: &dumped)
-        for text in [key.description, String(describing: key), "\(key)", key.debugDescription, String(reflecting: key), dumped] {
-            #expect(!text.lowercased().contains(secretHex), "\(text)")
-            #expect(!text.contains(key.privateKey.base64EncodedString()))
-        }
-        #expect(key.description.contains("redacted"))
-    }
-
-    static func childPublicKey(_ keyshare: Keyshare, path: String) throws -> Data {
-        try keyshare.childPublicKey(path: path)
     }
 }

@@ -40,11 +40,11 @@ private final class ForwardedTrioClient: NetworkClient, @unchecked Sendable {
 struct TrioForwardedAddressTests {
     @Test func finding5_oneClientCannotSpendNodeBsBudgetForEveryone() async throws {
         let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
-        let identityA = try TrioOverWebSocketTests.identity(.trioA, group: group, clusterKey: clusterKey)
-        let identityB = try TrioOverWebSocketTests.identity(.trioB, group: group, clusterKey: clusterKey)
+        let identityA = try TrioCluster.identity(.trioA, group: group, clusterKey: clusterKey)
+        let identityB = try TrioCluster.identity(.trioB, group: group, clusterKey: clusterKey)
         // B: one key creation per principal per hour, on a clock that stands still.
         let limiterB = NodeRateLimiter(limits: NodeRateLimits(keyCreationsPerPrincipalPerHour: 1), clock: ManualClock().read)
-        let runnerB = NodeStepRunner(identity: identityB, store: try TrioOverWebSocketTests.store(), peer: nil,
+        let runnerB = NodeStepRunner(identity: identityB, store: try TrioCluster.store(), peer: nil,
                                      replayWindow: try ReplayWindow(), tokenVerifier: try StaticTokenVerifier(token: "shared"),
                                      rateLimiter: limiterB)
         var configB = NodeServerConfiguration(nodeKey: identityB.nodeKey, verifier: NoTokenVerifier(),
@@ -56,7 +56,7 @@ struct TrioForwardedAddressTests {
         _ = try serverB.start()
         // A: behind a trusted proxy (loopback), no key-creation limit of its own.
         let limiterA = NodeRateLimiter(limits: NodeRateLimits(keyCreationsPerPrincipalPerHour: 0, trustedProxies: ["127.0.0.1"]))
-        let runnerA = NodeStepRunner(identity: identityA, store: try TrioOverWebSocketTests.store(),
+        let runnerA = NodeStepRunner(identity: identityA, store: try TrioCluster.store(),
                                      peer: WebSocketPeerConnector(baseURL: "ws://127.0.0.1:\(serverB.peerPort ?? 0)"),
                                      replayWindow: try ReplayWindow(), rateLimiter: limiterA)
         var configA = NodeServerConfiguration(nodeKey: identityA.nodeKey, verifier: try StaticTokenVerifier(token: "shared"),
@@ -88,8 +88,8 @@ struct TrioForwardedAddressTests {
     @Test("LINK_OPEN's client address is under A's signature; B believes it only from a certified A")
     func linkOpenClientAddressIsSigned() throws {
         let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
-        let identityA = try TrioOverWebSocketTests.identity(.trioA, group: group, clusterKey: clusterKey)
-        let identityB = try TrioOverWebSocketTests.identity(.trioB, group: group, clusterKey: clusterKey)
+        let identityA = try TrioCluster.identity(.trioA, group: group, clusterKey: clusterKey)
+        let identityB = try TrioCluster.identity(.trioB, group: group, clusterKey: clusterKey)
         let now = WallClock.milliseconds()
         func frame(_ identity: TrioNodeIdentity, address: String) -> [UInt8] {
             let payload = LinkOpenPayload(certificate: identity.certificate, purpose: .session, mode: .trio, algorithm: .eddsa,

@@ -35,9 +35,9 @@ struct PeerListenerTests {
 
         init(connectionsPerAddress: Int = 2) throws {
             let clusterKey = Ed25519.SigningKey(), group = SecureRandom.bytes(count: 16)
-            identityA = try TrioOverWebSocketTests.identity(.trioA, group: group, clusterKey: clusterKey)
-            identityB = try TrioOverWebSocketTests.identity(.trioB, group: group, clusterKey: clusterKey)
-            let runner = NodeStepRunner(identity: identityB, store: try TrioOverWebSocketTests.store(), peer: nil,
+            identityA = try TrioCluster.identity(.trioA, group: group, clusterKey: clusterKey)
+            identityB = try TrioCluster.identity(.trioB, group: group, clusterKey: clusterKey)
+            let runner = NodeStepRunner(identity: identityB, store: try TrioCluster.store(), peer: nil,
                                         replayWindow: try ReplayWindow(), tokenVerifier: NoTokenVerifier())
             let clock = ManualClock()
             limiter = NodeRateLimiter(limits: NodeRateLimits(connectionsPerAddress: connectionsPerAddress,

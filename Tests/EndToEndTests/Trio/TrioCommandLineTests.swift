@@ -19,8 +19,9 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 /// by the SDK over loopback WebSockets.
 @Suite("Trio command line: node-cert, node --role trio-a/trio-b", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct TrioCommandLineTests {
+    /// The package root: this file is `Tests/EndToEndTests/Trio/TrioCommandLineTests.swift`.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
     static let binary = root.appendingPathComponent(".build/debug/silentshard")
 
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {

@@ -7,12 +7,13 @@ import SilentShardTestTraits
 import Testing
 @testable import trio
 
-/// Trio presignatures over real sockets (`docs/protocol/session.md` §8): preSign over the WebSocket with
-/// X = A or X = B, stored at X; preSignatureFinal as one HTTP POST (A relays to B over a purpose-2
-/// link); single use at the app and at the node. Every signature is verified under the derived key.
-@Suite("Trio presignatures over loopback WebSockets and HTTP POST", .serialized, .heavy, .timeLimit(.minutes(30)))
-struct TrioPresignatureTests {
-    typealias Cluster = TrioOverWebSocketTests.Cluster
+/// Trio presignatures over real sockets (`docs/protocol/session.md` §8), what is checked in trio only:
+/// raw FINAL_REQUESTs at each node (50 concurrent on SQLite and PostgreSQL, tampered, unknown, expired),
+/// a refresh dropping both nodes' presignatures, a transport without POST, PRESIG_QUERY through A after
+/// B dropped its halves. Presign, final once and status in both modes: `PresignatureOverWebSocketTests`.
+@Suite("Trio presignatures over loopback WebSockets and HTTP POST: the nodes", .serialized, .heavy, .timeLimit(.minutes(30)))
+struct TrioPresignatureNodeTests {
+    typealias Cluster = TrioCluster
 
     static func store(_ cluster: Cluster, _ signer: TrioSigner) -> NodeShareStore {
         signer == .nodeA ? cluster.storeA : cluster.storeB
@@ -45,44 +46,6 @@ struct TrioPresignatureTests {
         return payload.code
     }
 
-    @Test(arguments: [TrioSigner.nodeA, .nodeB])
-    func presignStoredAtSignerThenFinalOnce(signer: TrioSigner) async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
-        let storage = InMemoryStorageClient()
-        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t", storage: storage)
-        let keyshare = try await session.keygen()
-        let presignature = try await session.preSignature(keyshare: keyshare, chainPath: "m/7/1", signer: signer)
-        let other: TrioSigner = signer == .nodeA ? .nodeB : .nodeA
-        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 1)
-        #expect(try Self.store(cluster, other).presignatureCount(keyId: keyshare.keyId) == 0)
-        #expect(presignature.signer == signer && presignature.keyId == keyshare.keyId && !presignature.isConsumed)
-        #expect(presignature.expiresAt > Date().addingTimeInterval(23 * 3600))
-        let key = try Self.derivedKey(keyshare, path: "m/7/1")
-        #expect([UInt8](presignature.derivedPublicKey) == (try key.compressed()))
-        #expect(!presignature.description.contains("Secrets") && presignature.description.contains("consumed: false"))
-
-        let message = Self.hash("presigned with \(signer)")
-        let signature = try await session.preSignatureFinal(preSignature: presignature, message: message)
-        #expect(try Self.verifies(signature, hash: message, key: key))
-        #expect(presignature.isConsumed)
-        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
-        // session.md §8.5: the tombstone holds the exact request; a retry with the same message resends it and the
-        // node answers from its finish record (same signature); another message fails locally.
-        let tombstone = try #require(try await storage.read(keyId: "~ss/presig/" + Hex.encode([UInt8](presignature.id))))
-        let record = try PresignatureRecord(bytes: [UInt8](try #require(tombstone.current).bytes),
-                                            storageKeyId: "~ss/presig/" + Hex.encode([UInt8](presignature.id)))
-        #expect(record.state == .finished(message: [UInt8](message), signature: signature.recordBytes) && record.sealedSecrets.isEmpty)
-        let again = try await session.preSignatureFinal(preSignature: presignature, message: message)
-        #expect(again.r == signature.r && again.s == signature.s)
-        await #expect(throws: SilentShardError.presignatureConsumed) {
-            _ = try await session.preSignatureFinal(preSignature: presignature, message: Self.hash("another message"))
-        }
-        // Ordinary signing still works.
-        let plain = try await session.signature(keyshare: keyshare, message: Self.hash("plain"), signer: signer)
-        #expect(try TrioOverWebSocketTests.verifies(plain, message: Self.hash("plain"), keyshare: keyshare))
-        await cluster.stop()
-    }
-
     /// 50 concurrent preSignatureFinal calls with one presignature: exactly one signature, 49
     /// `presignatureConsumed` (at the app). Then at the node: 50 distinct valid FINAL_REQUESTs for one
     /// presignature POSTed concurrently: exactly one FINAL_RESPONSE (a valid signature), 49
@@ -94,8 +57,8 @@ struct TrioPresignatureTests {
             ? (a: NodeStoreLocation.postgres(url: try NodeCommandPostgresTests.scratchDatabase()),
                b: NodeStoreLocation.postgres(url: try NodeCommandPostgresTests.scratchDatabase()))
             : nil
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t", databases: databases)
-        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let cluster = try TrioCluster.start(token: "t", databases: databases)
+        let session = TrioCluster.session(.ecdsa, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
         let key = try Self.derivedKey(keyshare, path: "m")
         // At the app: 50 concurrent calls, each with another message.
@@ -163,8 +126,8 @@ struct TrioPresignatureTests {
     /// A tampered FINAL_REQUEST is BAD_AUTHENTICATOR and consumes nothing; an unknown presig id is
     /// PRESIG_NOT_FOUND; an expired one PRESIG_EXPIRED (node) / `presignatureExpired` (app, 60 s margin).
     @Test func tamperedUnknownAndExpired() async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
-        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let cluster = try TrioCluster.start(token: "t")
+        let session = TrioCluster.session(.ecdsa, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
         for signer in [TrioSigner.nodeA, .nodeB] {
             let presignature = try await session.preSignature(keyshare: keyshare, signer: signer)
@@ -197,8 +160,8 @@ struct TrioPresignatureTests {
 
     /// A refresh makes the old generation's presignatures unusable (PRESIG_NOT_FOUND).
     @Test func refreshInvalidatesPresignatures() async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
-        let session = TrioOverWebSocketTests.session(.ecdsa, cluster: cluster, token: "t")
+        let cluster = try TrioCluster.start(token: "t")
+        let session = TrioCluster.session(.ecdsa, cluster: cluster, token: "t")
         let keyshare = try await session.keygen()
         let viaA = try await session.preSignature(keyshare: keyshare, signer: .nodeA)
         let viaB = try await session.preSignature(keyshare: keyshare, signer: .nodeB)
@@ -214,14 +177,14 @@ struct TrioPresignatureTests {
         let fresh = try await session.preSignature(keyshare: refreshed, signer: .nodeB)
         let message = Self.hash("fresh after refresh")
         let signature = try await session.preSignatureFinal(preSignature: fresh, message: message)
-        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: refreshed))
+        #expect(try EndToEnd.verifies(signature, message: message, keyshare: refreshed))
         await cluster.stop()
     }
 
     /// A custom transport without `sendPostRequest`: preSign works, preSignatureFinal is
     /// `network(.postRequestUnsupported)` (seed default), and the presignature is consumed.
     @Test func customClientWithoutPostRequest() async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let cluster = try TrioCluster.start(token: "t")
         let client = SocketOnlyClient(inner: TrioNetworkClient(websocketConfig: WebsocketConfig(url: cluster.url,
                                                                                              authenticationToken: "t")))
         let session = SilentShard.ECDSA.trioInitiator(messageSigner: SoftwareEd25519MessageSigner(),
@@ -241,7 +204,7 @@ struct TrioPresignatureTests {
     /// forwarded token itself), PRESIG_STATUS signed by each node. B drops its halves (a ban, lifted): the
     /// app drops its records of them; A's stay.
     @Test func nodesReportWhatTheyHoldThroughA() async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
+        let cluster = try TrioCluster.start(token: "t")
         let signer = SoftwareEd25519MessageSigner()
         let session = SilentShard.ECDSA.trioInitiator(messageSigner: signer, cloudVerifyingKey: cluster.cloudVerifyingKey,
                                                       websocketConfig: WebsocketConfig(url: cluster.url, authenticationToken: "t"),
@@ -256,62 +219,7 @@ struct TrioPresignatureTests {
         #expect(try await session.reconcilePreSignatures(keyshare: keyshare).map(\.id) == [atA.id])
         let message = Self.hash("still held at A")
         let signature = try await session.preSignatureFinal(preSignature: atA, message: message)
-        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
-        await cluster.stop()
-    }
-
-    /// EdDSA (FROST): preSign = round 1 (nonces stored at X, STORED), the final carries the app's
-    /// signature share and returns X's; verified with libsodium under the key (path m) and under the
-    /// derived key (m/7/1). 50 concurrent finals with 50 messages: exactly one signature.
-    @Test(arguments: [TrioSigner.nodeA, .nodeB])
-    func frostPresignAndFinal(signer: TrioSigner) async throws {
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t")
-        let session = TrioOverWebSocketTests.session(.eddsa, cluster: cluster, token: "t")
-        let keyshare = try await session.keygen()
-        let atRoot = try await session.preSignature(keyshare: keyshare, signer: signer)
-        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 1)
-        #expect(atRoot.derivedPublicKey == keyshare.publicKey)
-        let message = Data("frost presigned with \(signer)".utf8)
-        let signature = try await session.preSignatureFinal(preSignature: atRoot, message: message)
-        let rootKey = try Ed25519.VerifyingKey(bytes: [UInt8](keyshare.publicKey))
-        #expect(rootKey.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message)))
-        #expect(try Self.store(cluster, signer).presignatureCount(keyId: keyshare.keyId) == 0)
-        let again = try await session.preSignatureFinal(preSignature: atRoot, message: message)
-        #expect(again.rawRepresentation == signature.rawRepresentation)
-        await #expect(throws: SilentShardError.presignatureConsumed) {
-            _ = try await session.preSignatureFinal(preSignature: atRoot, message: Data("other".utf8))
-        }
-
-        let derived = try await session.preSignature(keyshare: keyshare, chainPath: "m/7/1", signer: signer)
-        #expect(derived.derivedPublicKey != keyshare.publicKey)
-        let derivedSignature = try await session.preSignatureFinal(preSignature: derived, message: message)
-        let derivedKey = try Ed25519.VerifyingKey(bytes: [UInt8](derived.derivedPublicKey))
-        #expect(derivedKey.isValidSignature([UInt8](derivedSignature.rawRepresentation), for: [UInt8](message)))
-        // The same derived key as a regular signature on m/7/1 verifies under.
-        let regular = try await session.signature(keyshare: keyshare, message: message, chainPath: "m/7/1", signer: signer)
-        #expect(derivedKey.isValidSignature([UInt8](regular.rawRepresentation), for: [UInt8](message)))
-
-        let shared = try await session.preSignature(keyshare: keyshare, signer: signer)
-        let outcomes = await withTaskGroup(of: (Data, Result<Signature, SilentShardError>).self) { group in
-            for index in 0..<50 {
-                group.addTask {
-                    let message = Data("frost fifty \(index)".utf8)
-                    do throws(SilentShardError) {
-                        return (message, .success(try await session.preSignatureFinal(preSignature: shared, message: message)))
-                    }
-                    catch { return (message, .failure(error)) }
-                }
-            }
-            var all: [(Data, Result<Signature, SilentShardError>)] = []
-            for await outcome in group { all.append(outcome) }
-            return all
-        }
-        let signatures = outcomes.compactMap { outcome in (try? outcome.1.get()).map { (outcome.0, $0) } }
-        #expect(signatures.count == 1)
-        for (message, signature) in signatures {
-            #expect(rootKey.isValidSignature([UInt8](signature.rawRepresentation), for: [UInt8](message)))
-        }
-        #expect(outcomes.filter { if case .failure(.presignatureConsumed) = $0.1 { true } else { false } }.count == 49)
+        #expect(try EndToEnd.verifies(signature, message: message, keyshare: keyshare))
         await cluster.stop()
     }
 }

@@ -15,7 +15,7 @@ import Glibc
 @Suite("Node under 500 half-open connections", .heavy, .timeLimit(.minutes(30)))
 struct HalfOpenConnectionsTests {
     @Test func honestAppIsServedBeside500HalfOpenConnections() async throws {
-        let node = try DuoOverWebSocketTests.startNode()
+        let node = try DuoNode.start()
         let port = node.server.port
         var descriptors: [Int32] = []
         defer { for fd in descriptors { close(fd) } }
@@ -33,12 +33,12 @@ struct HalfOpenConnectionsTests {
                                                      storageClient: InMemoryStorageClient())
         let keyshare = try await session.keygen()
         let hash = Data(SHA256.hash(Array("half-open".utf8)))
-        #expect(try DuoOverWebSocketTests.verifies(try await session.signature(keyshare: keyshare, message: hash),
+        #expect(try EndToEnd.verifies(try await session.signature(keyshare: keyshare, message: hash),
                                                    message: hash, keyshare: keyshare))
         for fd in descriptors { close(fd) }
         descriptors.removeAll()
         // Still serving after they went away.
-        #expect(try DuoOverWebSocketTests.verifies(try await session.signature(keyshare: keyshare, message: hash),
+        #expect(try EndToEnd.verifies(try await session.signature(keyshare: keyshare, message: hash),
                                                    message: hash, keyshare: keyshare))
         await node.server.stop()
     }

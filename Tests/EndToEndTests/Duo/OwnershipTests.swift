@@ -31,7 +31,7 @@ struct OwnershipTests {
     }
 
     /// Sessions of one device and one app storage against `node`, one per token.
-    static func sessions(_ node: DuoOverWebSocketTests.Node) -> @Sendable (String) -> DuoSession {
+    static func sessions(_ node: DuoNode) -> @Sendable (String) -> DuoSession {
         let cloudKey = Hex.encode(node.key.verifyingKey.bytes), port = node.server.port
         let signer = SoftwareEd25519MessageSigner(), storage = InMemoryStorageClient()
         return { token in
@@ -43,7 +43,7 @@ struct OwnershipTests {
     }
 
     @Test func scopesAndOwnersAreEnforced() async throws {
-        let node = try DuoOverWebSocketTests.startNode(verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
+        let node = try DuoNode.start(verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
         let session = Self.sessions(node)
         let alice = session(Self.jwt(sub: "alice"))
         let keyshare = try await alice.keygen()
@@ -60,13 +60,13 @@ struct OwnershipTests {
         await #expect(throws: SilentShardError.authorizationDenied) { _ = try await signOnly.keyRefresh(keyshare: keyshare) }
         await #expect(throws: SilentShardError.authorizationDenied) { _ = try await signOnly.keygen() }
         let signature = try await signOnly.signature(keyshare: keyshare, message: hash)
-        #expect(try DuoOverWebSocketTests.verifies(signature, message: hash, keyshare: keyshare))
+        #expect(try EndToEnd.verifies(signature, message: hash, keyshare: keyshare))
 
         // The owner keeps full use.
         let refreshed = try await alice.keyRefresh(keyshare: keyshare)
         #expect(try node.store.owner(keyId: refreshed.keyId) == "alice")
         let again = try await alice.signature(keyshare: refreshed, message: hash)
-        #expect(try DuoOverWebSocketTests.verifies(again, message: hash, keyshare: refreshed))
+        #expect(try EndToEnd.verifies(again, message: hash, keyshare: refreshed))
         await node.server.stop()
     }
 
@@ -78,7 +78,7 @@ struct OwnershipTests {
         let directory = NSTemporaryDirectory() + "silentshard-owner-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let node = try DuoOverWebSocketTests.startNode(databasePath: directory + "/node.sqlite",
+        let node = try DuoNode.start(databasePath: directory + "/node.sqlite",
                                                        verifier: JWTHS256Verifier(secret: Self.secret, now: Self.tokenClock.date))
         let session = Self.sessions(node)
         let alice = session(Self.jwt(sub: "alice"))
@@ -95,7 +95,7 @@ struct OwnershipTests {
     /// session.md §9.1: a token bound to a device key is good only with that device's SETUPs.
     @Test func deviceBoundTokens() async throws {
         let signer = SoftwareEd25519MessageSigner()
-        let node = try DuoOverWebSocketTests.startNode(verifier: BoundTokens(device: try DeviceKey(signer: signer).identity))
+        let node = try DuoNode.start(verifier: BoundTokens(device: try DeviceKey(signer: signer).identity))
         func session(_ token: String) -> DuoSession {
             SilentShard.ECDSA.duoInitiator(
                 messageSigner: signer, cloudVerifyingKey: Hex.encode(node.key.verifyingKey.bytes),
@@ -105,7 +105,7 @@ struct OwnershipTests {
         await #expect(throws: SilentShardError.authorizationDenied) { _ = try await session("other-device").keygen() }
         let keyshare = try await session("this-device").keygen()
         let hash = Data(SHA256.hash(Array("bound".utf8)))
-        #expect(try DuoOverWebSocketTests.verifies(try await session("this-device").signature(keyshare: keyshare, message: hash),
+        #expect(try EndToEnd.verifies(try await session("this-device").signature(keyshare: keyshare, message: hash),
                                                    message: hash, keyshare: keyshare))
         await node.server.stop()
     }

@@ -55,15 +55,15 @@ struct TokenRefreshTests {
     /// One device for every session of a test (the nodes bind a key to the device that made it).
     static let device = SoftwareEd25519MessageSigner()
 
-    static func session(_ cluster: TrioOverWebSocketTests.Cluster, provider: @escaping TokenProvider) -> TrioSession {
+    static func session(_ cluster: TrioCluster, provider: @escaping TokenProvider) -> TrioSession {
         SilentShard.ECDSA.trioInitiator(messageSigner: device, cloudVerifyingKey: cluster.cloudVerifyingKey,
                                         websocketConfig: WebsocketConfig(url: cluster.url, tokenProvider: provider),
                                         storageClient: InMemoryStorageClient())
     }
 
     /// Nodes A and B whose HS256 JWT verifiers read `clock`.
-    static func cluster(clock: ManualClock) throws -> TrioOverWebSocketTests.Cluster {
-        try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: secret, now: clock.date))
+    static func cluster(clock: ManualClock) throws -> TrioCluster {
+        try TrioCluster.start(token: "unused", verifier: JWTHS256Verifier(secret: secret, now: clock.date))
     }
 
     @Test func anExpiredTokenIsReplacedForAStepAndForAPresignatureFinish() async throws {
@@ -79,16 +79,16 @@ struct TokenRefreshTests {
         let presignature = try await session.preSignature(keyshare: keyshare)
         await provider.forget()
         clock.advance(seconds: 700)
-        let hash = TrioOverWebSocketTests.message(.ecdsa, "after the token expired")
+        let hash = EndToEnd.message(.ecdsa, "after the token expired")
         let signature = try await session.preSignatureFinal(preSignature: presignature, message: hash)
-        #expect(try TrioOverWebSocketTests.verifies(signature, message: hash, keyshare: keyshare))
+        #expect(try EndToEnd.verifies(signature, message: hash, keyshare: keyshare))
         #expect(await provider.requests == [.beforeStep, .afterRefusal])
 
         // It expires again before a WebSocket step: REJECT(AUTH_INVALID), then one retry with a new token.
         await provider.forget()
         clock.advance(seconds: 700)
         let again = try await session.signature(keyshare: keyshare, message: hash)
-        #expect(try TrioOverWebSocketTests.verifies(again, message: hash, keyshare: keyshare))
+        #expect(try EndToEnd.verifies(again, message: hash, keyshare: keyshare))
         #expect(await provider.requests == [.beforeStep, .afterRefusal])
         // A valid token is not refreshed.
         await provider.forget()
@@ -106,7 +106,7 @@ struct TokenRefreshTests {
         await provider.stopMinting()
         await provider.forget()
         clock.advance(seconds: 700)
-        let hash = TrioOverWebSocketTests.message(.ecdsa, "stale token")
+        let hash = EndToEnd.message(.ecdsa, "stale token")
         await #expect(throws: SilentShardError.authenticationFailed(reason: "token refused")) {
             _ = try await session.signature(keyshare: keyshare, message: hash, signer: .nodeA)
         }
@@ -121,7 +121,7 @@ struct TokenRefreshTests {
         let valid = CachingProvider(clock: clock)
         let signature = try await Self.session(cluster, provider: { await valid.token($0) })
             .signature(keyshare: keyshare, message: hash, signer: .nodeA)
-        #expect(try TrioOverWebSocketTests.verifies(signature, message: hash, keyshare: keyshare))
+        #expect(try EndToEnd.verifies(signature, message: hash, keyshare: keyshare))
         #expect(await valid.requests == [.beforeStep])
     }
 }

@@ -31,11 +31,11 @@ struct TrioAuthorizationTests {
         return input + "." + base64url(SHA256.hmac(key: secret, data: Array(input.utf8)))
     }
 
-    static func cluster() throws -> TrioOverWebSocketTests.Cluster {
-        try TrioOverWebSocketTests.startCluster(token: "unused", verifier: JWTHS256Verifier(secret: secret, now: tokenClock.date))
+    static func cluster() throws -> TrioCluster {
+        try TrioCluster.start(token: "unused", verifier: JWTHS256Verifier(secret: secret, now: tokenClock.date))
     }
 
-    static func session(_ algorithm: Keyshare.Algorithm, _ cluster: TrioOverWebSocketTests.Cluster, device: any MessageSigner,
+    static func session(_ algorithm: Keyshare.Algorithm, _ cluster: TrioCluster, device: any MessageSigner,
                         token: String, storage: any StorageClient = InMemoryStorageClient()) -> TrioSession {
         let config = WebsocketConfig(url: cluster.url, authenticationToken: token)
         switch algorithm {
@@ -72,10 +72,10 @@ struct TrioAuthorizationTests {
         let keyshare = try await alice.keygen()
         #expect(try cluster.storeA.owner(keyId: keyshare.keyId) == "alice")
         #expect(try cluster.storeB.owner(keyId: keyshare.keyId) == "alice")
-        let message = TrioOverWebSocketTests.message(.ecdsa, "alice signs")
+        let message = EndToEnd.message(.ecdsa, "alice signs")
         for signer in [TrioSigner.nodeA, .nodeB] {
             let signature = try await alice.signature(keyshare: keyshare, message: message, signer: signer)
-            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+            #expect(try EndToEnd.verifies(signature, message: message, keyshare: keyshare))
         }
         let bob = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "bob"), storage: storage)
         for signer in [TrioSigner.nodeA, .nodeB] {
@@ -85,7 +85,7 @@ struct TrioAuthorizationTests {
         let signOnly = Self.session(.ecdsa, cluster, device: device, token: Self.jwt(sub: "alice", scope: "sign"), storage: storage)
         await #expect(throws: SilentShardError.authorizationDenied) { _ = try await signOnly.keyRefresh(keyshare: keyshare) }
         let signature = try await signOnly.signature(keyshare: keyshare, message: message, signer: .nodeB)
-        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+        #expect(try EndToEnd.verifies(signature, message: message, keyshare: keyshare))
         #expect(try cluster.storeA.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
 
         let child = try await alice.hardDerivation(keyshare: keyshare, path: "m/44'/0'/1'")
@@ -110,7 +110,7 @@ struct TrioAuthorizationTests {
         await #expect(throws: SilentShardError.keyNotFound(keyId: nil)) {
             _ = try await bob.hardDerivation(keyshare: keyshare, path: "m/1'")
         }
-        let message = TrioOverWebSocketTests.message(.ecdsa, "presigned")
+        let message = EndToEnd.message(.ecdsa, "presigned")
         for signer in [TrioSigner.nodeA, .nodeB] {
             await Self.expectNotHere { _ = try await bob.preSignature(keyshare: keyshare, signer: signer) }
             let presignature = try await alice.preSignature(keyshare: keyshare, signer: signer)
@@ -118,7 +118,7 @@ struct TrioAuthorizationTests {
                 _ = try await bob.preSignatureFinal(preSignature: presignature, message: message)
             }
             let signature = try await alice.preSignatureFinal(preSignature: presignature, message: message)
-            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+            #expect(try EndToEnd.verifies(signature, message: message, keyshare: keyshare))
         }
         // PRESIG_QUERY (session.md §8.6) is authorized like a preSignFinal: to bob, each node answers as for a key it
         // does not hold (every id unknown, so bob's app drops its records) and the nodes keep everything.
@@ -139,9 +139,9 @@ struct TrioAuthorizationTests {
         let bound = Self.session(.eddsa, cluster, device: device, token: Self.jwt(sub: "carol", binding: identity),
                                  storage: storage)
         let keyshare = try await bound.keygen()
-        let message = TrioOverWebSocketTests.message(.eddsa, "bound")
+        let message = EndToEnd.message(.eddsa, "bound")
         let signature = try await bound.signature(keyshare: keyshare, message: message)
-        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+        #expect(try EndToEnd.verifies(signature, message: message, keyshare: keyshare))
         let otherIdentity = try DeviceKey(signer: SoftwareEd25519MessageSigner()).identity
         let misbound = Self.session(.eddsa, cluster, device: device, token: Self.jwt(sub: "carol", binding: otherIdentity),
                                     storage: storage)
@@ -188,15 +188,15 @@ struct TrioAuthorizationTests {
         #expect(try Self.device(cluster.storeB, original.keyId) == newIdentity)
         #expect(try cluster.storeA.owner(keyId: original.keyId) == "dave")
         for signer in [TrioSigner.nodeA, .nodeB] {
-            let message = TrioOverWebSocketTests.message(algorithm, "new device \(signer)")
+            let message = EndToEnd.message(algorithm, "new device \(signer)")
             let signature = try await session.signature(keyshare: recovered, message: message, signer: signer)
-            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: recovered))
+            #expect(try EndToEnd.verifies(signature, message: message, keyshare: recovered))
         }
         // The old device key is no longer registered at either node.
         let old = Self.session(algorithm, cluster, device: oldDevice, token: Self.jwt(sub: "dave"))
         for signer in [TrioSigner.nodeA, .nodeB] {
             await #expect(throws: SilentShardError.deviceNotRegistered) {
-                _ = try await old.signature(keyshare: recovered, message: TrioOverWebSocketTests.message(algorithm, "old"),
+                _ = try await old.signature(keyshare: recovered, message: EndToEnd.message(algorithm, "old"),
                                             signer: signer)
             }
         }
@@ -230,7 +230,7 @@ struct TrioAuthorizationTests {
         // Everything the old device could do with the child is refused at both nodes: the nodes have no
         // share of it any more, and tell the key's owner it was retired and where to derive it again
         // (KEY_RETIRED, spec proposal P7) — which helps only a device the parent is registered to.
-        let message = TrioOverWebSocketTests.message(.ecdsa, "stolen child")
+        let message = EndToEnd.message(.ecdsa, "stolen child")
         let retired = SilentShardError.keyRetired(keyId: nil, parentKeyId: parent.keyId, path: "m/44'/60'/0'")
         for signer in [TrioSigner.nodeA, .nodeB] {
             await #expect(throws: retired, "sign via \(signer)") {
@@ -258,7 +258,7 @@ struct TrioAuthorizationTests {
         let again = try await user.hardDerivation(keyshare: recovered, path: "m/44'/60'/0'")
         #expect(again.keyId == child.keyId && again.publicKey == child.publicKey && again.generation != child.generation)
         let signature = try await user.signature(keyshare: again, message: message, signer: .nodeB)
-        #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: again))
+        #expect(try EndToEnd.verifies(signature, message: message, keyshare: again))
         await #expect(throws: SilentShardError.deviceNotRegistered) {
             _ = try await stolen.signature(keyshare: again, message: message, signer: .nodeA)
         }
@@ -280,7 +280,7 @@ struct TrioAuthorizationTests {
         let third = try await user.hardDerivation(keyshare: refreshed, path: toldPath ?? "")
         #expect(third.publicKey == child.publicKey)
         let last = try await user.signature(keyshare: third, message: message, signer: .nodeA)
-        #expect(try TrioOverWebSocketTests.verifies(last, message: message, keyshare: third))
+        #expect(try EndToEnd.verifies(last, message: message, keyshare: third))
         await cluster.stop()
     }
 }

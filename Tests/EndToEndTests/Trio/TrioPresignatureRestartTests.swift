@@ -76,7 +76,7 @@ struct TrioPresignatureRestartTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let databases = (a: directory.appendingPathComponent("a.sqlite").path, b: directory.appendingPathComponent("b.sqlite").path)
         let masterKey = NodeMasterKey.random()
-        let cluster = try TrioOverWebSocketTests.startCluster(token: "t", databases: (.sqlite(path: databases.a),
+        let cluster = try TrioCluster.start(token: "t", databases: (.sqlite(path: databases.a),
                                                                                      .sqlite(path: databases.b)),
                                                               masterKey: masterKey)
         let storageDirectory = directory.appendingPathComponent("app").path
@@ -109,7 +109,7 @@ struct TrioPresignatureRestartTests {
         let nodeStore = signer == .nodeA ? cluster.storeA : cluster.storeB
         var messagesById: [Data: Set<Data>] = [:]
         func signed(_ signature: Signature, id: Data, message: Data) throws {
-            #expect(try TrioOverWebSocketTests.verifies(signature, message: message, keyshare: keyshare))
+            #expect(try EndToEnd.verifies(signature, message: message, keyshare: keyshare))
             messagesById[id, default: []].insert(message)
         }
         func freshMessage() -> Data { Data(SecureRandom.bytes(count: 32)) }
