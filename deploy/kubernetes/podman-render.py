@@ -16,6 +16,8 @@ this does instead (docs/deploy.md, "What podman kube play changes"):
   * env secretKeyRef: replaced by the value from SECRETS_DIR/<secretName>/<key>.
   * containerPort without hostPort: podman publishes it on the host's same port (so two replicas collide);
     dropped, except the balancer's, published on 127.0.0.1:HOSTPORT (its next ports on HOSTPORT+1, …).
+  * emptyDir: podman 4.3 makes it a named volume of the volume's name, shared by every pod naming it; renamed
+    <Deployment>-<volume> (still shared by the replicas of one Deployment).
   * --set NAME=VALUE: a ConfigMap key changed for the test (e.g. the rate limits).
 """
 import argparse
@@ -88,6 +90,15 @@ for index, deployment in enumerate(deployments):
             used_maps.add(volume["configMap"]["name"])
         elif "persistentVolumeClaim" in volume:
             used_claims.add(volume["persistentVolumeClaim"]["claimName"])
+        elif "emptyDir" in volume:
+            # podman 4.3 makes an emptyDir a named volume of the volume's name, shared by every pod that names it:
+            # at least not across Deployments (the nodes on PostgreSQL write nothing to /data).
+            renamed = f"{name}-{volume['name']}"
+            for container in spec["containers"]:
+                for mount in container.get("volumeMounts", []):
+                    if mount["name"] == volume["name"]:
+                        mount["name"] = renamed
+            volume["name"] = renamed
     for container in spec["containers"]:
         for source in container.get("envFrom", []):
             if "configMapRef" in source:
