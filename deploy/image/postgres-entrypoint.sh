@@ -16,9 +16,10 @@ if [[ ! -s $PGDATA/PG_VERSION ]]; then
   echo "host all all 0.0.0.0/0 scram-sha-256" >> "$PGDATA/pg_hba.conf"
   echo "host all all ::/0 scram-sha-256" >> "$PGDATA/pg_hba.conf"
   pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c unix_socket_directories=/var/run/postgresql" -w start > /dev/null
-  password=$(tr -d '\r\n' < "$POSTGRES_PASSWORD_FILE")
-  # The password reaches psql as a variable (:'password' quotes it), not on a command line.
-  psql -v ON_ERROR_STOP=1 -h /var/run/postgresql -U postgres -d postgres -q -v user="$user" -v db="$db" -v password="$password" <<'SQL'
+  # psql reads the password from the file itself (a backtick \set), so it is on no command line; :'password'
+  # quotes it as a literal.
+  psql -v ON_ERROR_STOP=1 -h /var/run/postgresql -U postgres -d postgres -q -v user="$user" -v db="$db" <<'SQL'
+\set password `tr -d '\r\n' < "$POSTGRES_PASSWORD_FILE"`
 CREATE ROLE :"user" LOGIN PASSWORD :'password';
 CREATE DATABASE :"db" OWNER :"user";
 -- The node compares the server's identity at open (restore detection, docs/node-server.md "Backup and restore").
