@@ -34,8 +34,16 @@ package enum NodeProtocolRun: Sendable {
         }
     }
 
-    /// A node's run factory for one operation (its row's `nodeRun` in ``OperationTable``).
+    /// A node's run factory for one operation (``factories``).
     package typealias Factory = @Sendable (Request, inout any RandomNumberGenerator) throws -> NodeProtocolRun
+
+    /// The node's run factory of every operation that runs a protocol (its ``OperationTable`` row has receivable
+    /// tags), keyed by the table's operation: adding an operation is its table row, its run type and its entry here.
+    /// `OperationTableTests` checks that the keys are exactly the operations with receivable tags.
+    package static let factories: [SessionOperation: Factory] = [
+        .keygen: keygen, .refresh: refresh, .sign: sign, .preSign: presign, .recover: recover, .export: export,
+        .import: importKey, .hardDerivation: hardDerivation,
+    ]
 
     /// What a factory makes a run from: the validated SETUP, the node, its current share of the SETUP's key
     /// (decoded; nil for keygen and import).
@@ -58,19 +66,19 @@ package enum NodeProtocolRun: Sendable {
     }
 
     /// The run for `setup` at `party`, over `keyshare` (the node's current share of the SETUP's key,
-    /// decoded; nil for keygen and import): the factory of the operation's table row, if the party's mode serves the
-    /// operation as a WebSocket step for the SETUP's algorithm. Throws for a SETUP whose fields the protocol refuses
-    /// (the caller answers REJECT before its ACCEPT).
+    /// decoded; nil for keygen and import): the operation's factory (``factories``), if the party's mode serves the
+    /// operation as a WebSocket step for the SETUP's algorithm (its table row). Throws for a SETUP whose fields the
+    /// protocol refuses (the caller answers REJECT before its ACCEPT).
     package static func make(for setup: ValidatedSetup, party: Party, keyshare: Keyshare?,
                              using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let row = setup.operation.row
         guard row.transports[party.mode] == .webSocket, row.algorithms.contains(setup.algorithm),
-              let factory = row.nodeRun else { throw SilentShardError.unsupportedOperation }
+              let factory = factories[setup.operation] else { throw SilentShardError.unsupportedOperation }
         return try factory(Request(setup: setup, party: party, keyshare: keyshare), &rng)
     }
 }
 
-// The factories of the table's rows, one per operation.
+// The factories, one per operation that runs a protocol (``NodeProtocolRun/factories``).
 extension NodeProtocolRun {
     static func keygen(_ request: Request, using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let (setup, party) = (request.setup, request.party)
