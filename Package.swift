@@ -223,7 +223,8 @@ let package = Package(
             dependencies: ["SilentShardTestTraits", "CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "ChildProcesses"]
         ),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
-        .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
+        // The engine and wire suites; CloudNode for the node-only wire (SETUP validation, replay window, LINK_OPEN).
+        .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "CloudNode", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "ChainsTests", dependencies: ["SilentShardChains", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "TrioEndToEndTests", dependencies: ["SilentShardTestTraits", "trio", "CloudNode", "SilentShardCore", "MPCCrypto", "MPCProtocols",
                                                             "SilentShardTestSupport", "ChildProcesses"]),

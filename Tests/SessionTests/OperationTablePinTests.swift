@@ -4,6 +4,7 @@
 // lease and ban stages, the new key id, which operations have a node run and where `NodeProtocolRun.make` runs,
 // every action string's WebSocket and POST operation, and the POST pipelines. A row edit that changes any of them
 // (export taking a path, sign taking holders, export without the ban stage, …) fails here.
+@testable import CloudNode
 @testable import SilentShardCore
 import MPCProtocols
 import Testing

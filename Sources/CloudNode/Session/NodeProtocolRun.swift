@@ -1,5 +1,6 @@
 import MPCCrypto
 import MPCProtocols
+import SilentShardCore
 
 /// The protocol run a node runs for a validated SETUP, grouped by how its step ends: a share is committed
 /// (session.md §7.2), a signature confirmed by the app's DONE, a presignature stored (session.md §7.5), an exporter's share
