@@ -141,12 +141,16 @@ let package = Package(
         // MARK: Protocols (pure state machines: messages in, messages out, no I/O)
         .target(name: "MPCProtocols", dependencies: ["MPCCrypto"]),
 
+        // MARK: Wire and engine shared by the app SDK and the node (issue 34 item 4; today the wire types: frames'
+        // headers and kinds, TLV, payloads, identifiers, SessionError, wire codes; design.md §3).
+        .target(name: "SessionEngine", dependencies: ["MPCProtocols", "MPCCrypto"]),
+
         // MARK: SDK
         // The SDK's privacy manifest ships in SilentShardCore's resource bundle on Apple platforms only
         // (every app links it through duo or trio); Linux builds have no bundle (docs/apple.md).
         .target(
             name: "SilentShardCore",
-            dependencies: ["MPCProtocols", "MPCCrypto", linuxOpenSSL, .target(name: "CSocketShims", condition: .when(platforms: [.linux])),
+            dependencies: ["SessionEngine", "MPCProtocols", "MPCCrypto", linuxOpenSSL, .target(name: "CSocketShims", condition: .when(platforms: [.linux])),
                            "CSQLite"],
             exclude: appleBranch ? [] : ["PrivacyInfo.xcprivacy"],
             resources: appleBranch ? [.copy("PrivacyInfo.xcprivacy")] : []
@@ -157,7 +161,7 @@ let package = Package(
         .target(name: "SilentShardChains", dependencies: ["SilentShardCore", "MPCCrypto"]),
 
         // MARK: Cloud node (server side): share store and the HTTP + WebSocket server.
-        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
+        .target(name: "CloudNode", dependencies: ["SessionEngine", "SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
         // Child processes without Foundation's Process (its Linux run() can crash; ChildProcess.swift).

@@ -1,5 +1,6 @@
 import MPCCrypto
 import MPCProtocols
+import SessionEngine
 
 /// The secret part of the app's half of a presignature, as sealed in its `PresignatureRecord`:
 ///

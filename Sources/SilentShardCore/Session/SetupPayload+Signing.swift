@@ -1,3 +1,5 @@
+import SessionEngine
+
 // Building SETUP (app side): the app signs its SETUP; the node validates it with `SetupValidator` (CloudNode).
 
 extension SetupPayload {

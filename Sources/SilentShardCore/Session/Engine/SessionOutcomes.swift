@@ -1,6 +1,7 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
+import SessionEngine
 
 /// A signature a signing run produced, verified under the derived public key by the party that
 /// computed it.
