@@ -1,5 +1,6 @@
 import Foundation
 import MPCCrypto
+import SessionEngine
 import SilentShardCore
 
 /// The cloud node's server: HTTP and WebSocket on one port (libwebsockets, one service thread),

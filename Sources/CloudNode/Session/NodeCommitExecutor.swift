@@ -1,5 +1,6 @@
 import Foundation
 import MPCProtocols
+import SessionEngine
 import SilentShardCore
 
 /// Performs ``NodeCommit``'s actions at a node (duo, trio A, trio B): the store calls are the caller's

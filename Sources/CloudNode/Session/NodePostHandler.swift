@@ -1,4 +1,5 @@
 import Foundation
+import SessionEngine
 import SilentShardCore
 
 /// The node's one POST handler (`docs/protocol/session.md` §2.2), for duo and trio alike, dispatching by the POST

@@ -1,4 +1,5 @@
 import MPCCrypto
+import SessionEngine
 import SilentShardCore
 
 /// What a node — duo or trio — stores as a share's bytes (sealed by `NodeShareStore`): the protocol keyshare bound

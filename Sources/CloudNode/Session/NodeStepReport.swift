@@ -1,3 +1,4 @@
+import SessionEngine
 import SilentShardCore
 
 /// How a node step ended (for logs, metrics and tests; no secrets).

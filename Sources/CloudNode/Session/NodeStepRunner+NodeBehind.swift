@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// A node behind the app (second security review finding 1): after its database was restored from a
 /// backup older than a key's last refresh, the node's CURRENT generation is older than the app's. Answering

@@ -1,6 +1,7 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
+import SessionEngine
 import SilentShardCore
 
 /// Presignatures at a node (`docs/protocol/session.md` §8): the half is stored sealed before STORED
