@@ -1,4 +1,3 @@
-import SessionEngine
 import SilentShardCore
 
 /// The one place that says which admission stages each request kind runs, in which order (issue 34 item 3,

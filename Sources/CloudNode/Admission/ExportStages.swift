@@ -1,5 +1,4 @@
 import MPCCrypto
-import SessionEngine
 import SilentShardCore
 
 /// The admission stages only the duo export POST runs (`docs/protocol/session.md` §9.3): it reads the key before

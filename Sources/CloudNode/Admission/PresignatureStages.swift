@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// The admission stages of FINAL_REQUEST and PRESIG_QUERY (`docs/protocol/session.md` §8.3, §8.6, §9.5), each one

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// What the route and the node itself say about a SETUP (`docs/protocol/session.md` §2.1, §4.3).

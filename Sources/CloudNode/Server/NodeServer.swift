@@ -1,6 +1,5 @@
 import Foundation
 import MPCCrypto
-import SessionEngine
 import SilentShardCore
 
 /// The cloud node's server: HTTP and WebSocket on one port (libwebsockets, one service thread),

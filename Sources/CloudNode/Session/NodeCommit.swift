@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// `docs/protocol/session.md` §7.2 at a node, as a pure state machine: events in (frames, the store's results),

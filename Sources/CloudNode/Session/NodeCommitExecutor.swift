@@ -1,6 +1,5 @@
 import Foundation
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Performs ``NodeCommit``'s actions at a node (duo, trio A, trio B): the store calls are the caller's

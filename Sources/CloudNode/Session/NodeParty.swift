@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Who a node is in its sessions (`docs/protocol/session.md` §1.2–1.3): what differs between duo's node and

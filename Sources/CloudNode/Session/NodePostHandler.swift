@@ -1,5 +1,4 @@
 import Foundation
-import SessionEngine
 import SilentShardCore
 
 /// The node's one POST handler (`docs/protocol/session.md` §2.2), for duo and trio alike, dispatching by the POST

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// The protocol run a node runs for a validated SETUP, grouped by how its step ends: a share is committed

@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// `docs/protocol/session.md` §7.3 at a node, as a pure state machine. After its ACCEPT (which carries the

@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Performs ``NodeReconcile``'s actions at a node (duo, trio A, trio B) after its ACCEPT went out: the

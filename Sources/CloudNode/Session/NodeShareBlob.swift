@@ -1,5 +1,4 @@
 import MPCCrypto
-import SessionEngine
 import SilentShardCore
 
 /// What a node — duo or trio — stores as a share's bytes (sealed by `NodeShareStore`): the protocol keyshare bound

@@ -1,4 +1,3 @@
-import SessionEngine
 import SilentShardCore
 
 /// How a node step ended (for logs, metrics and tests; no secrets).

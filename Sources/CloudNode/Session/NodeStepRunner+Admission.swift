@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Stage 2 at every node: the admission stages `AdmissionPlans` chooses for the step's operation (durable replay,

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Stage 3 at a participating node: the protocol over the wire engine, then its ending — the share

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// The preSignFinal route's two requests at a node (`docs/protocol/session.md` §8.3–8.4, §8.6): a FINAL_REQUEST

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Presignatures at a node (`docs/protocol/session.md` §8): the half is stored sealed before STORED

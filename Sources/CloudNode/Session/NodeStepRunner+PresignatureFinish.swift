@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// The finish math of a FINAL_REQUEST at node X (`docs/protocol/session.md` §8.3–8.4), in one place per

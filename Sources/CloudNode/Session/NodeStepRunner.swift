@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// The node half of every session step (`docs/protocol/session.md` §4.3, §5.4, §6, §7.2), for duo's node and

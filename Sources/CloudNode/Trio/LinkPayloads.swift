@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// LINK_OPEN (node → node, TLV, node key label `link`; `docs/protocol/session.md` §2.3, §4.7).

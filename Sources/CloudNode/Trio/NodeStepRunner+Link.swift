@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Node B: serves the sessions node A relays (`docs/protocol/session.md` §2.3, §6.1 rule 3).

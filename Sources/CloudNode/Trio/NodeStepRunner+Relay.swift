@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Node A: the app's entry point and B's relay (`docs/protocol/session.md` §6.1).

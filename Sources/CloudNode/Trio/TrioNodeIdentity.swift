@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 import SilentShardCore
 
 /// Who a trio node is (`docs/protocol/session.md` §1.2–1.3): its role (A = party 1, the entry point and

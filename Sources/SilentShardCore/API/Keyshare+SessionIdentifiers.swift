@@ -1,7 +1,6 @@
 // The app's keyshare's identifiers as the session layer's types.
 
 import Foundation
-import SessionEngine
 
 extension Keyshare {
     /// The key id, typed (32 bytes: the protocol keyshare's, validated when it was made or decoded).

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The app's half of a presignature (`docs/protocol/session.md` §8): made by `preSignature(keyshare:…)` of a
 /// `TrioSession` (with node A or B) or a `DuoSession` (with its node) — ECDSA: DKLs23 rounds 1–2; EdDSA: FROST

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A party of a session, as errors name it.
 public enum SessionParty: Sendable, Equatable, CustomStringConvertible {

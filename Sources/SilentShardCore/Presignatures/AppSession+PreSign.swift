@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// preSign at the app (`docs/protocol/session.md` §8; ECDSA `dkls23.md` §13.4; EdDSA FROST round 1), in
 /// either mode: one step with node X (duo: the node; trio: A or B), X stores its half before it answers

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// preSignFinal (`docs/protocol/session.md` §8.4–8.5): one HTTP POST (FINAL_REQUEST → FINAL_RESPONSE,
 /// end-to-end encrypted between the app and X), single use at the app through the presignature's durable

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The app and its nodes agree on which presignatures still exist (`docs/protocol/session.md` §8.6):
 /// PRESIG_QUERY over the preSignFinal route, PRESIG_STATUS signed by the node.

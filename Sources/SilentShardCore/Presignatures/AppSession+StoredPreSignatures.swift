@@ -1,6 +1,5 @@
 import Foundation
 import MPCCrypto
-import SessionEngine
 
 /// Presignatures across app restarts (`docs/presignature-lifecycle.md`): every presignature is kept
 /// sealed in the session's `StorageClient` from the moment it is handed out until it is finished and its

@@ -1,6 +1,5 @@
 import Foundation
 import MPCCrypto
-import SessionEngine
 
 /// The app's durable record of one presignature (`docs/protocol/session.md` §8.2, §8.5), the `current`
 /// share (kind `sdkRecord`) of the record `"~ss/presig/" + hex(presig_id)`:

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The secret part of the app's half of a presignature, as sealed in its `PresignatureRecord`:
 ///

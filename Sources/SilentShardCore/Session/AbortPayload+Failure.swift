@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 
 extension AbortPayload {
     /// The ABORT code and blame this party sends for its own failure (session.md §3.5, §10).

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The ACCEPT payload (`docs/protocol/session.md` §4.4), TLV-encoded, signed by the node key (label `accept`).
 package struct AcceptPayload: Sendable, Equatable {

@@ -1,4 +1,3 @@
-import SessionEngine
 
 // A frame and the app's device key (the seeds' `MessageSigner`): the SETUP is the one frame it signs
 // (session.md §1.2).

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The receive procedure of `docs/protocol/session.md` §3.5 for one party in one session, as a value: frames
 /// in, authenticated payloads (or typed errors) out, no I/O, no clock. A failure in steps 1–5 changes

@@ -1,6 +1,5 @@
 import Foundation
 import MPCCrypto
-import SessionEngine
 
 /// The app's long-term device key (`docs/protocol/session.md` §1.2): it signs SETUP frames (label `setup`)
 /// and nothing else. Apps may implement it over a Secure Enclave or HSM key; the SDK ships software

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 extension NodeCertificate {
     /// The checks session.md §1.3 requires of every received certificate: signature under `issuer`; role plays

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The preSignFinal key pair of one presignature (`docs/protocol/session.md` §8.1, §8.4), derived during the
 /// preSign session from the session X25519 keys and kept inside both presignature halves:

@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 
 /// The algorithm a session runs, as SETUP field 0x02 codes it: the SDK's one algorithm enum (its raw
 /// values are the wire codes).

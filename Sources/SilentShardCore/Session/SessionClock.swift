@@ -1,6 +1,5 @@
 import Foundation
 import MPCCrypto
-import SessionEngine
 
 /// The app's clock for SETUP timestamps and certificate checks (session.md §5.3): the device clock, corrected by the
 /// node's time from an authenticated STALE_TIMESTAMP REJECT, so a phone with a wrong clock still works.

@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 
 /// Session mode (SETUP 0x01): the keyshare's mode, whose raw values are SETUP's codes.
 package typealias SessionMode = Keyshare.Mode

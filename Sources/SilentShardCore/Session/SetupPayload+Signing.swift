@@ -1,4 +1,3 @@
-import SessionEngine
 
 // Building SETUP (app side): the app signs its SETUP; the node validates it with `SetupValidator` (CloudNode).
 

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The SETUP payload (`docs/protocol/session.md` §4.2), TLV-encoded. Enumerated fields keep their raw wire
 /// value so that an unknown value reaches the validation step that owns it (session.md §4.3) instead of failing

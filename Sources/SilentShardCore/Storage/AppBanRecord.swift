@@ -1,5 +1,4 @@
 import Foundation
-import SessionEngine
 
 /// What an app's ban record on a node holds (no secrets; duo and trio, session.md §9.4): `"SSBN" ‖ u8 version (1) ‖ u8 node index ‖ u64 banned-at ms ‖
 /// instance id (32)` — the session in which the node failed the check, as evidence for support.

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The app's side of bans (`docs/protocol/session.md` §9.4). When the app's own checks raise AbortAndBan against
 /// a node (a failed OT or multiplication consistency check in signing or presigning), the app records a

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The operations every mode has (`docs/protocol/session.md` §5): one body each for duo and trio.
 extension AppSession {

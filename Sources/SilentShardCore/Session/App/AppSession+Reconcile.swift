@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// Reconcile (`docs/protocol/session.md` §7.3) and the automatic in-doubt handling of §5.3, for every mode.
 extension AppSession {

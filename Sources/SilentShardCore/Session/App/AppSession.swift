@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The routes of the operations every mode has, from the facade's action provider.
 package struct AppActions: Sendable {

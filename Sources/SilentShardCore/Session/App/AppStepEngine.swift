@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// One step's connection as a step's body sees it: the signed SETUP (the body sends it, alone or with
 /// its first flight) and the transport, whose messages come from the participating nodes (`nodes`;

@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 
 /// `docs/protocol/session.md` §7.2 at the app, as a pure state machine: the durability-critical decisions of
 /// committing a new share, with no I/O. Events in (the storage's and the transport's results), actions

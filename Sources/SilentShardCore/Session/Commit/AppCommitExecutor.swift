@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 
 /// Performs ``AppCommit``'s actions for the app (duo and trio alike): the storage calls are the
 /// caller's, the frames go over the step's channel. Every decision is the machine's.

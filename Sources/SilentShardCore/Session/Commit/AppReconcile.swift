@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 
 /// `docs/protocol/session.md` §7.3 at the app, as a pure state machine: from the app's record (current
 /// generation, staged generation and digest) and every node's signed `key_status` (in its ACCEPT),

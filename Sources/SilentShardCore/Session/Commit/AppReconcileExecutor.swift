@@ -1,5 +1,4 @@
 import MPCProtocols
-import SessionEngine
 
 /// Performs ``AppReconcile``'s actions for the app (duo and trio alike) over the step's channel, after
 /// the nodes' ACCEPTs (which carry their `key_status`). Every decision is the machine's.

@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// One party's framing of a session in any mode (`docs/protocol/session.md` §3; duo is participants {0, 1}),
 /// with the trio relay of node A (§6.1): protocol messages to signed BCAST / encrypted P2P frames,

@@ -1,6 +1,5 @@
 import Foundation
 import MPCProtocols
-import SessionEngine
 
 /// The transport-independent loop of a protocol step in any mode, shared by the app and the nodes (duo
 /// is participants {0, 1}): send a round's frames as soon as they exist, read messages (from whichever

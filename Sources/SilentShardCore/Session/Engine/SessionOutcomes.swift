@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A signature a signing run produced, verified under the derived public key by the party that
 /// computed it.

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A DKLs23 DKG run (`dkls23.md` §12): keygen, refresh, recovery (a refresh by some holders) and import
 /// share one engine, chosen by the parameters' mode. Three rounds, then the keyshare.

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A DKLs23 hard derivation run (`dkls23.md` §15) of a keyshare along a path (hardened markers allowed):
 /// one broadcast round, then the child keyshare (a new key id).

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A DKLs23 presigning run (`dkls23.md` §13.4) by two signers along a soft path: rounds 1–2 of signing
 /// (``DKLsPresigningRounds``), ending with this party's presignature (no message yet).

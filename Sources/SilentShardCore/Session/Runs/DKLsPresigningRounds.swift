@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// Rounds 1–2 of DKLs23 signing (`dkls23.md` §13), which end in this party's presignature: the rounds the
 /// signing run (``DKLsSignRun``, then its finish round) and the presigning run (``DKLsPresignRun``, which

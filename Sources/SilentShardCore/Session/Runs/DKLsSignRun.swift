@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A DKLs23 signing run (`dkls23.md` §13) of a 32-byte hash by two signers along a soft path: rounds 1–2
 /// make the presignature (``DKLsPresigningRounds``), the finish round combines the signature (verified

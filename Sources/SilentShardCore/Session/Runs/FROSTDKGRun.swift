@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A FROST DKG run (`docs/protocol/frost.md` §8): keygen, refresh and import share one engine, chosen by the
 /// mode. Two rounds over `FROST.KeyGeneration`'s round states, then the keyshare. The polynomial (and the

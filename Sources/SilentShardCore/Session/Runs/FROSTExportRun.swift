@@ -1,7 +1,6 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// FROST export (sealed, like DKLs23's `dkls23.md` §16): every exporter sends its share encrypted to the
 /// receiver's one-time X25519 key; the receiver (the app, party 0) opens them, checks each against its

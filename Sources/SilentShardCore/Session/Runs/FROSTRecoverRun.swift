@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// A FROST recovery run (`docs/protocol/session.md` §6.4 with the SHOULD-refresh; `docs/protocol/frost.md` §12.1):
 /// the holders (H = `helpers`) repair the share of the party without one, then all parties refresh.

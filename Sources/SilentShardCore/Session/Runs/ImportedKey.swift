@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 extension SessionRuns {
     /// A key to import (the importer, the app, knows its secret; the other parties only its public key).

@@ -1,6 +1,5 @@
 import MPCCrypto
 import MPCProtocols
-import SessionEngine
 
 /// The runs of the operations, by algorithm: the app and the nodes of duo and trio all make their runs
 /// here. A mode is its (n, t), the party's index and the group recorded in new keyshares.
