@@ -141,12 +141,16 @@ let package = Package(
         // MARK: Protocols (pure state machines: messages in, messages out, no I/O)
         .target(name: "MPCProtocols", dependencies: ["MPCCrypto"]),
 
+        // MARK: Wire and engine shared by the app SDK and the node (issue 34 item 4; today the wire types: frames'
+        // headers and kinds, TLV, payloads, identifiers, SessionError, wire codes; design.md §3).
+        .target(name: "SessionEngine", dependencies: ["MPCProtocols", "MPCCrypto"]),
+
         // MARK: SDK
         // The SDK's privacy manifest ships in SilentShardCore's resource bundle on Apple platforms only
         // (every app links it through duo or trio); Linux builds have no bundle (docs/apple.md).
         .target(
             name: "SilentShardCore",
-            dependencies: ["MPCProtocols", "MPCCrypto", linuxOpenSSL, .target(name: "CSocketShims", condition: .when(platforms: [.linux])),
+            dependencies: ["SessionEngine", "MPCProtocols", "MPCCrypto", linuxOpenSSL, .target(name: "CSocketShims", condition: .when(platforms: [.linux])),
                            "CSQLite"],
             exclude: appleBranch ? [] : ["PrivacyInfo.xcprivacy"],
             resources: appleBranch ? [.copy("PrivacyInfo.xcprivacy")] : []
@@ -157,7 +161,7 @@ let package = Package(
         .target(name: "SilentShardChains", dependencies: ["SilentShardCore", "MPCCrypto"]),
 
         // MARK: Cloud node (server side): share store and the HTTP + WebSocket server.
-        .target(name: "CloudNode", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
+        .target(name: "CloudNode", dependencies: ["SessionEngine", "SilentShardCore", "MPCCrypto", "MPCProtocols", "CSQLite", "CPostgres", "CWebSockets"]),
 
         // Test-only helpers shared by test targets: an in-memory NetworkClient pair, the Python peer.
         // Child processes without Foundation's Process (its Linux run() can crash; ChildProcess.swift).
@@ -223,7 +227,8 @@ let package = Package(
             dependencies: ["SilentShardTestTraits", "CloudNode", "duo", "trio", "SilentShardCore", "SilentShardTestSupport", "MPCCrypto", "ChildProcesses"]
         ),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
-        .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "MPCCrypto", "MPCProtocols"]),
+        // The engine and wire suites; CloudNode for the node-only wire (SETUP validation, replay window, LINK_OPEN).
+        .testTarget(name: "SessionTests", dependencies: ["SilentShardCore", "CloudNode", "MPCCrypto", "MPCProtocols"]),
         .testTarget(name: "ChainsTests", dependencies: ["SilentShardChains", "SilentShardCore", "MPCCrypto", "MPCProtocols"]),
         // The SDKs against real node servers over loopback sockets, both modes in one target on one harness
         // (Harness/: duo's node, trio's A and B, `EndToEndFixture(mode:)`); suites of one behaviour take a

@@ -1,6 +1,7 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
+import CloudNode
 import SilentShardCore
 
 /// The session layer's decoders (`docs/protocol/session.md` §3–§4): the frame envelope, SETUP, every signed

@@ -65,4 +65,14 @@ import Testing
             }
         }
     }
+
+    /// Issue 34 item 4: the node's run factories left the table's rows for `CloudNode` (keyed by operation); an
+    /// operation that runs a protocol (receivable tags in its row) has a factory, one that runs none has not.
+    @Test func issue34_item4_nodeFactoryForExactlyTheOperationsWithARun() {
+        let withRun = SessionOperation.allCases.filter { operation in
+            operation.row.receivableTags.values.contains { !$0.isEmpty }
+        }
+        #expect(Set(NodeProtocolRun.factories.keys) == Set(withRun))
+        #expect(Set(withRun) == Set(SessionOperation.allCases).subtracting([.reconcile, .preSignFinal]))
+    }
 }

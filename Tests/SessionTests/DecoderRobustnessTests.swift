@@ -1,6 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 import Testing
+@testable import CloudNode
 @testable import SilentShardCore
 
 /// Every decoder of outside bytes survives mutated and truncated valid encodings and random bytes

@@ -1,6 +1,7 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
+@testable import CloudNode
 @testable import SilentShardCore
 
 /// Shared values for the session tests: a duo or trio cluster with fixed keys and a fixed clock.

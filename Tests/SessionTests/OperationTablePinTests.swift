@@ -4,6 +4,7 @@
 // lease and ban stages, the new key id, which operations have a node run and where `NodeProtocolRun.make` runs,
 // every action string's WebSocket and POST operation, and the POST pipelines. A row edit that changes any of them
 // (export taking a path, sign taking holders, export without the ban stage, …) fails here.
+@testable import CloudNode
 @testable import SilentShardCore
 import MPCProtocols
 import Testing
@@ -68,7 +69,7 @@ struct OperationTablePinTests {
             for mode in SessionMode.allCases {
                 #expect(SetupFieldRules.presence(op, mode: mode) == Self.oldPresence(op, mode: mode), "\(op) \(mode)")
                 for alg in SessionAlgorithm.allCases {
-                    let newMake = row.transports[mode] == .webSocket && row.algorithms.contains(alg) && row.nodeRun != nil
+                    let newMake = row.transports[mode] == .webSocket && row.algorithms.contains(alg) && NodeProtocolRun.factories[op] != nil
                     #expect(newMake == Self.oldMakeSupported(op, mode, alg), "make \(op) \(mode) \(alg)")
                 }
             }
@@ -84,7 +85,7 @@ struct OperationTablePinTests {
             #expect(row.admission.lease == (op == .reconcile || oldChanges), "lease \(op)")
             #expect(row.admission.ban == (op != .reconcile), "ban \(op)")
             #expect(row.newKeyID == (op == .hardDerivation))
-            #expect((row.nodeRun != nil) == (op != .reconcile && op != .preSignFinal), "nodeRun \(op)")
+            #expect((NodeProtocolRun.factories[op] != nil) == (op != .reconcile && op != .preSignFinal), "nodeRun \(op)")
         }
         for a in ["keygen", "reconcile", "refresh", "sign", "presign", "presign-final", "recover", "export", "import",
                   "hard-derivation", "preSign", "hardDerivation", "x", ""] {

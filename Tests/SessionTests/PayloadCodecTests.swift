@@ -1,6 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 import Testing
+@testable import CloudNode
 @testable import SilentShardCore
 
 @Suite("Session payloads: TLV, SETUP, ACCEPT, REJECT, control, status, link")

@@ -1,6 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 import Testing
+@testable import CloudNode
 @testable import SilentShardCore
 
 @Suite("Replay window and session errors")

@@ -1,6 +1,7 @@
 import MPCCrypto
 import MPCProtocols
 import Testing
+@testable import CloudNode
 @testable import SilentShardCore
 
 @Suite("SETUP validation at the node (session.md §4.3 steps 1–8)")

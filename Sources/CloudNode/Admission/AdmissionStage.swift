@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// One stage of a request's admission at a node (issue 34 item 3): one check, or one thing taken for the request
 /// (a replay record, a signing place, a lease), with one purpose.

@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// A WebSocket step's admission at any node (duo's node, trio's A for the app, B for A's link): the SETUP through
 /// the stages `AdmissionPlans.webSocketSetup` chooses for its operation, and what an admitted step holds.

@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// A preSignFinal POST body — a FINAL_REQUEST (`docs/protocol/session.md` §8.3–8.4) or a PRESIG_QUERY (session.md
 /// §8.6) — as its admission stages see it: what arrived, and what each stage found.

@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// A request that carries a SETUP — a WebSocket step at any node, or the duo export POST — as its admission
 /// stages see it: what arrived, and what each stage found or took (`docs/protocol/session.md` §4.3).

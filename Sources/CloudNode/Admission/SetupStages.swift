@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// The admission stages of a SETUP-carrying request (`docs/protocol/session.md` §4.3, §9), each one check or one
 /// thing taken. Which ones a request kind runs, and in which order, is chosen in `AdmissionPlans`.

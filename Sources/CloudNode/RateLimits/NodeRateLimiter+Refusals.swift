@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// Refused requests per principal and per client address (`docs/protocol/session.md` §9.5, security review 2,
 /// findings 4 and 7): failed device signatures of any device key, refused preSignFinal / PRESIG_QUERY POSTs and

@@ -1,5 +1,5 @@
 import MPCCrypto
-import SilentShardCore
+import SessionEngine
 
 /// The step runners' use of ``NodeRateLimiter``: what a SETUP costs its principal, device key and key.
 extension NodeRateLimiter {

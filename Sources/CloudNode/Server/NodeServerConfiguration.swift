@@ -1,6 +1,6 @@
 import Foundation
 import MPCCrypto
-import SilentShardCore
+import SessionEngine
 
 /// Everything a ``NodeServer`` needs. Secrets (the node key, verifier secrets) are never printed.
 package struct NodeServerConfiguration: Sendable {

@@ -1,5 +1,5 @@
 import MPCCrypto
-import SilentShardCore
+import SessionEngine
 
 /// session.md §7.2 at a node, for duo and trio alike: one share-changing session (or reconcile) per key at a time.
 /// A session meeting another's lease is refused with KEY_BUSY before it reads the key's state; signing

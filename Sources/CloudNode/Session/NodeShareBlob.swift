@@ -17,13 +17,14 @@ package struct NodeShareBlob: Sendable, SecretRedacting {
         self.protocolBytes = protocolBytes
     }
 
-    /// Decodes `encoded`; malformed input throws, never traps.
-    package init(bytes: [UInt8]) throws(SilentShardError) {
+    /// Decodes `encoded`; malformed input throws, never traps: INTERNAL (the node's own record does not decode; the
+    /// code every caller answered for it before, session.md §10).
+    package init(bytes: [UInt8]) throws(SessionError) {
         guard bytes.count >= 6, Array(bytes[0..<4]) == Self.magic, bytes[4] == 1 else {
-            throw .invalidKeyshare(reason: "node share record")
+            throw .detected(.internalError, blamed: nil)
         }
         let length = Int(bytes[5])
-        guard length > 0, bytes.count > 6 + length else { throw .invalidKeyshare(reason: "node share record") }
+        guard length > 0, bytes.count > 6 + length else { throw .detected(.internalError, blamed: nil) }
         deviceIdentity = Array(bytes[6..<(6 + length)])
         protocolBytes = Array(bytes[(6 + length)...])
     }

@@ -1,11 +1,11 @@
-import SilentShardCore
+import SessionEngine
 
 /// A node behind the app (second security review finding 1): after its database was restored from a
 /// backup older than a key's last refresh, the node's CURRENT generation is older than the app's. Answering
 /// STALE_GENERATION would tell the app that *its* share is stale; an app (or a user restoring an old
 /// backup of the share) acting on that could replace the only share that still matches the key's newest
 /// generation. So a generation the node has never seen is NODE_BEHIND (session.md §10), which the SDK reports
-/// as `SilentShardError.nodeBehind` without touching the app's share.
+/// as its `nodeBehind` error without touching the app's share.
 extension NodeStepRunner {
     /// The REJECT for an app generation `appGen` that is not this node's CURRENT `current` (`prepared`: the
     /// node's PREPARED generation, if any): STALE_GENERATION when the node knows the generation (its PREPARED

@@ -1,6 +1,6 @@
 import Foundation
 import MPCCrypto
-import SilentShardCore
+import SessionEngine
 
 /// PRESIG_QUERY → PRESIG_STATUS at node X (`docs/protocol/session.md` §8.6): which of the app's
 /// presignatures of one key X still holds, so that the app drops the ones X can no longer finish.

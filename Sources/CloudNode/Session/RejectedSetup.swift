@@ -1,4 +1,4 @@
-import SilentShardCore
+import SessionEngine
 
 /// What a node's REJECT of an unvalidated SETUP message binds to (session.md §4.5), for duo and trio alike.
 enum RejectedSetup {

@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 /// Reading the audit log. Lines are written inside the transactions they describe (refusals whose
 /// transaction rolled back get their own); they hold operation, key id, party and outcome only. Lines older

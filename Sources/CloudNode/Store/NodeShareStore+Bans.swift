@@ -1,6 +1,6 @@
 import Foundation
 import MPCCrypto
-import SilentShardCore
+import SessionEngine
 
 /// Device bans after AbortAndBan (session.md §9.4). Only an operator lifts a ban; both are audited.
 extension NodeShareStore {

@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 /// Issue 33 item 4: one device's DKLs23 consistency checks one at a time across every process on this
 /// database. A lease row per device (`device_check_leases`, migration 8) is taken before a signing or

@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 /// Per-key leases (session.md §7.2): at most one share-changing session (refresh, import, reconcile)
 /// runs on a key at a time. The lease is a database row carrying its expiry and the process that

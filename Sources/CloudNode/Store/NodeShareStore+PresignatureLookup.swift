@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 /// What the store holds under one presignature id, read without a write transaction (session.md §8.3).
 package enum PresignatureLookup: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 extension NodeShareStore {
     /// The held presignature `presignatureId` of the store's current epoch and its opened secret (the bytes of a

@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 /// What the store knows of one presignature of a key (session.md §8.6).
 package enum PresignatureHolding: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Foundation
 import MPCCrypto
-import SilentShardCore
+import SessionEngine
 
 /// Presignatures: stored sealed, consumed at most once (session.md §8.2–8.3).
 extension NodeShareStore {

@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 /// The node's durable replay store (session.md §9.6): every accepted SETUP's `instance_id`, kept until
 /// its retention passes, as a unique-key insert in the node's database — so a restarted node, and every

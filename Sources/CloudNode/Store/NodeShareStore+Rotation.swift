@@ -1,5 +1,5 @@
 import Foundation
-import SilentShardCore
+import SessionEngine
 
 /// Master-key rotation: every sealed value (keyshares, presignature secrets, the key check) is opened
 /// under the current key and sealed again under the new one with a fresh nonce, in **one**

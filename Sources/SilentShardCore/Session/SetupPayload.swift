@@ -167,11 +167,12 @@ package struct SetupPayload: Sendable, Equatable {
     }
 
     /// Tags present among the operation-specific ones (0x07, 0x09, 0x0C–0x15).
-    var presentOptionalTags: Set<UInt8> {
+    package var presentOptionalTags: Set<UInt8> {
         Set(tlv.tags.filter { Self.operationTags.contains($0) })
     }
 
-    static let operationTags: Set<UInt8> = [
+    /// The operation-specific tags (0x07, 0x09, 0x0C–0x15) whose presence the operation table rules.
+    package static let operationTags: Set<UInt8> = [
         Tag.sessionKeys, Tag.groupID, Tag.keyID, Tag.gen, Tag.path, Tag.message, Tag.publicKey, Tag.chainCode,
         Tag.exportKey, Tag.appState, Tag.presignTTL, Tag.holders,
     ]

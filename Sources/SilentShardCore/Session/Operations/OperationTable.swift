@@ -60,12 +60,16 @@ package struct AdmissionProfile: Sendable, Equatable {
     package var post: Post? = nil
 }
 
+/// Whether a SETUP field (session.md §4.2) must, may or must not be present for an operation (the node's
+/// `SetupFieldRules` checks it, session.md §4.3 step 8).
+package enum SetupFieldPresence: Sendable { case required, optional, forbidden }
+
 /// One row of the operation table.
 package struct OperationRow: Sendable {
     /// Which parties a SETUP names (session.md §4.3).
-    enum Participants { case everyone, appAndOneSigner }
+    package enum Participants: Sendable { case everyone, appAndOneSigner }
     /// What SETUP's path must be, when present.
-    enum PathRule { case any, soft, notEmpty }
+    package enum PathRule: Sendable { case any, soft, notEmpty }
 
     /// The operation's name (token scope, events).
     package let name: String
@@ -80,21 +84,24 @@ package struct OperationRow: Sendable {
     /// Whether its new keyshare has a key id of its own, not the SETUP's (a hard child).
     package let newKeyID: Bool
     /// SETUP 0x0C–0x15 (and 0x09 in trio) it requires or allows; everything not listed is forbidden.
-    let setupFields: [UInt8: SetupFieldRules.Presence]
-    let participants: Participants
-    let path: PathRule
+    package let setupFields: [UInt8: SetupFieldPresence]
+    /// Which parties its SETUP names.
+    package let participants: Participants
+    /// What its SETUP's path must be, when present.
+    package let path: PathRule
     /// The WebSocket step's admission profile.
     package let admission: AdmissionProfile
-    /// Per algorithm, the protocol tags its run may receive (each run type's own set).
+    /// Per algorithm, the protocol tags its run may receive (each run type's own set; empty: the operation runs no
+    /// protocol). The node's run factory for an operation with tags is keyed by the operation in `CloudNode`
+    /// (`NodeProtocolRun.factories`, design.md §9).
     package let receivableTags: [SessionAlgorithm: Set<UInt16>]
-    /// The node's run for a validated SETUP (nil: the operation has no run at a node's step).
-    package let nodeRun: NodeProtocolRun.Factory?
 }
 
 /// The one operation table (issue 34 item 2). The node's route table (`NodeRouteTable.standard`), its step handler's
-/// action mapping, the operations each node serves, the token scopes, the node's run factory, the admission profile,
-/// the SETUP field rules and the app's receivable tags and event names all derive from it. Adding an operation is one
-/// row here and its run type in `Session/Runs/`.
+/// action mapping, the operations each node serves, the token scopes, the admission profile, the SETUP field rules
+/// and the app's receivable tags and event names all derive from it. Adding an operation is one row here and its run
+/// type in `Session/Runs/` (with, for a run at a node, its node factory keyed by the operation in `CloudNode`'s
+/// `NodeProtocolRun.factories`).
 package enum OperationTable {
     private typealias T = SetupPayload.Tag
     private static let both: Set<SessionAlgorithm> = [.ecdsa, .eddsa]
@@ -115,20 +122,20 @@ package enum OperationTable {
             OperationRow(name: "keygen", action: "keygen", transports: everywhere, algorithms: both, changesShares: true,
                          newKeyID: false, setupFields: [:], participants: .everyone, path: .any,
                          admission: AdmissionProfile(rateLimit: .keyCreation, lease: true, ban: true),
-                         receivableTags: dkg, nodeRun: NodeProtocolRun.keygen)
+                         receivableTags: dkg)
         case .reconcile:
             OperationRow(name: "reconcile", action: "reconcile", transports: everywhere, algorithms: both,
                          changesShares: false, newKeyID: false,
                          setupFields: [T.keyID: .required, T.appState: .required, T.groupID: .required],
                          participants: .everyone, path: .any,
                          admission: AdmissionProfile(rateLimit: nil, lease: true, ban: false),
-                         receivableTags: [:], nodeRun: nil)
+                         receivableTags: [:])
         case .refresh:
             OperationRow(name: "refresh", action: "refresh", transports: everywhere, algorithms: both, changesShares: true,
                          newKeyID: false,
                          setupFields: [T.keyID: .required, T.gen: .required, T.holders: .optional, T.groupID: .required],
                          participants: .everyone, path: .any, admission: AdmissionProfile(rateLimit: nil, lease: true, ban: true),
-                         receivableTags: dkg, nodeRun: NodeProtocolRun.refresh)
+                         receivableTags: dkg)
         case .sign:
             OperationRow(name: "sign", action: "sign", transports: everywhere, algorithms: both, changesShares: false,
                          newKeyID: false,
@@ -136,8 +143,7 @@ package enum OperationTable {
                                        T.groupID: .required],
                          participants: .appAndOneSigner, path: .soft,
                          admission: AdmissionProfile(rateLimit: .signingSession, lease: false, ban: true),
-                         receivableTags: [.ecdsa: DKLsSignRun.receivableTags, .eddsa: FROSTSignRun.receivableTags],
-                         nodeRun: NodeProtocolRun.sign)
+                         receivableTags: [.ecdsa: DKLsSignRun.receivableTags, .eddsa: FROSTSignRun.receivableTags])
         case .preSign:
             OperationRow(name: "preSign", action: "presign", transports: everywhere, algorithms: both, changesShares: false,
                          newKeyID: false,
@@ -145,13 +151,12 @@ package enum OperationTable {
                                        T.groupID: .required],
                          participants: .appAndOneSigner, path: .soft,
                          admission: AdmissionProfile(rateLimit: .signingSession, lease: false, ban: true),
-                         receivableTags: [.ecdsa: DKLsPresignRun.receivableTags, .eddsa: FROSTPresignRun.receivableTags],
-                         nodeRun: NodeProtocolRun.presign)
+                         receivableTags: [.ecdsa: DKLsPresignRun.receivableTags, .eddsa: FROSTPresignRun.receivableTags])
         case .preSignFinal:
             OperationRow(name: "preSignFinal", action: "presign-final", transports: [.duo: .post, .trio: .post],
                          algorithms: both, changesShares: false, newKeyID: false, setupFields: [:], participants: .everyone,
                          path: .any, admission: AdmissionProfile(rateLimit: nil, lease: false, ban: true, post: .presignature),
-                         receivableTags: [:], nodeRun: nil)
+                         receivableTags: [:])
         case .recover:
             // gid optional for recover (deviation, session.md §13.3 item 11): an app that lost its keyshare
             // may not know its group; the key itself is pinned by public_key, and the ACCEPTs' group is checked.
@@ -159,22 +164,20 @@ package enum OperationTable {
                          changesShares: true, newKeyID: false,
                          setupFields: [T.keyID: .required, T.publicKey: .required, T.holders: .required, T.groupID: .optional],
                          participants: .everyone, path: .any, admission: AdmissionProfile(rateLimit: nil, lease: true, ban: true),
-                         receivableTags: [.ecdsa: DKLsDKGRun.receivableTags, .eddsa: FROSTRecoverRun.receivableTags],
-                         nodeRun: NodeProtocolRun.recover)
+                         receivableTags: [.ecdsa: DKLsDKGRun.receivableTags, .eddsa: FROSTRecoverRun.receivableTags])
         case .export:
             OperationRow(name: "export", action: "export", transports: [.duo: .post, .trio: .webSocket], algorithms: both,
                          changesShares: false, newKeyID: false,
                          setupFields: [T.keyID: .required, T.gen: .required, T.exportKey: .required, T.groupID: .required],
                          participants: .everyone, path: .any,
                          admission: AdmissionProfile(rateLimit: nil, lease: false, ban: true, post: .export),
-                         receivableTags: [.ecdsa: DKLsExportRun.receivableTags, .eddsa: FROSTExportRun.receivableTags],
-                         nodeRun: NodeProtocolRun.export)
+                         receivableTags: [.ecdsa: DKLsExportRun.receivableTags, .eddsa: FROSTExportRun.receivableTags])
         case .import:
             OperationRow(name: "import", action: "import", transports: everywhere, algorithms: both, changesShares: true,
                          newKeyID: false, setupFields: [T.keyID: .required, T.publicKey: .required, T.chainCode: .required],
                          participants: .everyone, path: .any,
                          admission: AdmissionProfile(rateLimit: .keyCreation, lease: true, ban: true),
-                         receivableTags: dkg, nodeRun: NodeProtocolRun.importKey)
+                         receivableTags: dkg)
         case .hardDerivation:
             OperationRow(name: "hardDerivation", action: "hard-derivation", transports: [.trio: .webSocket],
                          algorithms: [.ecdsa], changesShares: true, newKeyID: true,
@@ -182,8 +185,7 @@ package enum OperationTable {
                          participants: .everyone, path: .notEmpty,
                          // A hard child is a new key: counted with keygens and imports (second review finding 8).
                          admission: AdmissionProfile(rateLimit: .keyCreation, lease: true, ban: true),
-                         receivableTags: [.ecdsa: DKLsHardDerivationRun.receivableTags],
-                         nodeRun: NodeProtocolRun.hardDerivation)
+                         receivableTags: [.ecdsa: DKLsHardDerivationRun.receivableTags])
         }
     }
 

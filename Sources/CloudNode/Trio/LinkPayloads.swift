@@ -1,4 +1,5 @@
 import MPCProtocols
+import SilentShardCore
 
 /// LINK_OPEN (node → node, TLV, node key label `link`; `docs/protocol/session.md` §2.3, §4.7).
 package struct LinkOpenPayload: Sendable, Equatable {

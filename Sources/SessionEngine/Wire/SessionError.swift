@@ -125,9 +125,10 @@ extension SessionError: CustomStringConvertible {
 }
 
 extension SessionError {
-    static let malformed = SessionError.detected(.malformed, blamed: nil)
-    static let unexpected = SessionError.detected(.unexpected, blamed: nil)
-    static let badAuthenticator = SessionError.detected(.badAuthenticator, blamed: nil)
-    static let tooLarge = SessionError.detected(.tooLarge, blamed: nil)
-    static let invalidParameter = SessionError.detected(.invalidParameter, blamed: nil)
+    /// The unblamed `detected` errors of the frame and payload decoders.
+    package static let malformed = SessionError.detected(.malformed, blamed: nil)
+    package static let unexpected = SessionError.detected(.unexpected, blamed: nil)
+    package static let badAuthenticator = SessionError.detected(.badAuthenticator, blamed: nil)
+    package static let tooLarge = SessionError.detected(.tooLarge, blamed: nil)
+    package static let invalidParameter = SessionError.detected(.invalidParameter, blamed: nil)
 }

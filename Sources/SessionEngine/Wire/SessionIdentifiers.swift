@@ -67,13 +67,6 @@ package struct Generation: SessionBytes {
     package init(checked bytes: [UInt8]) { self.bytes = bytes }
 }
 
-extension Keyshare {
-    /// The key id, typed (32 bytes: the protocol keyshare's, validated when it was made or decoded).
-    package var keyID: KeyID { KeyID(checked: keyIdBytes) }
-    /// The generation, typed (32 bytes, as `generation`).
-    package var gen: Generation { Generation(checked: [UInt8](generation)) }
-}
-
 /// A BIP32 chain code (32 bytes): the root chain code an imported key is shared with (SETUP's
 /// `chain_code`), from which soft derivation paths start.
 package struct ChainCode: SessionBytes {

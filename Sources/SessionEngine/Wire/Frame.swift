@@ -125,19 +125,8 @@ extension Frame {
         return Frame(header: header, payload: payload, signature: signature)
     }
 
-    /// A SETUP frame signed by the device key.
-    package static func signedSetup(header: FrameHeader, payload: [UInt8], signer: some MessageSigner) async throws -> Frame {
-        let signature = try await signer.sign(label: .setup, header.encoded() + payload)
-        return Frame(header: header, payload: payload, signature: signature)
-    }
-
     /// Whether the signature verifies under an Ed25519 key (strict).
     package func hasValidSignature(by key: Ed25519.VerifyingKey) -> Bool {
-        isSigned && key.isValidSignature(signature, for: signingInput)
-    }
-
-    /// Whether the signature verifies under a device key.
-    package func hasValidSignature(by key: DeviceKey) -> Bool {
         isSigned && key.isValidSignature(signature, for: signingInput)
     }
 }

@@ -1,5 +1,6 @@
 import MPCCrypto
 import MPCProtocols
+import SilentShardCore
 
 /// The protocol run a node runs for a validated SETUP, grouped by how its step ends: a share is committed
 /// (session.md §7.2), a signature confirmed by the app's DONE, a presignature stored (session.md §7.5), an exporter's share
@@ -34,8 +35,16 @@ package enum NodeProtocolRun: Sendable {
         }
     }
 
-    /// A node's run factory for one operation (its row's `nodeRun` in ``OperationTable``).
+    /// A node's run factory for one operation (``factories``).
     package typealias Factory = @Sendable (Request, inout any RandomNumberGenerator) throws -> NodeProtocolRun
+
+    /// The node's run factory of every operation that runs a protocol (its ``OperationTable`` row has receivable
+    /// tags), keyed by the table's operation: adding an operation is its table row, its run type and its entry here.
+    /// `OperationTableTests` checks that the keys are exactly the operations with receivable tags.
+    package static let factories: [SessionOperation: Factory] = [
+        .keygen: keygen, .refresh: refresh, .sign: sign, .preSign: presign, .recover: recover, .export: export,
+        .import: importKey, .hardDerivation: hardDerivation,
+    ]
 
     /// What a factory makes a run from: the validated SETUP, the node, its current share of the SETUP's key
     /// (decoded; nil for keygen and import).
@@ -46,7 +55,7 @@ package enum NodeProtocolRun: Sendable {
 
         /// The node's current share (KEY_NOT_FOUND without one).
         func current() throws -> Keyshare {
-            guard let keyshare else { throw SilentShardError.keyNotFound(keyId: nil) }
+            guard let keyshare else { throw SessionError.detected(.keyNotFound, blamed: nil) }
             return keyshare
         }
 
@@ -58,19 +67,21 @@ package enum NodeProtocolRun: Sendable {
     }
 
     /// The run for `setup` at `party`, over `keyshare` (the node's current share of the SETUP's key,
-    /// decoded; nil for keygen and import): the factory of the operation's table row, if the party's mode serves the
-    /// operation as a WebSocket step for the SETUP's algorithm. Throws for a SETUP whose fields the protocol refuses
-    /// (the caller answers REJECT before its ACCEPT).
+    /// decoded; nil for keygen and import): the operation's factory (``factories``), if the party's mode serves the
+    /// operation as a WebSocket step for the SETUP's algorithm (its table row). Throws for a SETUP whose fields the
+    /// protocol refuses (the caller answers REJECT before its ACCEPT): the node's own refusals as `SessionError` (the
+    /// wire's failure type, not the app SDK's public one), the protocol's and the keyshare's as they come.
     package static func make(for setup: ValidatedSetup, party: Party, keyshare: Keyshare?,
                              using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let row = setup.operation.row
         guard row.transports[party.mode] == .webSocket, row.algorithms.contains(setup.algorithm),
-              let factory = row.nodeRun else { throw SilentShardError.unsupportedOperation }
+              let factory = factories[setup.operation]
+        else { throw SessionError.detected(.unsupportedOperation, blamed: nil) }
         return try factory(Request(setup: setup, party: party, keyshare: keyshare), &rng)
     }
 }
 
-// The factories of the table's rows, one per operation.
+// The factories, one per operation that runs a protocol (``NodeProtocolRun/factories``).
 extension NodeProtocolRun {
     static func keygen(_ request: Request, using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let (setup, party) = (request.setup, request.party)
@@ -87,7 +98,7 @@ extension NodeProtocolRun {
     static func importKey(_ request: Request, using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let (setup, party) = (request.setup, request.party)
         guard let publicKey = setup.payload.publicKey, let chainCode = setup.payload.chainCode else {
-            throw SilentShardError.invalidInput(reason: "import fields")
+            throw SessionError.invalidParameter
         }
         let key = try SessionRuns.ImportedKey(algorithm: setup.algorithm, publicKey: publicKey)
         return .share(try SessionRuns.importKey(key, chainCode: chainCode, local: party.index, mode: party.mode,
@@ -97,7 +108,7 @@ extension NodeProtocolRun {
 
     static func hardDerivation(_ request: Request, using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let setup = request.setup
-        guard let pathBytes = setup.payload.path else { throw SilentShardError.keyNotFound(keyId: nil) }
+        guard let pathBytes = setup.payload.path else { throw SessionError.detected(.keyNotFound, blamed: nil) }
         let keyshare = try request.current()
         let indices = try DerivationPathBytes(bytes: pathBytes).indices
         let text = (["m"] + indices.map {
@@ -126,13 +137,13 @@ extension NodeProtocolRun {
     static func recover(_ request: Request, using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let (setup, party) = (request.setup, request.party)
         let (n, t) = SessionRuns.threshold(of: party.mode)
-        guard let publicKey = setup.payload.publicKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+        guard let publicKey = setup.payload.publicKey else { throw SessionError.detected(.keyNotFound, blamed: nil) }
         switch setup.algorithm {
         case .ecdsa:
             let share = try request.current().dklsKeyshare()
             let expected = try Secp256k1.Point(compressed: publicKey)
             guard share.publicKey == expected, let holders = setup.holders?.parties else {
-                throw SilentShardError.invalidInput(reason: "recover key")
+                throw SessionError.invalidParameter
             }
             return .share(try DKLsDKGRun.recover(local: party.index, partyCount: n, threshold: t,
                                                  instanceID: setup.instanceID, setupHash: setup.setupHash,
@@ -142,7 +153,7 @@ extension NodeProtocolRun {
             let share = try request.current().frostKeyshare()
             let expected = try FROST.Point(bytes: publicKey)
             guard share.publicKey == expected, let holders = setup.holders?.parties else {
-                throw SilentShardError.invalidInput(reason: "recover key")
+                throw SessionError.invalidParameter
             }
             return .share(try FROSTRecoverRun(local: party.index, partyCount: n, threshold: t,
                                               instanceID: setup.instanceID, helpers: holders, current: share,
@@ -153,7 +164,7 @@ extension NodeProtocolRun {
 
     static func export(_ request: Request, using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let setup = request.setup
-        guard let exportKey = setup.payload.exportKey else { throw SilentShardError.keyNotFound(keyId: nil) }
+        guard let exportKey = setup.payload.exportKey else { throw SessionError.detected(.keyNotFound, blamed: nil) }
         return .exportShare(try SessionRuns.exportSending(keyshare: try request.current(),
                                                           participants: setup.participants.parties,
                                                           receiverKey: try X25519.PublicKey(bytes: exportKey),
@@ -162,7 +173,7 @@ extension NodeProtocolRun {
 
     static func sign(_ request: Request, using rng: inout any RandomNumberGenerator) throws -> NodeProtocolRun {
         let setup = request.setup
-        guard let message = setup.payload.message else { throw SilentShardError.keyNotFound(keyId: nil) }
+        guard let message = setup.payload.message else { throw SessionError.detected(.keyNotFound, blamed: nil) }
         return .signature(try SessionRuns.sign(try request.current(), signers: setup.participants.parties,
                                                instanceID: setup.instanceID, setupHash: setup.setupHash,
                                                path: try request.softPath(), message: message, using: &rng))

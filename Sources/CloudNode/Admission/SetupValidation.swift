@@ -1,6 +1,7 @@
 import Foundation
 import MPCCrypto
 import MPCProtocols
+import SilentShardCore
 
 /// What the route and the node itself say about a SETUP (`docs/protocol/session.md` §2.1, §4.3).
 package struct SetupValidationContext: Sendable {
@@ -221,7 +222,7 @@ package enum SetupValidator {
 
 /// The per-operation field table of session.md §4.2 and the content rules of session.md §4.3 step 8.
 enum SetupFieldRules {
-    enum Presence { case required, optional, forbidden }
+    typealias Presence = SetupFieldPresence
 
     /// Per operation, the presence of 0x0C–0x15 (and 0x09 in trio); everything not listed is forbidden.
     static func presence(_ operation: SessionOperation, mode: SessionMode) -> [UInt8: Presence] {
@@ -305,19 +306,5 @@ enum SetupFieldRules {
         if let ttl = payload.presignTTL, ttl == 0 { throw .invalidParameter }
         if let info = payload.clientInfo, String(validating: info, as: UTF8.self) == nil { throw .invalidParameter }
         return (sessionKeys, participants, holders)
-    }
-}
-
-// MARK: - Building SETUP (app side)
-
-extension SetupPayload {
-    /// The signed SETUP frame (receiver 0xFF, or 1 for the duo export POST) for a fresh `instanceID`.
-    package func signedFrame(instanceID: InstanceID, signer: some MessageSigner,
-                            exportPost: Bool = false) async throws -> Frame {
-        let payload = encoded()
-        guard payload.count <= FrameKind.setup.maximumPayloadByteCount else { throw SessionError.tooLarge }
-        let header = FrameHeader(kind: .setup, sender: 0, receiver: exportPost ? 1 : FrameHeader.everyParticipant,
-                                 length: UInt32(payload.count), instanceID: instanceID)
-        return try await Frame.signedSetup(header: header, payload: payload, signer: signer)
     }
 }

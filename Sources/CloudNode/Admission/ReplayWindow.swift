@@ -1,3 +1,5 @@
+import SessionEngine
+
 /// The SETUP timestamp window and replay store (`docs/protocol/session.md` §9.6) as a pure value: the caller
 /// passes the current time (ms since the Unix epoch) to every call; nothing reads a clock.
 ///
