@@ -203,4 +203,39 @@ struct FROSTSecp256k1BIP340Tests {
         #expect(mapped.key == -odd && mapped.key.hasEvenY && mapped.tweak == .zero)
         #expect(mapped.signingShare(Scalar(5)) == -Scalar(5))
     }
+
+    /// Audit LOW-1 (session 16): a BIP340 signing package under an odd-y group key (a raw DKG key not
+    /// mapped by `SigningKey`) is refused, instead of signers and aggregator disagreeing on K.
+    @Test func auditLow1_oddGroupKeyIsRefusedByThePackage() throws {
+        var rng = DeterministicRandom(seed: 0x10_1)
+        let odd = try #require([Point(base: Scalar(11)), -Point(base: Scalar(11))].first { !$0.hasEvenY })
+        let nonces = Core.SigningNonces(secret: Scalar(5), using: &rng)
+        let id = FROST.Identifier(party: 0)
+        #expect(throws: ProtocolError.invalidInput(.invalidParameters)) {
+            try Core.SigningPackage(groupKey: odd, commitments: [nonces.commitment(for: id)], message: [1])
+        }
+        // The even-y lift is accepted.
+        _ = try Core.SigningPackage(groupKey: -odd, commitments: [nonces.commitment(for: id)], message: [1])
+    }
+
+    /// Audit LOW-2 (session 16): RFC 9591 §5.2 — a signer whose own commitment is missing from the
+    /// list, or replaced, refuses to compute the package (and so never signs under it).
+    @Test func auditLow2_ownCommitmentMustBeInTheList() throws {
+        var rng = DeterministicRandom(seed: 0x10_2)
+        let key = try Suite.SigningKey(groupKey: Point(base: Scalar(7)))
+        let a = FROST.Identifier(party: 0), b = FROST.Identifier(party: 1)
+        let mine = Core.SigningNonces(secret: Scalar(5), using: &rng)
+        let theirs = Core.SigningNonces(secret: Scalar(6), using: &rng)
+        let other = Core.SigningNonces(secret: Scalar(5), using: &rng)
+        let good = [mine.commitment(for: a), theirs.commitment(for: b)]
+        _ = try Core.SigningPackage(groupKey: key.key, commitments: good, message: [1], ownNonces: (a, mine))
+        let replaced = [other.commitment(for: a), theirs.commitment(for: b)]
+        #expect(throws: ProtocolError.invalidInput(.invalidParameters)) {
+            try Core.SigningPackage(groupKey: key.key, commitments: replaced, message: [1], ownNonces: (a, mine))
+        }
+        #expect(throws: ProtocolError.invalidInput(.invalidParameters)) {
+            try Core.SigningPackage(groupKey: key.key, commitments: [theirs.commitment(for: b)], message: [1],
+                                    ownNonces: (a, mine))
+        }
+    }
 }

@@ -5,8 +5,8 @@ extension Secp256k1 {
     /// protocol constants, so a violation is a programming error reported as `invalidLength`.
     /// Runs in time independent of the message contents (SHA-256 and XOR only).
     public static func expandMessageXMD(_ message: [UInt8], dst: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
-        let ell = (length + 31) / 32
-        guard length >= 1, ell <= 255, length <= 65535 else { throw .invalidLength(expected: 8160, actual: length) }
+        guard length >= 1, length <= 8160 else { throw .invalidLength(expected: 8160, actual: length) }
+        let ell = (length + 31) / 32  // ≤ 255
         guard dst.count <= 255 else { throw .invalidLength(expected: 255, actual: dst.count) }
         let dstPrime = dst + [UInt8(dst.count)]
         var prime = [UInt8](repeating: 0, count: 64)  // Z_pad

@@ -76,6 +76,10 @@ public protocol FROSTCiphersuite: Sendable {
     static func signatureCommitment(_ groupCommitment: Element) throws(CryptoError) -> [UInt8]
     /// Signature verification (RFC 9591 Appendix B, or the suite's native verifier).
     static func verify(signature: [UInt8], message: [UInt8], groupKey: Element) -> Bool
+    /// Whether signers may sign under this group key (BIP340: only an even-y key; RFC 9591 suites: any
+    /// key). A key the suite refuses makes `SigningPackage` throw instead of producing transcripts
+    /// that differ between signers and aggregator.
+    static func acceptsGroupKey(_ groupKey: Element) -> Bool
     /// λ_i^S(x) (RFC 9591 §4.2); a suite may cache it.
     static func lagrange(_ identifier: FROST.Identifier, over set: [FROST.Identifier], at x: Scalar) throws(ProtocolError) -> Scalar
 }
@@ -86,6 +90,7 @@ extension FROSTCiphersuite {
     }
 
     public static func negatesNonces(groupCommitment: Element) -> Bool { false }
+    public static func acceptsGroupKey(_ groupKey: Element) -> Bool { !groupKey.isIdentity }
 
     public static func signatureCommitment(_ groupCommitment: Element) throws(CryptoError) -> [UInt8] {
         try serialize(groupCommitment)

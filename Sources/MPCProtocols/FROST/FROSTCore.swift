@@ -97,14 +97,23 @@ public enum FROSTCore<Suite: FROSTCiphersuite> {
         /// key without encoding `invalidInput(.invalidParameters)`, R = identity (negligible for
         /// honest signers) `abort(nil, .identityPoint)` where the group cannot encode it.
         ///
-        /// `ownNonces` (a signer's own identifier and nonces) only speeds up R: that signer's term
+        /// `ownNonces` (a signer's own identifier and nonces): the list must hold exactly that
+        /// signer's commitment (RFC 9591 §5.2; else `invalidInput(.invalidParameters)`), and its term
         /// D_i + ρ_i·E_i is computed as the constant-time base multiplication (d_i + ρ_i·e_i)·G.
+        /// A group key the suite refuses (BIP340: odd y) is `invalidInput(.invalidParameters)`.
         public init(groupKey: Element, commitments: [SigningCommitment], message: [UInt8],
                     ownNonces: (identifier: FROST.Identifier, nonces: SigningNonces)? = nil) throws(ProtocolError) {
             let sorted = commitments.sorted { $0.identifier < $1.identifier }
             guard Set(sorted.map(\.identifier)).count == sorted.count, !sorted.isEmpty else {
                 throw .invalidInput(.collidingEvaluationPoints)
             }
+            // RFC 9591 §5.2: a signer checks that its own commitment is in the list, as it made it.
+            if let own = ownNonces {
+                guard sorted.contains(own.nonces.commitment(for: own.identifier)) else {
+                    throw .invalidInput(.invalidParameters)
+                }
+            }
+            guard Suite.acceptsGroupKey(groupKey) else { throw .invalidInput(.invalidParameters) }
             var encoded: [UInt8] = []
             let keyBytes: [UInt8]
             do {

@@ -16,8 +16,8 @@ public enum FROSTSecp256k1BIP340: FROSTCiphersuite {
     public typealias Element = Secp256k1.Point
 
     /// The context string of H1, H3, H4, H5 (SilentShard's choice; the "TR" suffix names the
-    /// Taproot variant, as ZcashFoundation's frost-secp256k1-tr does — compatibility with it is not
-    /// claimed or tested).
+    /// Taproot variant, as ZcashFoundation's frost-secp256k1-tr does; its published signing vector
+    /// passes byte for byte, `FROSTSecp256k1BIP340Tests.zcashFoundationSecp256k1TRVector`).
     public static let contextString: [UInt8] = Array("FROST-secp256k1-SHA256-TR-v1".utf8)
     public static var elementByteCount: Int { 33 }
     public static var scalarByteCount: Int { 32 }
@@ -44,6 +44,10 @@ public enum FROSTSecp256k1BIP340: FROSTCiphersuite {
 
     /// R of odd y: the signers negate their nonce terms (R is public).
     public static func negatesNonces(groupCommitment: Element) -> Bool { !groupCommitment.hasEvenY }
+
+    /// BIP340 signs under the even-y lift of the x-only key: a group key of odd y (a raw DKG key not
+    /// passed through ``SigningKey``) is refused, so signers and aggregator cannot disagree on it.
+    public static func acceptsGroupKey(_ groupKey: Element) -> Bool { !groupKey.isIdentity && groupKey.hasEvenY }
 
     /// bytes(R): the x coordinate.
     public static func signatureCommitment(_ groupCommitment: Element) throws(CryptoError) -> [UInt8] {
