@@ -70,22 +70,32 @@ extension DuoSession {
     /// Export in one call: builds the request, hands it to `relay` (the app's call to its backend,
     /// which POSTs ``DuoExportRequest/body`` to the node and returns the response body), combines.
     /// A failure thrown by `relay` is mapped like a transport failure (`network`, `cancelled`).
+    /// A refusal a step would be retried after (KEY_BUSY, a stale timestamp) is retried the same way, with a fresh
+    /// request each time (session.md §13.8 item 6), so `relay` may be called more than once.
     public func export(keyshare: Keyshare, chainPath: String = "m",
                        via relay: (DuoExportRequest) async throws -> Data) async throws(SilentShardError) -> ExportedKey {
         try await core.observed(.export, keyId: keyshare.keyId) { () throws(SilentShardError) in
-            let request = try await exportRequest(keyshare: keyshare, chainPath: chainPath)
-            let response: Data
-            let start = ContinuousClock.now
-            do { response = try await relay(request) } catch {
-                let failure = Self.networkError(error)
-                core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: 0,
-                                duration: ContinuousClock.now - start, error: failure)
-                throw failure
+            try await core.retryingPost { () throws(SilentShardError) in
+                try await exportAttempt(keyshare: keyshare, chainPath: chainPath, via: relay)
             }
-            core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: response.count,
-                            duration: ContinuousClock.now - start, error: nil)
-            return try exportCombine(request: request, response: response)
         }
+    }
+
+    /// One export attempt: a fresh request, relayed, combined.
+    private func exportAttempt(keyshare: Keyshare, chainPath: String,
+                               via relay: (DuoExportRequest) async throws -> Data) async throws(SilentShardError) -> ExportedKey {
+        let request = try await exportRequest(keyshare: keyshare, chainPath: chainPath)
+        let response: Data
+        let start = ContinuousClock.now
+        do { response = try await relay(request) } catch {
+            let failure = Self.networkError(error)
+            core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: 0,
+                            duration: ContinuousClock.now - start, error: failure)
+            throw failure
+        }
+        core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: response.count,
+                        duration: ContinuousClock.now - start, error: nil)
+        return try exportCombine(request: request, response: response)
     }
 
     // MARK: - Steps

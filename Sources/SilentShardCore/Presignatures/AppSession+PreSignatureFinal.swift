@@ -57,7 +57,10 @@ extension AppSession {
                 try await shelf.write(record)
                 preSignature.recordFinishing(messageBytes)
             }
-            let signature = try await exchange(sent, preSignature: preSignature, action: action)
+            // session.md §13.8 item 6: the steps' retry, resending these exact bytes.
+            let signature = try await retryingPost { () throws(SilentShardError) in
+                try await exchange(sent, preSignature: preSignature, action: action)
+            }
             record.state = .finished(message: messageBytes, signature: signature.recordBytes)
             record.sealedSecrets = []
             do {
