@@ -170,6 +170,31 @@ struct FinishExchangeTests {
         #expect(signature.count == 64, "a good answer still combines after refused ones")
     }
 
+    @Test("the exchanges hold secrets (shares, nonces, the one-time key): dump and description show none of them")
+    func exchangesRevealNoSecrets() throws {
+        let (keyshares, nonces) = try Self.frostNonces()
+        let requester = try PreSignFinalExchange.Requester(frost: keyshares[0], nonces: nonces[0], signer: 1,
+                                                           signerRound1: nonces[1].round1Message, message: [1], path: [])
+        let key = try Self.duoKey(.eddsa)
+        let raw = SecureRandom.bytes(count: 32)
+        let oneTimeKey = try X25519.PrivateKey(rawRepresentation: raw)
+        let receiver = try DuoExportExchange.Receiver(keyshare: key.app, chainPath: "m", oneTimeKey: oneTimeKey,
+                                                      instanceID: .random(), setupHash: .random())
+        let (_, presignatures) = try Self.dklsPresignatures()
+        let finish = try DKLsSignFinish(presignature: presignatures[0], messageHash: Self.hash)
+        let secrets = [Hex.encode(keyshares[0].secretShare.bytes), Hex.encode(raw)]
+        let values: [Any] = [requester, receiver, finish]
+        for value in values {
+            #expect(Mirror(reflecting: value).children.isEmpty, "\(type(of: value))")
+            var dumped = ""
+            dump(value, to: &dumped)
+            let description = String(describing: value)
+            for secret in secrets {
+                #expect(!dumped.contains(secret) && !description.contains(secret), "\(type(of: value))")
+            }
+        }
+    }
+
     /// A duo key of `algorithm`: the app's `Keyshare` and the node's protocol bytes.
     static func duoKey(_ algorithm: Keyshare.Algorithm) throws -> (app: Keyshare, node: [UInt8], keyID: KeyID, gen: Generation) {
         var rng = SystemRandomNumberGenerator()

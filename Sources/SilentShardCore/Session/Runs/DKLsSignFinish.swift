@@ -7,7 +7,7 @@ import MPCProtocols
 /// app's preSignFinal and node X's answer to a FINAL_REQUEST (``PreSignFinalExchange``, `docs/protocol/session.md`
 /// §8.4) all finish and combine through it. A pure value: no I/O; making it consumes the presignature
 /// (`DKLsPresignature` is single use, `docs/protocol/dkls23.md` §13.9).
-package struct DKLsSignFinish: Sendable {
+package struct DKLsSignFinish: Sendable, SecretReflecting {
     /// The finish broadcast's size: fsid ‖ m ‖ w ‖ u (`docs/protocol/dkls23.md` §13.5 step 3).
     package static let finishByteCount = 128
     /// This signer's finish broadcast (tag `signFinish`).

@@ -51,7 +51,7 @@ package enum DuoExportExchange {
 
     /// The app's half: opens the node's export message with the request's one-time key and rebuilds the key at
     /// the request's soft path.
-    package struct Receiver: Sendable {
+    package struct Receiver: Sendable, SecretReflecting {
         private enum Run: Sendable {
             case dkls(DKLsExportRun.Receiver)
             case frost(FROSTExportRun.Receiver)

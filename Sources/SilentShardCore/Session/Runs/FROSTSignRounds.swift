@@ -7,7 +7,7 @@ import MPCProtocols
 /// (``PreSignFinalExchange``, `docs/protocol/session.md` §8.4) all compute their round-2 share and aggregate
 /// through it. A pure value: no I/O; round 2 consumes the nonces (`FROST.Presignature` is single use,
 /// `docs/protocol/frost.md` §10.1).
-package struct FROSTSignRounds: Sendable {
+package struct FROSTSignRounds: Sendable, SecretReflecting {
     private var session: FROST.SigningSession
 
     /// Signing of `message` with `keyshare` by `signers` along the soft `path`, with this signer's `nonces`

@@ -27,7 +27,7 @@ package enum PreSignFinalExchange {
     }
 
     /// The app's half: its finish on the message and the combine of X's answer.
-    package struct Requester: Sendable {
+    package struct Requester: Sendable, SecretReflecting {
         private enum Combine: Sendable {
             case dkls(DKLsSignFinish)
             case frost(FROSTSignRounds)
