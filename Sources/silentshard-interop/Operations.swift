@@ -32,6 +32,7 @@ enum Operations {
         "dkls-hard-derive": DKLsLifecycleOperations.hardDerive,
         "frost-sign": FROSTOperations.sign,
         "frost-derive": FROSTOperations.derive,
+        "frost-bip340-sign": FROSTSecp256k1Operations.bip340Sign,
         "session-setup": SessionOperations.setup,
         "session-p2p": SessionOperations.pointToPoint,
         "eth-personal-sign": ChainOperations.ethereumPersonalSign,

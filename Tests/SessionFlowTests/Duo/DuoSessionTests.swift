@@ -8,58 +8,6 @@ import duo
 
 @Suite("Duo session: app DuoSession ↔ node NodeStepRunner over an in-memory pipe", .serialized, .heavy, .timeLimit(.minutes(30)))
 struct DuoSessionTests {
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
-    func keygenSignRefreshSign(algorithm: Keyshare.Algorithm) async throws {
-        let fixture = try DuoFixture(algorithm: algorithm)
-        let keyshare = try await fixture.session.keygen()
-        #expect(keyshare.algorithm == algorithm && keyshare.mode == .duo && keyshare.party == 0)
-        #expect(keyshare.threshold == 2 && keyshare.partyCount == 2)
-
-        // The node committed its share of the same generation; the app's record went staged → current.
-        let nodeShare = try #require(try fixture.store.share(keyId: keyshare.keyId))
-        #expect(nodeShare.gen == [UInt8](keyshare.generation))
-        #expect(try fixture.store.status(keyId: keyshare.keyId).preparedGen == nil)
-        let writes = fixture.storage.writes
-        #expect(writes.count == 2)
-        #expect(writes.first?.staged != nil && writes.first?.current == nil)
-        #expect(writes.last?.staged == nil && writes.last?.current?.bytes == Data(keyshare.protocolKeyshareBytes))
-        if case .committed(let keyId, _)? = fixture.client.reports.last { #expect(keyId == keyshare.keyId) } else {
-            Issue.record("node did not commit: \(fixture.client.reports)")
-        }
-
-        // Serialization round trip.
-        let decoded = try Keyshare(serialized: keyshare.serialized())
-        #expect(decoded == keyshare)
-        #expect(!decoded.description.contains(Hex.encode(keyshare.protocolKeyshareBytes.prefix(16))))
-
-        let message = algorithm == .ecdsa ? Data(SHA256.hash(Array("duo test".utf8))) : Data("hello duo".utf8)
-        let signature = try await fixture.session.signature(keyshare: keyshare, message: message)
-        #expect(signature.algorithm == algorithm)
-        #expect(algorithm == .ecdsa ? try verifyECDSA(signature, hash: message, keyshare: keyshare)
-                                    : try verifyEdDSA(signature, message: message, keyshare: keyshare))
-        if algorithm == .ecdsa {
-            #expect(signature.der != nil && signature.recoverable?.count == 65)
-        }
-        #expect(fixture.client.reports.last == .signed(confirmed: true))
-
-        // Refresh: same key, new generation, committed at both.
-        let refreshed = try await fixture.session.keyRefresh(keyshare: keyshare)
-        #expect(refreshed.keyId == keyshare.keyId && refreshed.publicKey == keyshare.publicKey)
-        #expect(refreshed.generation != keyshare.generation)
-        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](refreshed.generation))
-        let record = try await fixture.storage.read(keyId: keyshare.keyId)
-        #expect(record?.staged == nil && record?.current?.bytes == Data(refreshed.protocolKeyshareBytes))
-
-        let second = try await fixture.session.signature(keyshare: refreshed, message: message)
-        #expect(algorithm == .ecdsa ? try verifyECDSA(second, hash: message, keyshare: refreshed)
-                                    : try verifyEdDSA(second, message: message, keyshare: refreshed))
-
-        // The old generation is refused by the node (authenticated REJECT STALE_GENERATION).
-        await #expect(throws: SilentShardError.staleKeyshare) {
-            _ = try await fixture.session.signature(keyshare: keyshare, message: message)
-        }
-    }
-
     @Test func malformedCloudKeyFailsBeforeConnecting() async throws {
         let fixture = try DuoFixture(algorithm: .ecdsa, cloudKeyOverride: "not-a-key")
         await #expect(throws: SilentShardError.invalidConfiguration(reason: "cloudVerifyingKey")) {
@@ -142,26 +90,6 @@ struct DuoSessionCommitTests {
             _ = try await intruder.signature(keyshare: keyshare, message: message)
         }
         #expect(fixture.client.reports.last == .rejected(.deviceNotRegistered))
-    }
-
-    /// The connection is cut after the app's COMMIT went out (its OUTCOME read fails): the node has
-    /// committed; the app was in doubt, ran one reconcile right away (session.md §5.3) and promoted.
-    @Test(arguments: [(Keyshare.Algorithm.ecdsa, 3), (.eddsa, 2)])
-    func cutAfterCommitIsReconciledForward(algorithm: Keyshare.Algorithm, outcomeRead: Int) async throws {
-        let fixture = try DuoFixture(algorithm: algorithm) { index, data in
-            index == outcomeRead ? Data([0xFF]) : data   // an unparsable message stands in for a cut
-        }
-        let keyshare = try await fixture.session.keygen()
-        let record = try await fixture.storage.read(keyId: keyshare.keyId)
-        #expect(record?.staged == nil && record?.current?.bytes == Data(keyshare.protocolKeyshareBytes))
-        #expect(try fixture.store.share(keyId: keyshare.keyId)?.gen == [UInt8](keyshare.generation))
-        #expect(fixture.client.reports.last == .reconciled(keyId: keyshare.keyId, outcome: nil))
-        // Reconciling a settled key changes nothing and returns the current share.
-        let again = try await fixture.session.reconcileKeyshare(keyId: keyshare.keyId)
-        #expect(again == keyshare)
-        await #expect(throws: SilentShardError.keyNotFound(keyId: String(repeating: "ab", count: 32))) {
-            _ = try await fixture.session.reconcileKeyshare(keyId: String(repeating: "ab", count: 32))
-        }
     }
 
     /// The app's COMMIT is destroyed in transit: the node never commits; the app, in doubt, reconciles:

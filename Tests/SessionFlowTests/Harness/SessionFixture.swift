@@ -271,6 +271,26 @@ enum AppUnderTest: Sendable {
         }
     }
 
+    /// A presignature at `chainPath` with `signer` (trio's A or B; duo has one node and takes nil) for `ttl` seconds
+    /// (nil: the default lifetime).
+    func preSignature(keyshare: Keyshare, chainPath: String, signer: TrioSigner?, ttl: UInt32?) async throws(SilentShardError) -> PreSignature {
+        switch self {
+        case .duo(let session):
+            precondition(signer == nil, "duo has one node")
+            return try await session.preSignature(keyshare: keyshare, chainPath: chainPath, ttl: ttl)
+        case .trio(let session):
+            return try await session.preSignature(keyshare: keyshare, chainPath: chainPath, signer: signer ?? .nodeA, ttl: ttl)
+        }
+    }
+
+    /// The presignatures the app's storage still holds for `keyshare` (soonest to expire first).
+    func preSignatures(keyshare: Keyshare) async throws(SilentShardError) -> [PreSignature] {
+        switch self {
+        case .duo(let session): try await session.preSignatures(keyshare: keyshare)
+        case .trio(let session): try await session.preSignatures(keyshare: keyshare)
+        }
+    }
+
     func backupState(keyId: String) async throws(SilentShardError) -> BackupState {
         switch self {
         case .duo(let session): try await session.backupState(keyId: keyId)

@@ -6,58 +6,13 @@ import Testing
 @testable import trio
 
 /// Issue 22 item 1 in process: presignatures kept through `StorageClient` (`docs/presignature-lifecycle.md`).
-/// A "restarted" app is a new session over the same storage: it lists what it can still finish, and the
-/// records it can never use again (old generations, expired, tampered) are deleted on the way.
+/// A "restarted" app is a new session over the same storage: the records it can never use again (old
+/// generations, expired, tampered) are deleted on the way. Listing and finishing once across a restart, and
+/// concurrent copies, in both modes: `PresignatureRestartTests`.
 @Suite("Trio presignatures kept across restarts", .timeLimit(.minutes(30)))
 struct TrioStoredPresignatureTests {
     static func presignatureRecords(_ fixture: TrioFixture) async throws -> [String] {
         fixture.storage.inner.keyIds().filter { $0.hasPrefix(KeyId.presignaturePrefix) }
-    }
-
-    @Test(arguments: [Keyshare.Algorithm.ecdsa, .eddsa])
-    func listedAfterRestartAndFinishedOnce(algorithm: Keyshare.Algorithm) async throws {
-        let fixture = try TrioFixture(algorithm: algorithm)
-        let keyshare = try await fixture.session.keygen()
-        var made: [PreSignature] = []
-        for (path, signer) in [("m", TrioSigner.nodeA), ("m/1/2", .nodeB), ("m", .nodeB)] {
-            made.append(try await fixture.session.preSignature(keyshare: keyshare, chainPath: path, signer: signer,
-                                                               ttl: UInt32(3600 * (made.count + 1))))
-        }
-        let restarted = fixture.session(algorithm, storage: fixture.storage)
-        let listed = try await restarted.preSignatures(keyshare: keyshare)
-        #expect(listed.map(\.id) == made.map(\.id), "soonest to expire first")
-        for (original, copy) in zip(made, listed) {
-            #expect(copy.keyId == original.keyId && copy.generation == original.generation && copy.signer == original.signer)
-            #expect(copy.chainPath == original.chainPath && copy.derivedPublicKey == original.derivedPublicKey)
-            #expect(abs(copy.expiresAt.timeIntervalSince(original.expiresAt)) < 0.001)
-            #expect(copy.pendingMessage == nil && !copy.isConsumed)
-        }
-        for presignature in listed where presignature.chainPath == "m" {
-            let message = testMessage(algorithm, "restarted \(presignature.signer)")
-            let signature = try await restarted.preSignatureFinal(preSignature: presignature, message: message)
-            #expect(try verify(signature, message: message, keyshare: keyshare))
-            #expect(presignature.isConsumed && presignature.secrets == nil)
-            // The copy from before the restart is the same presignature: used.
-            let original = try #require(made.first { $0.id == presignature.id })
-            await #expect(throws: SilentShardError.presignatureConsumed) {
-                _ = try await fixture.session.preSignatureFinal(preSignature: original, message: testMessage(algorithm, "again"))
-            }
-            // The same message gets the same signature (from the finished record).
-            let again = try await fixture.session.preSignatureFinal(preSignature: original, message: message)
-            #expect(again.rawRepresentation == signature.rawRepresentation)
-        }
-        let left = try await restarted.preSignatures(keyshare: keyshare)
-        #expect(left.map(\.chainPath) == ["m/1/2"])
-        // Derived path: verifies under P′.
-        let message = testMessage(algorithm, "derived")
-        let derivedPresignature = try #require(left.first)
-        let derived = try await restarted.preSignatureFinal(preSignature: derivedPresignature, message: message)
-        #expect(Signature.fromRecord(derived.recordBytes, algorithm: algorithm, key: [UInt8](derivedPresignature.derivedPublicKey),
-                                     message: [UInt8](message)) != nil)
-        #expect(derivedPresignature.derivedPublicKey != keyshare.publicKey)
-        #expect(try await restarted.preSignatures(keyshare: keyshare).isEmpty)
-        #expect(try fixture.storeA.presignatureCount(keyId: keyshare.keyId) == 0)
-        #expect(try fixture.storeB.presignatureCount(keyId: keyshare.keyId) == 0)
     }
 
     @Test func refreshDropsTheOldGenerationsRecords() async throws {
@@ -137,32 +92,6 @@ struct TrioStoredPresignatureTests {
         let message = testMessage(.ecdsa, "disk freed")
         let signature = try await fixture.session.preSignatureFinal(preSignature: presignature, message: message)
         #expect(try verifyECDSA(signature, hash: message, keyshare: keyshare))
-    }
-
-    /// Two copies of one presignature (listed twice) finished at once on two messages: one signature;
-    /// the other call is refused at the app, before anything is sent.
-    @Test func twoCopiesFinishOnce() async throws {
-        let fixture = try TrioFixture(algorithm: .ecdsa)
-        let ledger = FinalRequestLedger()
-        let session = fixture.session(.ecdsa, storage: fixture.storage, client: LedgerRecordingClient(inner: fixture.client, ledger: ledger))
-        let keyshare = try await session.keygen()
-        _ = try await session.preSignature(keyshare: keyshare)
-        let first = try #require(try await session.preSignatures(keyshare: keyshare).first)
-        let second = try #require(try await fixture.session(.ecdsa, storage: fixture.storage).preSignatures(keyshare: keyshare).first)
-        #expect(first !== second && first.id == second.id)
-        func finish(_ presignature: PreSignature, _ text: String) async -> Result<Signature, SilentShardError> {
-            do throws(SilentShardError) {
-                return .success(try await session.preSignatureFinal(preSignature: presignature,
-                                                                            message: testMessage(.ecdsa, text)))
-            } catch { return .failure(error) }
-        }
-        async let one = finish(first, "one")
-        async let two = finish(second, "two")
-        let outcomes = await [one, two]
-        #expect(outcomes.filter { (try? $0.get()) != nil }.count == 1)
-        #expect(outcomes.contains { if case .failure(.presignatureConsumed) = $0 { true } else { false } })
-        // The refusal was the app's own: one request was ever sent for this presignature.
-        #expect(ledger.eachPresignatureHadOneRequest && ledger.distinctRequestCounts.values.reduce(0, +) == 1)
     }
 }
 
