@@ -70,22 +70,32 @@ extension DuoSession {
     /// Export in one call: builds the request, hands it to `relay` (the app's call to its backend,
     /// which POSTs ``DuoExportRequest/body`` to the node and returns the response body), combines.
     /// A failure thrown by `relay` is mapped like a transport failure (`network`, `cancelled`).
+    /// A refusal a step would be retried after (KEY_BUSY, a stale timestamp) is retried the same way, with a fresh
+    /// request each time (session.md §13.8 item 6), so `relay` may be called more than once.
     public func export(keyshare: Keyshare, chainPath: String = "m",
                        via relay: (DuoExportRequest) async throws -> Data) async throws(SilentShardError) -> ExportedKey {
         try await core.observed(.export, keyId: keyshare.keyId) { () throws(SilentShardError) in
-            let request = try await exportRequest(keyshare: keyshare, chainPath: chainPath)
-            let response: Data
-            let start = ContinuousClock.now
-            do { response = try await relay(request) } catch {
-                let failure = Self.networkError(error)
-                core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: 0,
-                                duration: ContinuousClock.now - start, error: failure)
-                throw failure
+            try await core.retryingPost { () throws(SilentShardError) in
+                try await exportAttempt(keyshare: keyshare, chainPath: chainPath, via: relay)
             }
-            core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: response.count,
-                            duration: ContinuousClock.now - start, error: nil)
-            return try exportCombine(request: request, response: response)
         }
+    }
+
+    /// One export attempt: a fresh request, relayed, combined.
+    private func exportAttempt(keyshare: Keyshare, chainPath: String,
+                               via relay: (DuoExportRequest) async throws -> Data) async throws(SilentShardError) -> ExportedKey {
+        let request = try await exportRequest(keyshare: keyshare, chainPath: chainPath)
+        let response: Data
+        let start = ContinuousClock.now
+        do { response = try await relay(request) } catch {
+            let failure = Self.networkError(error)
+            core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: 0,
+                            duration: ContinuousClock.now - start, error: failure)
+            throw failure
+        }
+        core.recordPost(.export, keyId: keyshare.keyId, sent: request.body.count, received: response.count,
+                        duration: ContinuousClock.now - start, error: nil)
+        return try exportCombine(request: request, response: response)
     }
 
     // MARK: - Steps
@@ -127,52 +137,17 @@ extension DuoSession {
         }
     }
 
-    /// Decrypts the node's share, checks it and the result (dkls23.md §16 steps 3–4), applies the soft
-    /// path, and returns the key with its own consistency check.
+    /// Decrypts the node's share, checks it and the result (dkls23.md §16 steps 3–4, frost.md §12.2), applies the
+    /// soft path (`DuoExportExchange`'s app half), and returns the key with its own consistency check.
     private static func combine(keyshare: Keyshare, chainPath: String, oneTimeKey: X25519.PrivateKey, message: [UInt8],
                                 instanceID: InstanceID, setupHash: SetupHash) throws(SilentShardError) -> ExportedKey {
-        let path = try softPath(chainPath)
-        let parts: (privateKey: [UInt8], chainCode: [UInt8], publicKey: [UInt8])
-        do throws(ProtocolError) {
-            switch keyshare.algorithm {
-            case .ecdsa:
-                let share = try keyshare.dklsKeyshareForExport()
-                let parameters = try DKLsExport.Parameters(keyshare: share, exporters: [0, 1], receiver: 0,
-                                                           receiverKey: oneTimeKey.publicKey, instanceId: instanceID.bytes,
-                                                           setupHash: setupHash.bytes)
-                let root = try DKLsExport.receive(parameters, privateKey: oneTimeKey, messages: [
-                    ProtocolMessage(tag: DKLsTag.exportShare, from: 1, to: 0, payload: message),
-                ])
-                let key = path.isEmpty ? root : try root.softChild(try DerivationPath(chainPath))
-                guard let publicKey = try? key.publicKey.compressed() else { throw .abort(party: nil, reason: .publicKeyMismatch) }
-                parts = (key.privateKey.bytes, key.chainCode, publicKey)
-            case .eddsa:
-                let share = try keyshare.frostKeyshareForExport()
-                let parameters = try FROST.Export.Sealed.Parameters(keyshare: share, exporters: [0, 1], receiver: 0,
-                                                                    receiverKey: oneTimeKey.publicKey,
-                                                                    instanceId: instanceID.bytes, setupHash: setupHash.bytes)
-                let root = try FROST.Export.Sealed.receive(parameters, privateKey: oneTimeKey, messages: [1: message])
-                let derivation = try FROST.Derivation(publicKey: share.publicKey, chainCode: share.chainCode, path: path)
-                parts = ((root + derivation.tweak).bytes, derivation.chainCode, derivation.publicKey.bytes)
-            }
+        _ = try softPath(chainPath)
+        do {
+            let receiver = try DuoExportExchange.Receiver(keyshare: keyshare, chainPath: chainPath, oneTimeKey: oneTimeKey,
+                                                          instanceID: instanceID, setupHash: setupHash)
+            return try receiver.key(from: message)
         } catch {
             throw SilentShardError(error)
         }
-        // ExportedKey checks privateKey·G = publicKey once more (after the soft tweak).
-        return try ExportedKey(algorithm: keyshare.algorithm, privateKey: Data(parts.privateKey), chainCode: Data(parts.chainCode),
-                               publicKey: Data(parts.publicKey), keyId: keyshare.keyId, chainPath: chainPath)
-    }
-}
-
-extension Keyshare {
-    /// The protocol keyshares as `ProtocolError` throwers (for the export combine).
-    fileprivate func dklsKeyshareForExport() throws(ProtocolError) -> DKLsKeyshare {
-        guard let share = try? dklsKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-        return share
-    }
-
-    fileprivate func frostKeyshareForExport() throws(ProtocolError) -> FROST.Keyshare {
-        guard let share = try? frostKeyshare() else { throw .invalidInput(.invalidKeyshare) }
-        return share
     }
 }

@@ -73,36 +73,22 @@ extension NodeStepRunner {
         return Frame.signed(header: header, payload: payload, key: party.nodeKey)
     }
 
-    /// The export math: epk ‖ AEAD(s_1) for receiver 0, E = {0, 1} (dkls23.md §16 / its FROST twin). A stored share
-    /// that does not decode or does not match the SETUP's key is INTERNAL; a weak `export_key` (all-zero X25519
-    /// result) is INVALID_PARAMETER.
+    /// The export message (`DuoExportExchange`'s node half: epk ‖ AEAD(s_1) for receiver 0, E = {0, 1},
+    /// dkls23.md §16 / frost.md §12.2). A stored share that does not decode or does not match the SETUP's key is
+    /// INTERNAL; an unusable `export_key` (all-zero X25519 result) is INVALID_PARAMETER.
     static func exportMessage(algorithm: SessionAlgorithm, protocolBytes: [UInt8], keyID: KeyID, gen: Generation,
                               receiverKey: X25519.PublicKey, instanceID: InstanceID,
                               setupHash: SetupHash) throws(SetupRejection) -> [UInt8] {
         var rng = SecureRandom()
-        switch algorithm {
-        case .ecdsa:
-            guard let keyshare = try? DKLsKeyshare(serialized: protocolBytes), keyshare.partyIndex == 1,
-                  keyshare.keyId == keyID.bytes, keyshare.generation == gen.bytes,
-                  let parameters = try? DKLsExport.Parameters(keyshare: keyshare, exporters: [0, 1], receiver: 0,
-                                                              receiverKey: receiverKey, instanceId: instanceID.bytes,
-                                                              setupHash: setupHash.bytes)
-            else { throw SetupRejection(.internalError) }
-            guard let message = try? DKLsExport.exportShare(parameters, using: &rng) else {
-                throw SetupRejection(.invalidParameter)
+        do {
+            return try DuoExportExchange.exportMessage(algorithm: algorithm, protocolBytes: protocolBytes, keyID: keyID,
+                                                       gen: gen, receiverKey: receiverKey, instanceID: instanceID,
+                                                       setupHash: setupHash, using: &rng)
+        } catch {
+            switch error {
+            case .storedShareMismatch: throw SetupRejection(.internalError)
+            case .unusableReceiverKey: throw SetupRejection(.invalidParameter)
             }
-            return message.payload
-        case .eddsa:
-            guard let keyshare = try? FROST.Keyshare(encoded: protocolBytes), keyshare.party == 1,
-                  keyshare.keyId == keyID.bytes, keyshare.generation == gen.bytes,
-                  let parameters = try? FROST.Export.Sealed.Parameters(keyshare: keyshare, exporters: [0, 1], receiver: 0,
-                                                                       receiverKey: receiverKey, instanceId: instanceID.bytes,
-                                                                       setupHash: setupHash.bytes)
-            else { throw SetupRejection(.internalError) }
-            guard let message = try? FROST.Export.Sealed.exportShare(parameters, using: &rng) else {
-                throw SetupRejection(.invalidParameter)
-            }
-            return message
         }
     }
 }

@@ -59,9 +59,8 @@ public final class PreSignature: Sendable {
     package struct Pending: Sendable {
         let message: [UInt8]
         let request: [UInt8]
-        /// ECDSA: the finish state; EdDSA: the signing session after round 2.
-        let finishState: DKLsSign.FinishState?
-        let frostSession: FROST.SigningSession?
+        /// The app's finish and what combines X's into the signature (`PreSignFinalExchange.Requester`).
+        let finish: PreSignFinalExchange.Requester
         let keys: PreSignFinalKeys
     }
 

@@ -57,7 +57,10 @@ extension AppSession {
                 try await shelf.write(record)
                 preSignature.recordFinishing(messageBytes)
             }
-            let signature = try await exchange(sent, preSignature: preSignature, action: action)
+            // session.md §13.8 item 6: the steps' retry, resending these exact bytes.
+            let signature = try await retryingPost { () throws(SilentShardError) in
+                try await exchange(sent, preSignature: preSignature, action: action)
+            }
             record.state = .finished(message: messageBytes, signature: signature.recordBytes)
             record.sealedSecrets = []
             do {
@@ -98,22 +101,9 @@ extension AppSession {
             throw .messageAuthenticationFailed(party: .node(signer))
         }
         guard response.header.instanceID.bytes == [UInt8](preSignature.id) else { throw .protocolViolation(party: .node(signer)) }
-        do {
-            if var session = sent.frostSession {
-                try session.receiveRound2(nodeFinish, from: signer)
-                return try Signature(eddsa: Data(try session.signature()))
-            }
-            guard let finishState = sent.finishState else { throw ProtocolError.invalidInput(.invalidParameters) }
-            let signature = try finishState.combine([ProtocolMessage(tag: DKLsTag.signFinish, from: signer, to: nil,
-                                                                     payload: nodeFinish)])
-            return Signature(ecdsa: signature)
-        } catch let error as SilentShardError {
-            throw error
-        } catch let error as ProtocolError {
-            throw SilentShardError(error)
-        } catch {
-            throw .signatureFailed(party: nil)
-        }
+        let signature: SessionSignature
+        do { signature = try sent.finish.signature(signerFinish: nodeFinish) } catch { throw SilentShardError(error) }
+        return try signature.signature()
     }
 
     /// session.md §8.5 for an unused presignature: check it and the message, compute the app's finish and a new
@@ -129,11 +119,10 @@ extension AppSession {
         guard let presigID = InstanceID([UInt8](preSignature.id)) else { throw .invalidInput(reason: "presignature id") }
         let finish = try appFinish(preSignature, secrets: secrets, message: message)
         let request: [UInt8]
-        do { request = try secrets.finalKeys.request(presigID: presigID, message: message, finish: finish.payload).encoded() } catch {
+        do { request = try secrets.finalKeys.request(presigID: presigID, message: message, finish: finish.finish).encoded() } catch {
             throw SilentShardError(error)
         }
-        return PreSignature.Pending(message: message, request: request, finishState: finish.state,
-                                    frostSession: finish.session, keys: secrets.finalKeys)
+        return PreSignature.Pending(message: message, request: request, finish: finish, keys: secrets.finalKeys)
     }
 
     /// session.md §8.5 for a presignature whose finish on `message` was recorded (here or before a restart): the same
@@ -142,31 +131,26 @@ extension AppSession {
                            request: [UInt8]) throws(SilentShardError) -> PreSignature.Pending {
         guard preSignature.algorithm == algorithm else { throw .invalidInput(reason: "presignature of another algorithm") }
         let finish = try appFinish(preSignature, secrets: secrets, message: message)
-        return PreSignature.Pending(message: message, request: request, finishState: finish.state,
-                                    frostSession: finish.session, keys: secrets.finalKeys)
+        return PreSignature.Pending(message: message, request: request, finish: finish, keys: secrets.finalKeys)
     }
 
-    /// The app's finish on `message`: ECDSA the DKLs23 round-3 message and its state; EdDSA the FROST
-    /// signature share (round 2) and the session that combines X's.
+    /// The app's finish on `message` (`PreSignFinalExchange.Requester`): ECDSA the DKLs23 round-3 message, EdDSA the
+    /// FROST round-2 message with the nonces and X's commitments of preSign.
     private func appFinish(_ preSignature: PreSignature, secrets: PreSignature.Secrets, message: [UInt8])
-        throws(SilentShardError) -> (payload: [UInt8], state: DKLsSign.FinishState?, session: FROST.SigningSession?) {
+        throws(SilentShardError) -> PreSignFinalExchange.Requester {
         do {
             if let share = secrets.frostKeyshare {
-                // FROST: the final is round 2 (transcript ‖ z) with the nonces and X's commitments of preSign.
                 let nonces = try FROST.Presignature.deserialize(secrets.presignature, keyshare: share)
                 let path = try DerivationPath(preSignature.chainPath)
-                var session = try FROST.SigningSession(keyshare: share, signers: [0, preSignature.signerIndex],
-                                                       message: message, path: path.indices, presignature: nonces)
-                try session.receiveRound1(secrets.peerRound1, from: preSignature.signerIndex)
-                let ownShare = try session.round2()
-                return (ownShare, nil, session)
+                return try PreSignFinalExchange.Requester(frost: share, nonces: nonces, signer: preSignature.signerIndex,
+                                                        signerRound1: secrets.peerRound1, message: message,
+                                                        path: path.indices)
             }
             let presignature = try DKLsPresignature.deserialize(secrets.presignature)
             guard Hex.encode(presignature.keyId) == preSignature.keyId,
                   presignature.generation == [UInt8](preSignature.generation)
             else { throw SilentShardError.invalidInput(reason: "presignature binding") }
-            let (state, ownFinish) = try presignature.finish(messageHash: message)
-            return (ownFinish.payload, state, nil)
+            return try PreSignFinalExchange.Requester(dkls: presignature, messageHash: message, signer: preSignature.signerIndex)
         } catch let error as SilentShardError {
             throw error
         } catch let error as SessionError {

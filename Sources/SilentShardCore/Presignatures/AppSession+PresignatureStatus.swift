@@ -20,8 +20,11 @@ extension AppSession {
             while start < asked.count {
                 let chunk = Array(asked[start..<min(asked.count, start + PresignatureQueryPayload.maximumIds)])
                 start += chunk.count
-                let states = try await presignatureStates(keyshare: keyshare, signer: signer, ids: chunk.map(\.header.id),
-                                                     action: action)
+                // session.md §13.8 item 6: the steps' retry, each attempt a fresh query.
+                let states = try await retryingPost { () throws(SilentShardError) in
+                    try await presignatureStates(keyshare: keyshare, signer: signer, ids: chunk.map(\.header.id),
+                                                 action: action)
+                }
                 for (record, state) in zip(chunk, states) {
                     try await dropUnless(heldBy: state, id: record.header.id, keyId: keyId)
                 }

@@ -67,8 +67,10 @@ package struct StepRetryPolicy: Sendable {
     }
 
     /// Runs `attempt` until it succeeds or the policy gives up; the clock is corrected in `clock`, a
-    /// refused token replaced through `tokenRefresher` (nil: the transport cannot).
+    /// refused token replaced through `tokenRefresher` (nil: the transport cannot), a backoff waited with `wait`
+    /// (`AppDeadlines.backoff`). Steps (`AppStepEngine.run`) and POSTs (`AppSession.retryingPost`) both retry here.
     package static func run<T>(clock: SessionClock, tokenRefresher: (any TokenRefreshingClient)? = nil,
+                               wait: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                                _ attempt: () async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
         var policy = StepRetryPolicy(canRefreshToken: tokenRefresher?.canRefreshToken ?? false)
         while true {
@@ -77,7 +79,7 @@ package struct StepRetryPolicy: Sendable {
             } catch {
                 switch policy.decide(after: error) {
                 case .correctClock(let nodeTime): clock.correct(toNodeTime: nodeTime)
-                case .retry(let delay): try? await Task.sleep(for: delay)
+                case .retry(let delay): try? await wait(delay)
                 case .refreshToken: tokenRefresher?.tokenWasRefused()
                 case .fail: throw error
                 }

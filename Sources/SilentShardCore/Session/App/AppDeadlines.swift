@@ -7,9 +7,14 @@ import Foundation
 package struct AppDeadlines: Sendable {
     /// Suspends until `duration` has passed (throws when the task is cancelled).
     package var sleep: @Sendable (Duration) async throws -> Void
+    /// The retry policy's backoff between two attempts of a step or a POST (`StepRetryPolicy`, KEY_BUSY); tests
+    /// record it instead of sleeping.
+    package var backoff: @Sendable (Duration) async throws -> Void
 
-    package init(sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    package init(sleep: @escaping @Sendable (Duration) async throws -> Void,
+                 backoff: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.sleep = sleep
+        self.backoff = backoff
     }
 
     /// The real clock.

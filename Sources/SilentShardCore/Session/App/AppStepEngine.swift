@@ -72,7 +72,8 @@ package struct AppStepEngine: Sendable {
                               beforeConnect: (Ed25519.VerifyingKey) async throws(SilentShardError) -> Void = { _ throws(SilentShardError) in },
                               body: (inout PartyFrameChannel, AppStepLink) async throws(SilentShardError) -> Outcome)
         async throws(SilentShardError) -> Outcome {
-        try await StepRetryPolicy.run(clock: clock, tokenRefresher: client as? any TokenRefreshingClient) { () throws(SilentShardError) in
+        try await StepRetryPolicy.run(clock: clock, tokenRefresher: client as? any TokenRefreshingClient,
+                                      wait: deadlines.backoff) { () throws(SilentShardError) in
             try await attempt(step, client: client, fill: fill, beforeConnect: beforeConnect, body: body)
         }
     }

@@ -45,20 +45,26 @@ package enum DKLsExportRun {
         }
     }
 
-    /// The receiver (the app, party 0): waits for every exporter's share and rebuilds the root key.
+    /// The receiver (the app, party 0): waits for every exporter's share and rebuilds the root key, or its soft
+    /// child at a path (`docs/protocol/dkls23.md` §16 "exporting a soft child": x + δ and cc′).
     package struct Receiver: SessionRun {
         package static var receivableTags: Set<UInt16> { DKLsExportRun.receivableTags }
         package private(set) var progress: RunProgress<ExportedKey>
         private let parameters: DKLsExport.Parameters
         private let oneTimeKey: X25519.PrivateKey
+        private let path: DerivationPath
+        private let chainPath: String
         private var state: ReceiverState = .ready
 
-        /// The receiver `keyshare.partyIndex` (0) of the shares of `participants`, opened with `oneTimeKey`.
+        /// The receiver `keyshare.partyIndex` (0) of the shares of `participants`, opened with `oneTimeKey`; the
+        /// key at the soft `chainPath` ("m": the root; hardened or bad syntax: `invalidDerivationPath`).
         package init(keyshare: DKLsKeyshare, participants: [PartyIndex], oneTimeKey: X25519.PrivateKey,
-                     instanceID: InstanceID, setupHash: SetupHash) throws(ProtocolError) {
+                     instanceID: InstanceID, setupHash: SetupHash, chainPath: String = "m") throws(ProtocolError) {
             parameters = try DKLsExport.Parameters(keyshare: keyshare, exporters: participants, receiver: 0,
                                                    receiverKey: oneTimeKey.publicKey, instanceId: instanceID.bytes,
                                                    setupHash: setupHash.bytes)
+            path = try DerivationPath(chainPath)
+            self.chainPath = chainPath
             self.oneTimeKey = oneTimeKey
             progress = RunProgress(local: keyshare.partyIndex, participants: participants)
         }
@@ -76,10 +82,11 @@ package enum DKLsExportRun {
             guard case .awaitingShares = state else { throw .invalidInput(.invalidParameters) }
             let root = try DKLsExport.receive(parameters, privateKey: oneTimeKey, messages: messages)
             let keyshare = parameters.keyshare
-            guard let publicKey = try? keyshare.publicKey.compressed(),
-                  let key = try? ExportedKey(algorithm: .ecdsa, privateKey: Data(root.privateKey.bytes),
-                                             chainCode: Data(root.chainCode), publicKey: Data(publicKey),
-                                             keyId: Hex.encode(keyshare.keyId))
+            let child = path.indices.isEmpty ? root : try root.softChild(path)
+            guard let publicKey = try? (path.indices.isEmpty ? keyshare.publicKey : child.publicKey).compressed(),
+                  let key = try? ExportedKey(algorithm: .ecdsa, privateKey: Data(child.privateKey.bytes),
+                                             chainCode: Data(child.chainCode), publicKey: Data(publicKey),
+                                             keyId: Hex.encode(keyshare.keyId), chainPath: chainPath)
             else { throw .abort(party: nil, reason: .publicKeyMismatch) }
             state = .finished
             progress.finish(key)

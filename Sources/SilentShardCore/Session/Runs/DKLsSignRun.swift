@@ -3,11 +3,11 @@ import MPCProtocols
 
 /// A DKLs23 signing run (`dkls23.md` §13) of a 32-byte hash by two signers along a soft path: rounds 1–2
 /// make the presignature (``DKLsPresigningRounds``), the finish round combines the signature (verified
-/// under the derived key).
+/// under the derived key) through ``DKLsSignFinish`` (shared with preSignFinal).
 package struct DKLsSignRun: SessionRun {
     private enum State: Sendable {
         case presigning(DKLsPresigningRounds)
-        case finishing(DKLsSign.FinishState)
+        case finishing(DKLsSignFinish)
         case finished
     }
 
@@ -45,13 +45,13 @@ package struct DKLsSignRun: SessionRun {
                 state = .presigning(rounds)
                 return out
             case .presignature(let presignature):
-                let (finishState, message) = try presignature.finish(messageHash: messageHash, keyshare: keyshare)
-                state = .finishing(finishState)
+                let finish = try DKLsSignFinish(presignature: presignature, messageHash: messageHash, keyshare: keyshare)
+                state = .finishing(finish)
                 progress.expect([DKLsTag.signFinish])
-                return [message]
+                return [finish.message]
             }
-        case .finishing(let finishState):
-            let signature = try finishState.combine(messages)
+        case .finishing(let finish):
+            let signature = try finish.combine(messages)
             state = .finished
             progress.finish(.ecdsa(signature))
             return []

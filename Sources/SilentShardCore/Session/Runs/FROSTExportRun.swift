@@ -46,20 +46,26 @@ package enum FROSTExportRun {
         }
     }
 
-    /// The receiver (the app, party 0): waits for every exporter's share and rebuilds the root key.
+    /// The receiver (the app, party 0): waits for every exporter's share and rebuilds the root key, or its soft
+    /// child at a path (`docs/protocol/frost.md` §11: the scalar x + δ, the child chain code and PK′).
     package struct Receiver: SessionRun {
         package static var receivableTags: Set<UInt16> { FROSTExportRun.receivableTags }
         package private(set) var progress: RunProgress<ExportedKey>
         private let parameters: FROST.Export.Sealed.Parameters
         private let oneTimeKey: X25519.PrivateKey
+        private let path: [UInt32]
+        private let chainPath: String
         private var state: ReceiverState = .ready
 
-        /// The receiver `keyshare.party` (0) of the shares of `participants`, opened with `oneTimeKey`.
+        /// The receiver `keyshare.party` (0) of the shares of `participants`, opened with `oneTimeKey`; the key at
+        /// the soft `chainPath` ("m": the root; hardened or bad syntax: `invalidDerivationPath`).
         package init(keyshare: FROST.Keyshare, participants: [PartyIndex], oneTimeKey: X25519.PrivateKey,
-                     instanceID: InstanceID, setupHash: SetupHash) throws(ProtocolError) {
+                     instanceID: InstanceID, setupHash: SetupHash, chainPath: String = "m") throws(ProtocolError) {
             parameters = try FROST.Export.Sealed.Parameters(keyshare: keyshare, exporters: participants, receiver: 0,
                                                             receiverKey: oneTimeKey.publicKey, instanceId: instanceID.bytes,
                                                             setupHash: setupHash.bytes)
+            path = try DerivationPath(chainPath).indices
+            self.chainPath = chainPath
             self.oneTimeKey = oneTimeKey
             progress = RunProgress(local: keyshare.party, participants: participants)
         }
@@ -81,9 +87,14 @@ package enum FROSTExportRun {
             }
             let root = try FROST.Export.Sealed.receive(parameters, privateKey: oneTimeKey, messages: sealed)
             let keyshare = parameters.keyshare
-            guard let key = try? ExportedKey(algorithm: .eddsa, privateKey: Data(root.bytes),
-                                             chainCode: Data(keyshare.chainCode), publicKey: Data(keyshare.publicKey.bytes),
-                                             keyId: Hex.encode(keyshare.keyId))
+            var parts = (privateKey: root, chainCode: keyshare.chainCode, publicKey: keyshare.publicKey)
+            if !path.isEmpty {
+                let derivation = try FROST.Derivation(publicKey: keyshare.publicKey, chainCode: keyshare.chainCode, path: path)
+                parts = (root + derivation.tweak, derivation.chainCode, derivation.publicKey)
+            }
+            guard let key = try? ExportedKey(algorithm: .eddsa, privateKey: Data(parts.privateKey.bytes),
+                                             chainCode: Data(parts.chainCode), publicKey: Data(parts.publicKey.bytes),
+                                             keyId: Hex.encode(keyshare.keyId), chainPath: chainPath)
             else { throw .abort(party: nil, reason: .publicKeyMismatch) }
             state = .finished
             progress.finish(key)

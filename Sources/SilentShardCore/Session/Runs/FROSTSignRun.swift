@@ -1,15 +1,15 @@
 import MPCCrypto
 import MPCProtocols
 
-/// A FROST signing run (`docs/protocol/frost.md` §9) of a message by the signers along a soft path: round 1 the
+/// A FROST signing run (`docs/protocol/frost.md` §10) of a message by the signers along a soft path: round 1 the
 /// nonce commitments, round 2 the signature shares, then the aggregate signature (verified by libsodium,
-/// RFC 8032 strict, under the derived key). The nonces are drawn when the run is made, from the caller's
-/// generator.
+/// RFC 8032 strict, under the derived key), computed by ``FROSTSignRounds`` (shared with preSignFinal). The
+/// nonces are drawn when the run is made, from the caller's generator.
 package struct FROSTSignRun: SessionRun {
     private enum State: Sendable {
-        case ready(FROST.SigningSession)
-        case round1(FROST.SigningSession)
-        case round2(FROST.SigningSession)
+        case ready(FROSTSignRounds)
+        case round1(FROSTSignRounds)
+        case round2(FROSTSignRounds)
         case finished
     }
 
@@ -22,37 +22,32 @@ package struct FROSTSignRun: SessionRun {
     /// Signing of `message` with `keyshare` by `signers` along the soft `path`.
     package init(keyshare: FROST.Keyshare, signers: [PartyIndex], message: [UInt8], path: [UInt32],
                  using rng: inout some RandomNumberGenerator) throws(ProtocolError) {
-        let presignature = FROST.Presignature(keyshare: keyshare, using: &rng)
-        let session = try FROST.SigningSession(keyshare: keyshare, signers: signers, message: message, path: path,
-                                               presignature: presignature)
+        let nonces = FROST.Presignature(keyshare: keyshare, using: &rng)
+        let rounds = try FROSTSignRounds(keyshare: keyshare, signers: signers, message: message, path: path, nonces: nonces)
         progress = RunProgress(local: keyshare.party, participants: signers)
-        state = .ready(session)
+        state = .ready(rounds)
     }
 
     package mutating func start(using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [ProtocolMessage] {
-        guard case .ready(let session) = state else { throw .invalidInput(.invalidParameters) }
-        state = .round1(session)
+        guard case .ready(let rounds) = state else { throw .invalidInput(.invalidParameters) }
+        state = .round1(rounds)
         progress.expect([FROST.MessageTag.signRound1.rawValue])
-        return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil, payload: session.round1Message)]
+        return [ProtocolMessage(tag: FROST.MessageTag.signRound1.rawValue, from: local, to: nil, payload: rounds.round1Message)]
     }
 
     package mutating func advance(_ messages: [ProtocolMessage],
                                   using rng: inout some RandomNumberGenerator) throws(ProtocolError) -> [ProtocolMessage] {
         try progress.check(messages)
         switch state {
-        case .round1(var session):
-            for (from, payload) in RunProgress<SessionSignature>.payloads(messages, tag: FROST.MessageTag.signRound1.rawValue) {
-                try session.receiveRound1(payload, from: from)
-            }
-            let share = try session.round2()
-            state = .round2(session)
+        case .round1(var rounds):
+            let share = try rounds.round2(
+                commitments: RunProgress<SessionSignature>.payloads(messages, tag: FROST.MessageTag.signRound1.rawValue))
+            state = .round2(rounds)
             progress.expect([FROST.MessageTag.signRound2.rawValue])
             return [ProtocolMessage(tag: FROST.MessageTag.signRound2.rawValue, from: local, to: nil, payload: share)]
-        case .round2(var session):
-            for (from, payload) in RunProgress<SessionSignature>.payloads(messages, tag: FROST.MessageTag.signRound2.rawValue) {
-                try session.receiveRound2(payload, from: from)
-            }
-            let signature = try session.signature()
+        case .round2(var rounds):
+            let signature = try rounds.signature(
+                shares: RunProgress<SessionSignature>.payloads(messages, tag: FROST.MessageTag.signRound2.rawValue))
             state = .finished
             progress.finish(.eddsa(signature))
             return []
