@@ -34,8 +34,8 @@ struct PostRetryAuditTests {
         }
 
         /// The SETUP timestamp (ms) of a fresh export request: what the session's clock reads now.
-        func sessionClockMilliseconds() async throws -> UInt64 {
-            let request = try await session.exportRequest(keyshare: keyshare)
+        func sessionClockMilliseconds(of other: DuoSession? = nil) async throws -> UInt64 {
+            let request = try await (other ?? session).exportRequest(keyshare: keyshare)
             return try SetupPayload(bytes: Frame.parseSingle([UInt8](request.body)).body).timestamp
         }
 
@@ -77,6 +77,22 @@ struct PostRetryAuditTests {
         }
         #expect(calls.withLock { $0 } == 1)
         #expect(deployment.waits.withLock { $0 }.isEmpty, "no backoff: nothing to retry")
+    }
+
+    @Test("audit L1: a step's custom transport throwing clockSkew or keyBusy is not retried and moves no clock")
+    func auditL1_transportThrownRefusalDoesNotDriveAStepsRetry() async throws {
+        let deployment = try await Deployment()
+        for thrown in [SilentShardError.clockSkew(nodeTime: 0), .keyBusy] {
+            let client = ThrowingConnectClient(inner: deployment.client, error: thrown)
+            let session = deployment.fixture.session(.eddsa, signer: deployment.fixture.signer,
+                                                     storage: deployment.fixture.storage, client: client)
+            let before = try await deployment.sessionClockMilliseconds(of: session)
+            await #expect(throws: SilentShardError.self) { _ = try await session.keygen() }
+            #expect(client.connects.withLock { $0 } == 1, "\(thrown): one attempt")
+            let after = try await deployment.sessionClockMilliseconds(of: session)
+            #expect(after >= before && after - before < 60_000, "\(thrown): the clock did not move")
+        }
+        #expect(deployment.waits.withLock { $0 }.isEmpty)
     }
 
     @Test("audit L2: a task cancelled during the KEY_BUSY backoff makes no further attempt and ends cancelled")
@@ -125,5 +141,30 @@ struct PostRetryAuditTests {
             #expect(after >= before && after - before < 60_000, "\(code.name): the clock did not move")
         }
         #expect(deployment.waits.withLock { $0 }.isEmpty)
+    }
+}
+
+/// A transport (an app's own `NetworkClient`) whose `connect` throws `error` — a `SilentShardError` the SDK never
+/// parsed nor authenticated; every connect is counted.
+final class ThrowingConnectClient: NetworkClient, @unchecked Sendable {
+    let inner: any NetworkClient
+    let error: SilentShardError
+    let connects = LockedValue(0)
+
+    init(inner: any NetworkClient, error: SilentShardError) {
+        self.inner = inner
+        self.error = error
+    }
+
+    func connect(action: NetworkAction, params: String?) async throws {
+        connects.withLock { $0 += 1 }
+        throw error
+    }
+    func send(bytes: Data) async throws { try await inner.send(bytes: bytes) }
+    func send(text: String) async throws { try await inner.send(text: text) }
+    func read() async throws -> Data { try await inner.read() }
+    func disconnect() async throws { try await inner.disconnect() }
+    func sendPostRequest(action: NetworkAction, params: String?, body: Data) async throws -> Data {
+        try await inner.sendPostRequest(action: action, params: params, body: body)
     }
 }
