@@ -82,10 +82,12 @@ extension NodeRateLimiter {
     /// Whether a refusal with `code` counts against the client (``recordRequestFailure(principal:address:)``):
     /// every refusal except the node's own trouble (storage, internal, an unreachable peer), a rate limit, and the
     /// answers that come from the key's state rather than the request (STALE_GENERATION, NODE_BEHIND: an honest app
-    /// behind a refresh, or a node restored behind it, must not lock out its address; review of finding 4).
+    /// behind a refresh, or a node restored behind it, must not lock out its address; review of finding 4),
+    /// nor KEY_BUSY: the node's own lease, which the app retries up to 5 times (session.md §13.8 item 6, POST retry
+    /// audit L3), so one call would cost up to 6 refusals.
     static func countsAgainstClient(_ code: WireCode) -> Bool {
         switch code {
-        case .storageFailure, .internalError, .peerUnavailable, .rateLimited, .staleGeneration, .nodeBehind: false
+        case .storageFailure, .internalError, .peerUnavailable, .rateLimited, .staleGeneration, .nodeBehind, .keyBusy: false
         default: true
         }
     }

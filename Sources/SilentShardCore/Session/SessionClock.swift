@@ -68,7 +68,7 @@ package struct StepRetryPolicy: Sendable {
 
     /// Runs `attempt` until it succeeds or the policy gives up; the clock is corrected in `clock`, a
     /// refused token replaced through `tokenRefresher` (nil: the transport cannot), a backoff waited with `wait`
-    /// (`AppDeadlines.backoff`). Steps (`AppStepEngine.run`) and POSTs (`AppSession.retryingPost`) both retry here.
+    /// (`AppDeadlines.backoff`); a cancellation during the wait, or before another attempt, ends with `cancelled`. Steps (`AppStepEngine.run`) and POSTs (`AppSession.retryingPost`) both retry here.
     package static func run<T>(clock: SessionClock, tokenRefresher: (any TokenRefreshingClient)? = nil,
                                wait: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                                _ attempt: () async throws(SilentShardError) -> T) async throws(SilentShardError) -> T {
@@ -79,10 +79,14 @@ package struct StepRetryPolicy: Sendable {
             } catch {
                 switch policy.decide(after: error) {
                 case .correctClock(let nodeTime): clock.correct(toNodeTime: nodeTime)
-                case .retry(let delay): try? await wait(delay)
+                case .retry(let delay):
+                    // `wait` throws only when the task is cancelled (`Task.sleep`): no further attempt (audit L2).
+                    do { try await wait(delay) } catch { throw .cancelled }
                 case .refreshToken: tokenRefresher?.tokenWasRefused()
                 case .fail: throw error
                 }
+                // A cancelled task makes no further attempt (each may sign a new SETUP with the device key).
+                if Task.isCancelled { throw .cancelled }
             }
         }
     }

@@ -164,9 +164,18 @@ package struct AppStepEngine: Sendable {
         return try outcome.get()
     }
 
-    /// A transport's error as the SDK reports it.
+    /// A transport's error as the SDK reports it. A `SilentShardError` thrown by a transport, an app's
+    /// `NetworkClient` or export relay was not parsed and authenticated by the SDK, so it never drives
+    /// `StepRetryPolicy` (session.md §13.8 item 6, audit L1): a thrown `clockSkew` loses its node time (only an
+    /// authenticated STALE_TIMESTAMP corrects the clock, session.md §5.3), a thrown `keyBusy` is a transport error
+    /// (not retried).
     package static func networkError(_ error: any Error) -> SilentShardError {
-        if let error = error as? SilentShardError { return error }
+        switch error as? SilentShardError {
+        case .clockSkew?: return .clockSkew(nodeTime: nil)
+        case .keyBusy?: return .network(.connectionFailed(reason: "transport error"))
+        case let error?: return error
+        case nil: break
+        }
         if error is StepDeadlineExceeded { return .timeout }
         switch error as? NetworkError {
         case .closedByPeer(code: 4401, _)?, .httpStatus(401)?:
