@@ -11,7 +11,7 @@ import MPCCrypto
 /// * the signature is bytes(R) ‖ bytes(z), 64 bytes, verified by libsecp256k1 `schnorrsig_verify`;
 /// * the group key must have even y: ``SigningKey`` turns a DKG key P (and an optional BIP341
 ///   TapTweak) into the key signers sign under and maps each secret/verifying share to it.
-public enum FROSTSecp256k1BIP340: FROSTCiphersuite {
+public enum FROSTSecp256k1BIP340: FROSTSecp256k1SHA256Family {
     public typealias Scalar = Secp256k1.Scalar
     public typealias Element = Secp256k1.Point
 
@@ -19,23 +19,11 @@ public enum FROSTSecp256k1BIP340: FROSTCiphersuite {
     /// Taproot variant, as ZcashFoundation's frost-secp256k1-tr does; its published signing vector
     /// passes byte for byte, `FROSTSecp256k1BIP340Tests.zcashFoundationSecp256k1TRVector`).
     public static let contextString: [UInt8] = Array("FROST-secp256k1-SHA256-TR-v1".utf8)
-    public static var elementByteCount: Int { 33 }
-    public static var scalarByteCount: Int { 32 }
-
-    public static func serialize(_ element: Element) throws(CryptoError) -> [UInt8] { try element.compressed() }
-    public static func deserializeElement(_ bytes: [UInt8]) throws(CryptoError) -> Element { try Element(compressed: bytes) }
-    public static func serialize(_ scalar: Scalar) -> [UInt8] { scalar.bytes }
-    public static func deserializeScalar(_ bytes: [UInt8]) throws(CryptoError) -> Scalar { try Scalar(bytes: bytes) }
-
-    public static func h1(_ m: [UInt8]) -> Scalar { FROSTSecp256k1.hashToScalar(m, dst: contextString + Array("rho".utf8)) }
     /// The BIP340 challenge hash: int(tagged_hash("BIP0340/challenge", m)) mod n.
     public static func h2(_ m: [UInt8]) -> Scalar {
         // A 32-byte input always reduces.
         (try? Scalar(reducing: Secp256k1.taggedHash("BIP0340/challenge", m))) ?? .zero
     }
-    public static func h3(_ m: [UInt8]) -> Scalar { FROSTSecp256k1.hashToScalar(m, dst: contextString + Array("nonce".utf8)) }
-    public static func h4(_ m: [UInt8]) -> [UInt8] { SHA256.hash(contextString + Array("msg".utf8) + m) }
-    public static func h5(_ m: [UInt8]) -> [UInt8] { SHA256.hash(contextString + Array("com".utf8) + m) }
 
     /// BIP340: c = H2(bytes(R) ‖ bytes(PK) ‖ m), x coordinates only.
     public static func challenge(groupCommitment: Element, groupKey: Element, message: [UInt8]) throws(CryptoError) -> Scalar {
